@@ -1,0 +1,119 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "altbench",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "altbench", targets: ["altbench"]),
+        .library(name: "AltBenchCore", targets: ["AltBenchCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        .target(
+            name: "AltBenchCore",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AltBenchOpenAI",
+            dependencies: [
+                "AltBenchCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AltBenchStore",
+            dependencies: [
+                "AltBenchCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AltBenchReport",
+            dependencies: ["AltBenchCore"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AltBenchApp",
+            dependencies: ["AltBenchCore", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "altbench",
+            dependencies: [
+                "AltBenchApp",
+                "AltBenchCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AltBenchTesting",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "altbench-test-server",
+            dependencies: ["AltBenchTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchCoreTests",
+            dependencies: ["AltBenchCore"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchOpenAITests",
+            dependencies: ["AltBenchOpenAI", "AltBenchCore", "AltBenchTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchStoreTests",
+            dependencies: ["AltBenchStore", "AltBenchCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchReportTests",
+            dependencies: ["AltBenchReport", "AltBenchCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchTestingTests",
+            dependencies: [
+                "AltBenchTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchEndToEndTests",
+            dependencies: ["AltBenchTesting", "AltBenchCore", "altbench"],
+            swiftSettings: strict
+        ),
+    ]
+)

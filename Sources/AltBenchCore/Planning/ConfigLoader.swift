@@ -1,0 +1,87 @@
+import Foundation
+import Yams
+
+extension ConfigFile {
+    /// Reads `altbench.yml`. A missing file is an empty configuration; a broken one is an error
+    /// that names the line.
+    public static func load(from url: URL, displayPath: String) throws -> ConfigFile {
+        guard FileManager.default.fileExists(atPath: url.path) else { return ConfigFile() }
+        let data = try Data(contentsOf: url)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw AltBenchError.configFile(file: displayPath, line: nil, message: "the file is not UTF-8 text.")
+        }
+        return try parse(text, displayPath: displayPath)
+    }
+
+    public static func parse(_ text: String, displayPath: String) throws -> ConfigFile {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw AltBenchError.configFile(
+                file: displayPath, line: YAMLDiagnostics.line(of: error),
+                message: "not valid YAML (\(YAMLDiagnostics.summary(of: error))).")
+        }
+        var config = ConfigFile()
+        guard let node else { return config }
+        guard let mapping = node.mapping else {
+            throw AltBenchError.configFile(file: displayPath, line: 1, message: "the file must hold `key: value` lines.")
+        }
+        for (keyNode, value) in mapping {
+            let key = keyNode.string ?? ""
+            let line = keyNode.mark?.line
+            func fail(_ message: String) -> AltBenchError {
+                .configFile(file: displayPath, line: line, message: "`\(key)` \(message)")
+            }
+            func text() throws -> String {
+                guard let string = value.scalar?.string, !string.isEmpty else { throw fail("must be a text value.") }
+                return string
+            }
+            func integer() throws -> Int {
+                guard let number = value.scalar.flatMap({ Int($0.string) }) else { throw fail("must be a whole number.") }
+                return number
+            }
+            switch key {
+            case "prompts": config.prompts = try text()
+            case "dataset": config.dataset = try text()
+            case "results": config.results = try text()
+            case "model": config.model = try text()
+            case "base_url": config.baseURL = try text()
+            case "api_key_env": config.apiKeyEnv = try text()
+            case "provider":
+                guard let provider = Provider(rawValue: try text()) else { throw fail("must be openai or mock.") }
+                config.provider = provider
+            case "max_tokens":
+                let nodes = value.sequence.map(Array.init) ?? [value]
+                let limits = nodes.compactMap { $0.scalar.flatMap { Int($0.string) } }
+                guard !nodes.isEmpty, limits.count == nodes.count, limits.allSatisfy({ $0 > 0 }) else {
+                    throw fail("must be a positive whole number or a list of them, e.g. [30, 50, 100].")
+                }
+                config.maxTokens = limits
+            case "repeats": config.repeats = try integer()
+            case "concurrency": config.concurrency = try integer()
+            case "retries": config.retries = try integer()
+            case "brevity_budget": config.brevityBudget = try integer()
+            case "platform_limit": config.platformLimit = try integer()
+            case "timeout":
+                guard let seconds = value.scalar.flatMap({ Double($0.string) }), seconds > 0 else {
+                    throw fail("must be a positive number of seconds.")
+                }
+                config.timeout = seconds
+            case "token_field":
+                let raw = try text()
+                if raw == "auto" { config.tokenField = nil; continue }
+                guard let field = TokenField(rawValue: raw) else {
+                    throw fail("must be auto, max_tokens or max_completion_tokens.")
+                }
+                config.tokenField = field
+            default:
+                let hint = YAMLDiagnostics.closest(to: key, in: knownKeys).map { " Did you mean `\($0)`?" } ?? ""
+                throw AltBenchError.configFile(
+                    file: displayPath, line: line,
+                    message: "unknown key `\(key)`.\(hint) Known keys: \(knownKeys.joined(separator: ", ")).")
+            }
+        }
+        return config
+    }
+}

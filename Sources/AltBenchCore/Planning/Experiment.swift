@@ -1,0 +1,226 @@
+import Foundation
+
+/// Where answers come from.
+public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
+    /// An OpenAI-compatible chat-completions endpoint.
+    case openai
+    /// The offline mock: reference texts cut to max_tokens. No network, no key.
+    case mock
+}
+
+/// A secret that never prints: `description` and `dump` show "[redacted]".
+public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public let value: String
+    public init(_ value: String) { self.value = value }
+    public var description: String { Redactor.placeholder }
+    public var debugDescription: String { Redactor.placeholder }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+}
+
+/// `altbench.yml`: defaults for a run. Every key is optional.
+public struct ConfigFile: Sendable, Hashable {
+    public var prompts: String?
+    public var dataset: String?
+    public var results: String?
+    public var model: String?
+    public var baseURL: String?
+    public var apiKeyEnv: String?
+    public var provider: Provider?
+    public var maxTokens: [Int]?
+    public var repeats: Int?
+    public var concurrency: Int?
+    public var timeout: Double?
+    public var retries: Int?
+    public var tokenField: TokenField?
+    public var brevityBudget: Int?
+    public var platformLimit: Int?
+
+    public init() {}
+
+    static let knownKeys = [
+        "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
+        "concurrency", "timeout", "retries", "token_field", "brevity_budget", "platform_limit",
+    ]
+}
+
+/// Everything a run needs, resolved from flags, the environment, `altbench.yml` and defaults,
+/// in that order of precedence.
+public struct Experiment: Sendable, Hashable {
+    public static let defaultModel = "gpt-4o-mini"
+    public static let defaultBaseURL = URL(string: "https://api.openai.com/v1")!
+
+    public var provider: Provider
+    /// Why this provider was chosen, for the banner and the report.
+    public var providerReason: String
+    /// The run's model, overriding every prompt's `model`; `nil` lets prompts choose.
+    public var model: String?
+    public var baseURL: URL
+    /// Whether the base URL was configured (flag, environment or file) rather than defaulted.
+    public var baseURLConfigured: Bool
+    public var apiKey: Secret?
+    public var apiKeyVariable: String
+    public var promptsPath: String
+    public var datasetPath: String
+    public var resultsPath: String
+    /// The run's token limits, overriding every prompt's `max_tokens`; `nil` lets prompts choose.
+    public var maxTokens: [Int]?
+    public var repeats: Int
+    public var concurrency: Int
+    /// Seconds one request may take before it is abandoned (and retried).
+    public var timeout: Double
+    public var retries: Int
+    /// Forces the token-limit field; `nil` picks it from the model name.
+    public var tokenField: TokenField?
+    public var useCache: Bool
+    public var scoring: ScoringSettings
+
+    /// `{base}/chat/completions`, the identity of the endpoint in cache keys.
+    public var chatCompletionsURL: URL { baseURL.appendingPathComponent("chat/completions") }
+
+    /// What the cache key records as the endpoint: the mock's own name, or the URL.
+    public var endpointIdentity: String {
+        provider == .mock ? MockVisionModel.endpoint : chatCompletionsURL.absoluteString
+    }
+}
+
+/// Flags given on the command line; `nil` means "not given".
+public struct RunOptions: Sendable, Hashable {
+    public var prompts: String?
+    public var dataset: String?
+    public var results: String?
+    public var model: String?
+    public var baseURL: String?
+    public var provider: Provider?
+    public var maxTokens: [Int]?
+    public var repeats: Int?
+    public var concurrency: Int?
+    public var timeout: Double?
+    public var retries: Int?
+    public var tokenField: TokenField?
+    public var noCache: Bool = false
+    public var brevityBudget: Int?
+
+    public init() {}
+}
+
+extension Experiment {
+    /// Resolves a run's settings. Throws when they cannot work (e.g. no key where one is needed).
+    public static func resolve(
+        options: RunOptions, config: ConfigFile, environment: [String: String]
+    ) throws -> Experiment {
+        let keyVariable = config.apiKeyEnv ?? "OPENAI_API_KEY"
+        let key = environment[keyVariable].flatMap { $0.isEmpty ? nil : Secret($0) }
+
+        let baseText = options.baseURL ?? nonEmpty(environment["OPENAI_BASE_URL"]) ?? config.baseURL
+        let baseURL = try baseText.map { try parseBaseURL($0, source: options.baseURL != nil ? "--base-url" : environment["OPENAI_BASE_URL"] != nil ? "OPENAI_BASE_URL" : "base_url in altbench.yml") } ?? defaultBaseURL
+        let baseConfigured = baseText != nil
+        let onOpenAI = baseURL.host?.lowercased() == "api.openai.com"
+
+        let provider: Provider
+        let reason: String
+        let inCI = ["true", "1", "yes"].contains(environment["CI"]?.lowercased() ?? "")
+        switch options.provider ?? config.provider {
+        case .mock:
+            provider = .mock
+            reason = "--provider mock"
+        case .openai:
+            if key == nil && (!baseConfigured || onOpenAI) {
+                throw AltBenchError.missingAPIKey(variable: keyVariable, reason: "--provider openai needs it for \(baseURL.absoluteString)")
+            }
+            provider = .openai
+            reason = "--provider openai"
+        case nil:
+            if key != nil || baseConfigured {
+                if key == nil && onOpenAI {
+                    throw AltBenchError.missingAPIKey(variable: keyVariable, reason: "\(baseURL.absoluteString) needs it")
+                }
+                provider = .openai
+                reason = key != nil ? "\(keyVariable) is set" : "a base URL is set"
+            } else if inCI {
+                throw AltBenchError.missingAPIKey(
+                    variable: keyVariable, reason: "CI=true, where altbench will not fall back to the offline mock silently")
+            } else {
+                provider = .mock
+                reason = "no \(keyVariable) and no base URL are set"
+            }
+        }
+
+        let maxTokens = options.maxTokens ?? config.maxTokens
+        if let maxTokens, maxTokens.isEmpty || maxTokens.contains(where: { $0 <= 0 }) {
+            throw AltBenchError.invalidSetting(name: "max_tokens", message: "token limits must be positive whole numbers, e.g. --max-tokens 30,50,100.")
+        }
+        let concurrency = options.concurrency ?? config.concurrency ?? 4
+        guard (1...256).contains(concurrency) else {
+            throw AltBenchError.invalidSetting(name: "concurrency", message: "must be between 1 and 256 (got \(concurrency)).")
+        }
+        let repeats = options.repeats ?? config.repeats ?? 1
+        guard (1...1000).contains(repeats) else {
+            throw AltBenchError.invalidSetting(name: "repeats", message: "must be between 1 and 1000 (got \(repeats)).")
+        }
+        let timeout = options.timeout ?? config.timeout ?? 60
+        guard timeout > 0 else {
+            throw AltBenchError.invalidSetting(name: "timeout", message: "must be a positive number of seconds.")
+        }
+        let retries = options.retries ?? config.retries ?? 2
+        guard (0...10).contains(retries) else {
+            throw AltBenchError.invalidSetting(name: "retries", message: "must be between 0 and 10.")
+        }
+        let budget = options.brevityBudget ?? config.brevityBudget ?? 150
+        let limit = config.platformLimit ?? 1500
+        guard budget > 0, limit > budget else {
+            throw AltBenchError.invalidSetting(name: "brevity_budget", message: "must be positive and below platform_limit (\(limit)).")
+        }
+        if let model = options.model ?? config.model, model.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw AltBenchError.invalidSetting(name: "model", message: "must not be empty.")
+        }
+
+        return Experiment(
+            provider: provider, providerReason: reason, model: options.model ?? config.model,
+            baseURL: baseURL, baseURLConfigured: baseConfigured, apiKey: provider == .openai ? key : nil,
+            apiKeyVariable: keyVariable,
+            promptsPath: options.prompts ?? config.prompts ?? "prompts",
+            datasetPath: options.dataset ?? config.dataset ?? "datasets/sample",
+            resultsPath: options.results ?? config.results ?? "results",
+            maxTokens: maxTokens, repeats: repeats, concurrency: concurrency, timeout: timeout, retries: retries,
+            tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
+            scoring: ScoringSettings(brevityBudget: budget, platformLimit: limit))
+    }
+
+    static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        return value
+    }
+
+    static func parseBaseURL(_ text: String, source: String) throws -> URL {
+        var trimmed = text.trimmingCharacters(in: .whitespaces).trimmingTrailingSlashes()
+        if trimmed.hasSuffix("/chat/completions") { trimmed.removeLast("/chat/completions".count) }
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw AltBenchError.invalidSetting(
+                name: source, message: "'\(text)' is not an http(s) URL. Give the API's base, e.g. http://127.0.0.1:8080/v1.")
+        }
+        return url
+    }
+
+    /// The settings worth recording with a run (never the key).
+    public var recordedSettings: JSONValue {
+        var object: [String: JSONValue] = [
+            "provider": .string(provider.rawValue),
+            "base_url": .string(provider == .mock ? "" : baseURL.absoluteString),
+            "prompts": .string(promptsPath),
+            "dataset": .string(datasetPath),
+            "repeats": .int(repeats),
+            "concurrency": .int(concurrency),
+            "timeout": .double(timeout),
+            "retries": .int(retries),
+            "cache": .bool(useCache),
+            "brevity_budget": .int(scoring.brevityBudget),
+            "platform_limit": .int(scoring.platformLimit),
+        ]
+        if let model { object["model"] = .string(model) }
+        if let maxTokens { object["max_tokens"] = .array(maxTokens.map { .int($0) }) }
+        if let tokenField { object["token_field"] = .string(tokenField.rawValue) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// One question to a model: (prompt variant, max_tokens, dataset item, repeat index).
+public struct Trial: Sendable, Hashable, Identifiable {
+    /// Position in the plan; stable for a given set of inputs.
+    public var id: Int
+    public var variant: PromptVariant
+    public var item: DatasetItem
+    public var maxTokens: Int?
+    public var repeatIndex: Int
+    /// The request to send, or `nil` when the item's image cannot be sent (`item.problem`).
+    public var request: ModelRequest?
+    /// The cache key, `nil` when there is no request.
+    public var key: String?
+
+    public init(
+        id: Int, variant: PromptVariant, item: DatasetItem, maxTokens: Int?, repeatIndex: Int,
+        request: ModelRequest?, key: String?
+    ) {
+        self.id = id
+        self.variant = variant
+        self.item = item
+        self.maxTokens = maxTokens
+        self.repeatIndex = repeatIndex
+        self.request = request
+        self.key = key
+    }
+}
+
+/// The SHA-256 cache key of a trial.
+///
+/// It covers everything that changes the model's answer: the endpoint, the request body with
+/// the image replaced by the hash of its bytes (or its URL), and the repeat index. It never
+/// covers the API key, headers, concurrency or timeouts, so those can change freely.
+public enum TrialKey {
+    public static func make(endpoint: String, request: ModelRequest, repeatIndex: Int) -> String {
+        let canonical: JSONValue = [
+            "endpoint": .string(endpoint),
+            "request": request.keyBody(),
+            "repeat": .int(repeatIndex),
+        ]
+        return Hashing.sha256Hex(canonical.canonicalText)
+    }
+}
+
+/// Expands variants × token limits × items × repeats into trials.
+public struct Planner: Sendable {
+    public var experiment: Experiment
+    /// The identity of the endpoint answers come from (part of every cache key).
+    public var endpoint: String
+
+    public init(experiment: Experiment, endpoint: String) {
+        self.experiment = experiment
+        self.endpoint = endpoint
+    }
+
+    /// The token limits a variant runs with: the run's list, else the prompt's, else none.
+    public func tokenLimits(for variant: PromptVariant) -> [Int?] {
+        if let run = experiment.maxTokens, !run.isEmpty { return run }
+        if let own = variant.maxTokens, !own.isEmpty { return own }
+        return [nil]
+    }
+
+    /// The model a variant runs with: the run's, else the prompt's, else the default.
+    public func model(for variant: PromptVariant) -> String {
+        experiment.model ?? variant.model ?? Experiment.defaultModel
+    }
+
+    /// Trials ordered item by item, so an interrupted run has complete comparisons for the
+    /// images it finished.
+    public func plan(variants: [PromptVariant], dataset: Dataset) -> [Trial] {
+        var trials: [Trial] = []
+        for item in dataset.items {
+            for variant in variants {
+                for limit in tokenLimits(for: variant) {
+                    for repeatIndex in 0..<max(1, experiment.repeats) {
+                        let request = makeRequest(variant: variant, item: item, maxTokens: limit)
+                        let key = request.map { TrialKey.make(endpoint: endpoint, request: $0, repeatIndex: repeatIndex) }
+                        trials.append(
+                            Trial(
+                                id: trials.count, variant: variant, item: item, maxTokens: limit,
+                                repeatIndex: repeatIndex, request: request, key: key))
+                    }
+                }
+            }
+        }
+        return trials
+    }
+
+    func makeRequest(variant: PromptVariant, item: DatasetItem, maxTokens: Int?) -> ModelRequest? {
+        guard item.problem == nil, let identity = item.imageIdentity else { return nil }
+        let payload: ImagePayload
+        switch item.image {
+        case .remote(let url): payload = .remote(url)
+        case .file(_, let url):
+            guard let info = item.imageInfo else { return nil }
+            payload = .file(url, info.format)
+        }
+        let model = model(for: variant)
+        let field = experiment.tokenField ?? TokenField.preferred(forModel: model)
+        return ModelRequest(
+            model: model, system: variant.system, prompt: variant.text, image: payload, imageIdentity: identity,
+            detail: variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Yams
+
+/// Reads `prompts/*.md`: optional YAML front matter between `---` lines, then the prompt.
+///
+/// The prompt text is used byte for byte, except for the file's one final newline (editors
+/// add it; nobody means it as part of the prompt). Any problem is fatal and names the file
+/// and line, so that a run never starts with a prompt the user did not intend.
+public struct PromptLoader: Sendable {
+    /// Front matter keys a prompt may set.
+    public static let knownKeys: [String] = ["name", "model", "max_tokens", "detail", "temperature", "system"]
+
+    public init() {}
+
+    /// Loads every `*.md` file in `directory`, sorted by file name.
+    public func load(directory: URL, displayPath: String? = nil) throws -> [PromptVariant] {
+        let shown = displayPath ?? directory.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw AltBenchError.promptsFolderMissing(path: shown) }
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".md") && !$0.hasPrefix(".") && $0.uppercased() != "README.MD" }
+            .sorted()
+        guard !names.isEmpty else { throw AltBenchError.noPrompts(path: shown) }
+
+        let variants = try names.map { name in
+            let url = directory.appendingPathComponent(name)
+            let data = try Data(contentsOf: url)
+            return try parse(data: data, file: shown.hasSuffix("/") ? shown + name : shown + "/" + name)
+        }
+        var seen: [String: String] = [:]
+        for variant in variants {
+            if let other = seen[variant.name] {
+                throw AltBenchError.duplicatePromptName(name: variant.name, files: [other, variant.file])
+            }
+            seen[variant.name] = variant.file
+        }
+        return variants
+    }
+
+    /// Parses one prompt file's bytes. `file` is used in names and messages only.
+    public func parse(data: Data, file: String) throws -> PromptVariant {
+        guard let source = String(data: data, encoding: .utf8) else {
+            throw AltBenchError.promptFrontMatter(
+                file: file, line: nil, message: "the file is not UTF-8 text. Save it as UTF-8.")
+        }
+        let fileHash = Hashing.sha256Hex(data)
+        let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let (frontMatter, body) = try split(source, file: file)
+
+        var text = body
+        if text.hasSuffix("\r\n") {
+            text.removeLast(1)  // "\r\n" is a single Character in Swift
+        } else if text.hasSuffix("\n") {
+            text.removeLast()
+        }
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw AltBenchError.emptyPrompt(file: file)
+        }
+
+        var variant = PromptVariant(name: stem, file: file, text: text, fileHash: fileHash)
+        if let frontMatter {
+            try apply(frontMatter, to: &variant, file: file)
+        }
+        return variant
+    }
+
+    /// Splits off the front matter: the first line must be exactly `---`, closed by a line `---`.
+    private func split(_ source: String, file: String) throws -> (yaml: String?, body: String) {
+        let bom = "\u{FEFF}"
+        let source = source.hasPrefix(bom) ? String(source.dropFirst()) : source
+        guard source.hasPrefix("---\n") || source.hasPrefix("---\r\n") else { return (nil, source) }
+        var lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeFirst()
+        var yamlLines: [Substring] = []
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            if trimmed == "---" || trimmed == "..." {
+                let body = lines[(index + 1)...].joined(separator: "\n")
+                return (yamlLines.joined(separator: "\n"), body)
+            }
+            yamlLines.append(line)
+        }
+        throw AltBenchError.promptFrontMatter(
+            file: file, line: 1,
+            message: "the front matter opened with '---' is never closed. Add a line '---' after the last key, before the prompt text.")
+    }
+
+    private func apply(_ yaml: String, to variant: inout PromptVariant, file: String) throws {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw AltBenchError.promptFrontMatter(
+                file: file, line: YAMLDiagnostics.line(of: error).map { $0 + 1 },
+                message: "the front matter is not valid YAML (\(YAMLDiagnostics.summary(of: error))). Fix it, or remove the '---' block.")
+        }
+        guard let node else { return }
+        guard let mapping = node.mapping else {
+            throw AltBenchError.promptFrontMatter(
+                file: file, line: 2, message: "the front matter must be `key: value` lines (name, model, max_tokens, detail, temperature, system).")
+        }
+        for (keyNode, value) in mapping {
+            let key = keyNode.string ?? ""
+            // Yams marks are 1-based within the YAML; the opening `---` is line 1 of the file.
+            let line = keyNode.mark.map { $0.line + 1 }
+            func fail(_ message: String) -> AltBenchError {
+                .promptFrontMatter(file: file, line: line, message: message)
+            }
+            switch key {
+            case "name":
+                guard let name = value.scalar?.string.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+                    throw fail("`name` must be a non-empty text, e.g. `name: short-and-neutral`.")
+                }
+                variant.name = name
+            case "model":
+                guard let model = value.scalar?.string, !model.isEmpty else {
+                    throw fail("`model` must be a model name, e.g. `model: gpt-4o-mini`.")
+                }
+                variant.model = model
+            case "max_tokens":
+                let values: [Node]
+                if let sequence = value.sequence { values = Array(sequence) } else { values = [value] }
+                let limits = values.compactMap { $0.scalar.flatMap { Int($0.string) } }
+                guard !values.isEmpty, limits.count == values.count, limits.allSatisfy({ $0 > 0 }) else {
+                    throw fail("`max_tokens` must be a positive whole number or a list of them, e.g. `max_tokens: 50` or `max_tokens: [30, 50, 100]`.")
+                }
+                variant.maxTokens = limits
+            case "detail":
+                guard let raw = value.scalar?.string, let detail = ImageDetail(rawValue: raw) else {
+                    throw fail("`detail` must be low, high or auto.")
+                }
+                variant.detail = detail
+            case "temperature":
+                guard let raw = value.scalar?.string, let temperature = Double(raw), (0...2).contains(temperature) else {
+                    throw fail("`temperature` must be a number from 0 to 2.")
+                }
+                variant.temperature = temperature
+            case "system":
+                guard let system = value.scalar?.string, !system.isEmpty else {
+                    throw fail("`system` must be the text of a system message.")
+                }
+                variant.system = system
+            default:
+                let hint = YAMLDiagnostics.closest(to: key, in: Self.knownKeys).map { " Did you mean `\($0)`?" } ?? ""
+                throw fail("unknown front matter key `\(key)`.\(hint) Known keys: \(Self.knownKeys.joined(separator: ", ")).")
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A model's answer to one request, with what the response said about it.
+public struct ModelAnswer: Sendable, Hashable, Codable {
+    /// `choices[0].message.content`, as sent (not trimmed); `nil` when absent or null.
+    public var content: String?
+    /// `choices[0].message.refusal`.
+    public var refusal: String?
+    public var finishReason: String?
+    /// The model the server says answered (may differ from the one asked for).
+    public var responseModel: String?
+    public var responseID: String?
+    /// `x-request-id` (Azure: `apim-request-id`), for support tickets.
+    public var requestID: String?
+    public var systemFingerprint: String?
+    public var promptTokens: Int?
+    public var completionTokens: Int?
+    public var totalTokens: Int?
+    public var reasoningTokens: Int?
+    /// Wall time of the request that produced this answer, in milliseconds.
+    public var latencyMs: Double
+    /// The token-limit field actually sent (it can differ from the plan after a fallback).
+    public var tokenField: String?
+    /// The response body, secrets removed, for debugging.
+    public var rawBody: String?
+
+    public init(
+        content: String?, refusal: String? = nil, finishReason: String? = nil, responseModel: String? = nil,
+        responseID: String? = nil, requestID: String? = nil, systemFingerprint: String? = nil,
+        promptTokens: Int? = nil, completionTokens: Int? = nil, totalTokens: Int? = nil,
+        reasoningTokens: Int? = nil, latencyMs: Double = 0, tokenField: String? = nil, rawBody: String? = nil
+    ) {
+        self.content = content
+        self.refusal = refusal
+        self.finishReason = finishReason
+        self.responseModel = responseModel
+        self.responseID = responseID
+        self.requestID = requestID
+        self.systemFingerprint = systemFingerprint
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+        self.totalTokens = totalTokens
+        self.reasoningTokens = reasoningTokens
+        self.latencyMs = latencyMs
+        self.tokenField = tokenField
+        self.rawBody = rawBody
+    }
+
+    /// What the scorers judge.
+    public func scoringInput(_ settings: ScoringSettings) -> ScoringInput {
+        ScoringInput(content: content, refusal: refusal, finishReason: finishReason, settings: settings)
+    }
+}
+
+/// Why a request got no answer.
+public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The server answered with an HTTP error status.
+        case http
+        /// No HTTP answer: connection refused, reset, DNS, TLS.
+        case transport
+        /// No answer within the timeout.
+        case timeout
+        /// A 2xx answer that is not a chat completion.
+        case malformed
+        /// The image could not be read or sent.
+        case image
+    }
+
+    public var kind: Kind
+    /// HTTP status, when there was one.
+    public var status: Int?
+    /// What went wrong, secrets removed.
+    public var message: String
+    /// `error.code` (string or integer, kept as text), `error.type`, `error.param`.
+    public var code: String?
+    public var type: String?
+    public var param: String?
+    public var requestID: String?
+    /// Whether trying again may help.
+    public var retryable: Bool
+    /// How long the server asked the client to wait, when it said.
+    public var retryAfter: Duration?
+    /// Whether the whole run is misconfigured (bad key, no access, unknown model or path,
+    /// no quota): the run stops at once rather than recording the same failure for every trial.
+    public var stopsRun: Bool
+
+    public init(
+        kind: Kind, status: Int? = nil, message: String, code: String? = nil, type: String? = nil,
+        param: String? = nil, requestID: String? = nil, retryable: Bool, retryAfter: Duration? = nil,
+        stopsRun: Bool = false
+    ) {
+        self.kind = kind
+        self.status = status
+        self.message = message
+        self.code = code
+        self.type = type
+        self.param = param
+        self.requestID = requestID
+        self.retryable = retryable
+        self.retryAfter = retryAfter
+        self.stopsRun = stopsRun
+    }
+
+    public var description: String { message }
+}
+
+/// Anything that answers a vision request: the OpenAI-compatible client, the mock, a test fake.
+public protocol VisionModel: Sendable {
+    /// The endpoint's identity in cache keys (a URL, or "mock").
+    var endpoint: String { get }
+    /// Sends one request once (the runner retries). Throws `ModelFailure`.
+    func complete(_ request: ModelRequest) async throws -> ModelAnswer
+}

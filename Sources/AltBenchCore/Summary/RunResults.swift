@@ -1,0 +1,119 @@
+import Foundation
+
+/// A stored run, read back for summaries and reports.
+public struct RunResults: Sendable, Hashable {
+    public struct Info: Sendable, Hashable {
+        public var id: String
+        public var startedAt: Date
+        public var finishedAt: Date?
+        /// running, finished, stopped
+        public var status: String
+        /// Why a stopped run stopped.
+        public var statusMessage: String?
+        public var provider: Provider
+        public var providerReason: String
+        public var endpoint: String
+        public var datasetPath: String
+        public var promptsPath: String
+        public var settings: JSONValue
+        public var version: String
+
+        public init(
+            id: String, startedAt: Date, finishedAt: Date? = nil, status: String, statusMessage: String? = nil,
+            provider: Provider, providerReason: String, endpoint: String, datasetPath: String, promptsPath: String,
+            settings: JSONValue = .object([:]), version: String = AltBenchVersion.current
+        ) {
+            self.id = id
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.status = status
+            self.statusMessage = statusMessage
+            self.provider = provider
+            self.providerReason = providerReason
+            self.endpoint = endpoint
+            self.datasetPath = datasetPath
+            self.promptsPath = promptsPath
+            self.settings = settings
+            self.version = version
+        }
+
+        public var isMock: Bool { provider == .mock }
+    }
+
+    public struct Item: Sendable, Hashable {
+        public var id: String
+        /// Absolute file path or http(s) URL.
+        public var image: String
+        public var isRemote: Bool
+        public var width: Int?
+        public var height: Int?
+        public var format: String?
+        public var problem: String?
+        public var references: [String]
+
+        public init(
+            id: String, image: String, isRemote: Bool, width: Int? = nil, height: Int? = nil, format: String? = nil,
+            problem: String? = nil, references: [String] = []
+        ) {
+            self.id = id
+            self.image = image
+            self.isRemote = isRemote
+            self.width = width
+            self.height = height
+            self.format = format
+            self.problem = problem
+            self.references = references
+        }
+    }
+
+    public struct TrialRow: Sendable, Hashable {
+        public var variant: String
+        public var maxTokens: Int?
+        public var itemID: String
+        public var repeatIndex: Int
+        public var model: String?
+        /// The answer, `nil` when the trial failed.
+        public var answer: ModelAnswer?
+        public var cached: Bool
+        public var error: String?
+        public var scores: [String: Score]
+
+        public init(
+            variant: String, maxTokens: Int?, itemID: String, repeatIndex: Int, model: String? = nil,
+            answer: ModelAnswer?, cached: Bool = false, error: String? = nil, scores: [String: Score] = [:]
+        ) {
+            self.variant = variant
+            self.maxTokens = maxTokens
+            self.itemID = itemID
+            self.repeatIndex = repeatIndex
+            self.model = model
+            self.answer = answer
+            self.cached = cached
+            self.error = error
+            self.scores = scores
+        }
+
+        public var failed: Bool { answer == nil }
+    }
+
+    public var info: Info
+    /// Variants in run order.
+    public var variants: [PromptVariant]
+    /// Items in dataset order.
+    public var items: [Item]
+    public var trials: [TrialRow]
+    /// Trials the plan held (more than `trials.count` if the run stopped early).
+    public var plannedTrials: Int
+
+    public init(info: Info, variants: [PromptVariant], items: [Item], trials: [TrialRow], plannedTrials: Int) {
+        self.info = info
+        self.variants = variants
+        self.items = items
+        self.trials = trials
+        self.plannedTrials = plannedTrials
+    }
+}
+
+public enum AltBenchVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Problems with what a user gave altbench: files, flags, configuration.
+///
+/// Every message names the file, line or item concerned and says how to fix it. These stop a
+/// run before any request is sent.
+public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
+    case promptsFolderMissing(path: String)
+    case noPrompts(path: String)
+    case emptyPrompt(file: String)
+    case promptFrontMatter(file: String, line: Int?, message: String)
+    case duplicatePromptName(name: String, files: [String])
+    case datasetMissing(path: String)
+    case datasetEmpty(path: String)
+    case manifestLine(file: String, line: Int, message: String)
+    case configFile(file: String, line: Int?, message: String)
+    case invalidSetting(name: String, message: String)
+    case missingAPIKey(variable: String, reason: String)
+    case runNotFound(id: String, database: String)
+    case noRuns(database: String)
+
+    public var description: String {
+        switch self {
+        case .promptsFolderMissing(let path):
+            return "The prompts folder '\(path)' does not exist. Pass --prompts DIR or create \(path)/NAME.md."
+        case .noPrompts(let path):
+            return "No prompt files in '\(path)'. Add a file such as \(path)/NAME.md holding the prompt text, or pass --prompts DIR."
+        case .emptyPrompt(let file):
+            return "\(file) has no prompt text. Write the prompt after the front matter (or delete the file)."
+        case .promptFrontMatter(let file, let line, let message):
+            return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
+        case .duplicatePromptName(let name, let files):
+            return "Two prompt files are both named '\(name)': \(files.joined(separator: ", ")). Give one of them another `name:` in its front matter."
+        case .datasetMissing(let path):
+            return "The dataset '\(path)' does not exist. Pass --dataset DIR with a folder holding manifest.jsonl or images."
+        case .datasetEmpty(let path):
+            return "The dataset '\(path)' holds no items: add images (PNG, JPEG, WEBP, GIF) or a manifest.jsonl with one item per line."
+        case .manifestLine(let file, let line, let message):
+            return "\(file):\(line): \(message)"
+        case .configFile(let file, let line, let message):
+            return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
+        case .invalidSetting(let name, let message):
+            return "\(name): \(message)"
+        case .missingAPIKey(let variable, let reason):
+            return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
+        case .runNotFound(let id, let database):
+            return "No run '\(id)' in \(database). `altbench report` with no argument shows the latest run; `sqlite3 \(database) 'select id from run'` lists them."
+        case .noRuns(let database):
+            return "\(database) holds no runs yet. Run `altbench run` first."
+        }
+    }
+}

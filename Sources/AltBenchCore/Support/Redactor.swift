@@ -1,0 +1,34 @@
+import Foundation
+
+/// Removes secrets from text before it reaches SQLite, a report, a log line or an error.
+///
+/// It replaces the configured secrets verbatim and anything shaped like an OpenAI key
+/// (`sk-...`, including the partly masked form OpenAI echoes in its 401 message).
+public struct Redactor: Sendable {
+    public static let placeholder = "[redacted]"
+    private let secrets: [String]
+
+    public init(secrets: [String?]) {
+        // Very short strings would blank out ordinary words; no real key is that short.
+        self.secrets = secrets.compactMap { $0 }.filter { $0.count >= 4 }
+    }
+
+    public func redact(_ text: String) -> String {
+        var result = text
+        for secret in secrets {
+            result = result.replacingOccurrences(of: secret, with: Self.placeholder)
+        }
+        return Self.redactKeyShapes(result)
+    }
+
+    public func redactIfPresent(_ text: String?) -> String? {
+        text.map { redact($0) }
+    }
+
+    nonisolated(unsafe) private static let keyShape = try! Regex(#"sk-[A-Za-z0-9_*\-]{6,}"#)
+
+    static func redactKeyShapes(_ text: String) -> String {
+        guard text.contains("sk-") else { return text }
+        return text.replacing(keyShape, with: placeholder)
+    }
+}

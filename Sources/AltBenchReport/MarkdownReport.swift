@@ -1,0 +1,184 @@
+import AltBenchCore
+import Foundation
+
+/// Renders a stored run as Markdown: a header, the comparison table, the variants, what
+/// failed, and each image with every variant's answer next to the others.
+public struct MarkdownReport: Sendable {
+    public var results: RunResults
+    public var summary: RunSummary
+    /// The folder the report file will live in, so image links are relative to it.
+    public var reportDirectory: URL
+
+    public init(results: RunResults, reportDirectory: URL) {
+        self.results = results
+        self.summary = RunSummary(results)
+        self.reportDirectory = reportDirectory
+    }
+
+    public func render() -> String {
+        var out: [String] = []
+        header(&out)
+        summaryTable(&out)
+        variantsSection(&out)
+        failuresSection(&out)
+        imagesSection(&out)
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Sections
+
+    private func header(_ out: inout [String]) {
+        let info = results.info
+        let source = info.isMock ? "mock" : "openai"
+        out.append("# altbench run \(info.id) (\(source))")
+        out.append("")
+        if info.isMock {
+            out.append("> **Mock results, not a model.** These answers come from altbench's offline mock (each image's first reference text, cut to max_tokens). They test the pipeline and the scorers only. Set `OPENAI_API_KEY` or pass `--base-url URL` to evaluate a real vision model.")
+            out.append("")
+        }
+        if info.status != "finished" {
+            let reason = info.statusMessage.map { ": \(MarkdownText.inline($0))" } ?? ""
+            out.append("> **This run did not finish** (\(info.status))\(reason). It holds \(results.trials.count) of \(results.plannedTrials) planned trials.")
+            out.append("")
+        }
+        let answered = results.trials.filter { !$0.failed }
+        let cached = answered.filter(\.cached).count
+        let failed = results.trials.count - answered.count
+        let models = Set(results.trials.compactMap(\.model)).sorted()
+        out.append("| | |")
+        out.append("|---|---|")
+        out.append("| provider | \(source): \(MarkdownText.cell(info.providerReason)) |")
+        if !info.isMock { out.append("| endpoint | \(MarkdownText.cell(info.endpoint)) |") }
+        if !models.isEmpty { out.append("| model | \(MarkdownText.cell(models.joined(separator: ", "))) |") }
+        out.append("| dataset | \(MarkdownText.cell(info.datasetPath)) (\(results.items.count) items) |")
+        out.append("| prompts | \(MarkdownText.cell(info.promptsPath)) (\(results.variants.count) variants) |")
+        out.append("| started | \(Format.timestamp(info.startedAt)) |")
+        out.append("| duration | \(Format.duration(from: info.startedAt, to: info.finishedAt)) |")
+        out.append("| trials | \(results.trials.count) of \(results.plannedTrials): \(answered.count) answered (\(cached) from cache), \(failed) failed |")
+        out.append("| brevity budget | \(summary.budget) characters |")
+        out.append("| altbench | \(MarkdownText.cell(info.version)) |")
+        out.append("")
+    }
+
+    private func summaryTable(_ out: inout [String]) {
+        out.append("## Summary")
+        out.append("")
+        out.append("Rates are shares of answered trials. Lengths count Unicode scalars, as Mastodon does.")
+        out.append("")
+        out.append("| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | mean completion tokens | p50 latency |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for row in summary.rows {
+            let cells = [
+                MarkdownText.cell(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
+                Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
+                Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
+                Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
+            ]
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("")
+    }
+
+    private func variantsSection(_ out: inout [String]) {
+        out.append("## Variants")
+        out.append("")
+        for variant in results.variants {
+            var facts = ["`\(variant.file)`"]
+            if let model = variant.model { facts.append("model \(model)") }
+            if let limits = variant.maxTokens { facts.append("max_tokens \(limits.map(String.init).joined(separator: ", "))") }
+            if let detail = variant.detail { facts.append("detail \(detail.rawValue)") }
+            if let temperature = variant.temperature { facts.append("temperature \(temperature)") }
+            if variant.system != nil { facts.append("with a system message") }
+            out.append("- **\(MarkdownText.inline(variant.name))** (\(facts.joined(separator: ", "))): “\(MarkdownText.inline(variant.text))”")
+        }
+        out.append("")
+    }
+
+    private func failuresSection(_ out: inout [String]) {
+        let badItems = results.items.filter { $0.problem != nil }
+        if !badItems.isEmpty {
+            out.append("## Images that could not be sent")
+            out.append("")
+            out.append("Their trials failed without a request; the rest of the run went on.")
+            out.append("")
+            out.append("| item | reason |")
+            out.append("|---|---|")
+            for item in badItems {
+                out.append("| \(MarkdownText.cell(item.id)) | \(MarkdownText.cell(item.problem ?? "")) |")
+            }
+            out.append("")
+        }
+        let badIDs = Set(badItems.map(\.id))
+        let failed = results.trials.filter { $0.failed && !badIDs.contains($0.itemID) }
+        if !failed.isEmpty {
+            out.append("## Failed requests")
+            out.append("")
+            out.append("| variant | max_tokens | item | error |")
+            out.append("|---|---:|---|---|")
+            for trial in failed {
+                out.append("| \(MarkdownText.cell(trial.variant)) | \(Format.tokens(trial.maxTokens)) | \(MarkdownText.cell(trial.itemID)) | \(MarkdownText.cell(trial.error ?? "unknown error")) |")
+            }
+            out.append("")
+        }
+    }
+
+    private func imagesSection(_ out: inout [String]) {
+        out.append("## Per image")
+        out.append("")
+        let byItem = Dictionary(grouping: results.trials, by: \.itemID)
+        let showRepeat = results.trials.contains { $0.repeatIndex > 0 }
+        for item in results.items {
+            out.append("### \(MarkdownText.inline(item.id))")
+            out.append("")
+            let target = item.isRemote
+                ? item.image : MarkdownText.relativePath(to: item.image, from: reportDirectory.path)
+            out.append("![\(MarkdownText.inline(item.id))](\(MarkdownText.linkTarget(target)))")
+            out.append("")
+            var facts: [String] = []
+            if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
+            if let format = item.format { facts.append(format.uppercased()) }
+            if item.isRemote { facts.append("remote URL") }
+            if !facts.isEmpty { out.append(facts.joined(separator: " · ")) ; out.append("") }
+            if let problem = item.problem {
+                out.append("**Not sent:** \(MarkdownText.inline(problem))")
+                out.append("")
+                continue
+            }
+            for (index, reference) in item.references.enumerated() {
+                out.append("Reference\(item.references.count > 1 ? " \(index + 1)" : ""): \(MarkdownText.inline(reference))")
+                out.append("")
+            }
+            out.append(showRepeat ? "| variant | max_tokens | repeat | answer | chars | flags |" : "| variant | max_tokens | answer | chars | flags |")
+            out.append(showRepeat ? "|---|---:|---:|---|---:|---|" : "|---|---:|---|---:|---|")
+            let order = Dictionary(uniqueKeysWithValues: results.variants.enumerated().map { ($1.name, $0) })
+            let trials = (byItem[item.id] ?? []).sorted {
+                (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex)
+                    < (order[$1.variant] ?? 0, $1.maxTokens ?? Int.max, $1.repeatIndex)
+            }
+            for trial in trials {
+                let answerCell: String
+                let chars: String
+                let flags: String
+                if let answer = trial.answer {
+                    let text = (answer.content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                    if text.isEmpty, let refusal = answer.refusal {
+                        answerCell = "*refused:* " + MarkdownText.cell(refusal)
+                    } else {
+                        answerCell = text.isEmpty ? "*(empty)*" : MarkdownText.cell(text)
+                    }
+                    chars = trial.scores[ScoreName.chars].map { String(Int($0.value)) } ?? "–"
+                    flags = Format.flags(trial.scores).joined(separator: ", ")
+                } else {
+                    answerCell = "*error:* " + MarkdownText.cell(trial.error ?? "unknown")
+                    chars = "–"
+                    flags = "failed"
+                }
+                var cells = [MarkdownText.cell(trial.variant), Format.tokens(trial.maxTokens)]
+                if showRepeat { cells.append(String(trial.repeatIndex)) }
+                cells += [answerCell, chars, flags]
+                out.append("| " + cells.joined(separator: " | ") + " |")
+            }
+            out.append("")
+        }
+    }
+}

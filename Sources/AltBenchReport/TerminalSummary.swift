@@ -1,0 +1,32 @@
+import AltBenchCore
+import Foundation
+
+/// The comparison table as aligned plain text, for stdout.
+public enum TerminalSummary {
+    public static func render(_ results: RunResults) -> String {
+        let summary = RunSummary(results)
+        let headers = [
+            "variant", "max_tokens", "n", "errors", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
+            "truncated", "refusals", "compl. tokens", "p50 latency",
+        ]
+        let rows = summary.rows.map { row in
+            [
+                row.variant, Format.tokens(row.maxTokens), String(row.n), String(row.errors),
+                Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
+                Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
+                Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
+            ]
+        }
+        let all = [headers] + rows
+        let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                return index == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+        var out = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+        out += rows.map(line)
+        return out.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,79 @@
+import AltBenchCore
+import Foundation
+import GRDB
+
+extension ResultStore {
+    /// Reads a whole run back: its settings, variants, items, trials, answers and scores.
+    public func loadRun(id: String) async throws -> RunResults {
+        try await writer.read { db in
+            guard let run = try Row.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) else {
+                throw AltBenchError.runNotFound(id: id, database: self.location)
+            }
+            let settingsText: String = run["settings"]
+            let info = RunResults.Info(
+                id: run["id"], startedAt: run["started_at"], finishedAt: run["finished_at"], status: run["status"],
+                statusMessage: run["status_message"], provider: Provider(rawValue: run["provider"]) ?? .openai,
+                providerReason: run["provider_reason"], endpoint: run["endpoint"], datasetPath: run["dataset"],
+                promptsPath: run["prompts"],
+                settings: (try? JSONValue.parse(Data(settingsText.utf8))) ?? .object([:]),
+                version: run["altbench_version"])
+
+            let variants = try Row.fetchAll(
+                db, sql: "SELECT * FROM variant WHERE run_id = ? ORDER BY position", arguments: [id]
+            ).map { row in
+                PromptVariant(
+                    name: row["name"], file: row["file"], text: row["prompt"], model: row["model"],
+                    maxTokens: (row["max_tokens"] as String?).flatMap { try? JSONValue.parse(Data($0.utf8)) }?
+                        .arrayValue?.compactMap(\.intValue),
+                    detail: (row["detail"] as String?).flatMap(ImageDetail.init(rawValue:)),
+                    temperature: row["temperature"], system: row["system"], fileHash: row["file_sha256"])
+            }
+
+            let items = try Row.fetchAll(
+                db, sql: "SELECT * FROM item WHERE run_id = ? ORDER BY position", arguments: [id]
+            ).map { row in
+                let path: String? = row["image_path"]
+                let references: String = row["reference_texts"]
+                return RunResults.Item(
+                    id: row["item_key"], image: path ?? row["image"], isRemote: path == nil, width: row["width"],
+                    height: row["height"], format: row["format"], problem: row["problem"],
+                    references: ((try? JSONValue.parse(Data(references.utf8)))?.arrayValue ?? []).compactMap(\.stringValue))
+            }
+
+            var scores: [Int64: [String: Score]] = [:]
+            let scoreRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT s.* FROM score s JOIN trial t ON t.id = s.trial_id WHERE t.run_id = ?
+                    """, arguments: [id])
+            while let row = try scoreRows.next() {
+                let score = Score(name: row["name"], value: row["value"], passed: row["passed"], detail: row["detail"])
+                scores[row["trial_id"], default: [:]][score.name] = score
+            }
+
+            let trialRows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.id AS trial_id, t.max_tokens AS trial_max_tokens, t.repeat_index, t.model AS trial_model,
+                      t.status, t.cached, t.error, v.name AS variant_name, i.item_key, r.*
+                    FROM trial t
+                    JOIN variant v ON v.id = t.variant_id
+                    JOIN item i ON i.id = t.item_id
+                    LEFT JOIN response r ON r.id = t.response_id
+                    WHERE t.run_id = ?
+                    ORDER BY i.position, v.position, t.max_tokens, t.repeat_index
+                    """, arguments: [id])
+            let trials = trialRows.map { row in
+                let answered = (row["status"] as String) == "answered"
+                let trialID: Int64 = row["trial_id"]
+                return RunResults.TrialRow(
+                    variant: row["variant_name"], maxTokens: row["trial_max_tokens"], itemID: row["item_key"],
+                    repeatIndex: row["repeat_index"], model: row["trial_model"],
+                    answer: answered ? ResponseColumns.answer(from: row) : nil, cached: row["cached"],
+                    error: row["error"], scores: scores[trialID] ?? [:])
+            }
+            let planned: Int = run["planned_trials"]
+            return RunResults(info: info, variants: variants, items: items, trials: trials, plannedTrials: planned)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import AltBenchCore
+import Foundation
+import GRDB
+
+/// The sink of one run: writes each trial, its answer and its scores in one transaction as
+/// the trial completes, so a crash loses only the requests in flight.
+public struct RunRecorder: ResultSink {
+    let writer: any DatabaseWriter
+    public let runID: String
+    let endpoint: String
+    let variantIDs: [String: Int64]
+    let itemIDs: [String: Int64]
+    let redactor: Redactor
+
+    public func cachedAnswer(forKey key: String) async throws -> ModelAnswer? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1", arguments: [key])
+                .map(ResponseColumns.answer(from:))
+        }
+    }
+
+    public func record(_ result: TrialResult) async throws {
+        let trial = result.trial
+        guard let variantID = variantIDs[trial.variant.name], let itemID = itemIDs[trial.item.id] else {
+            preconditionFailure("trial for a variant or item that beginRun did not record")
+        }
+        try await writer.write { [redactor, endpoint, runID] db in
+            var responseID: Int64?
+            switch result.outcome {
+            case .answered(_, cached: true):
+                responseID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
+                    arguments: [trial.key])
+            case .answered(let answer, cached: false):
+                try db.execute(
+                    sql: """
+                        INSERT INTO response (cache_key, endpoint, model, request, content, refusal, finish_reason,
+                          response_model, response_id, request_id, system_fingerprint, prompt_tokens,
+                          completion_tokens, total_tokens, reasoning_tokens, token_field, latency_ms, raw_body,
+                          created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        trial.key, endpoint, trial.request?.model ?? "",
+                        redactor.redact(trial.request?.keyBody().canonicalText ?? "{}"),
+                        redactor.redactIfPresent(answer.content), redactor.redactIfPresent(answer.refusal), answer.finishReason,
+                        answer.responseModel, answer.responseID, answer.requestID, answer.systemFingerprint,
+                        answer.promptTokens, answer.completionTokens, answer.totalTokens, answer.reasoningTokens,
+                        answer.tokenField, answer.latencyMs, redactor.redactIfPresent(answer.rawBody), result.finishedAt,
+                    ])
+                responseID = db.lastInsertedRowID
+            case .failed:
+                responseID = nil
+            }
+            let failure = result.failure
+            try db.execute(
+                sql: """
+                    INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, model, cache_key,
+                      response_id, status, cached, attempts, error_kind, error_status, error_code, error, started_at,
+                      finished_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    runID, variantID, itemID, trial.maxTokens, trial.repeatIndex, trial.request?.model, trial.key,
+                    responseID, failure == nil ? "answered" : "failed", result.cached, result.attempts,
+                    failure?.kind.rawValue, failure?.status, failure?.code, redactor.redactIfPresent(failure?.message),
+                    result.startedAt, result.finishedAt,
+                ])
+            let trialID = db.lastInsertedRowID
+            for score in result.scores {
+                try db.execute(
+                    sql: "INSERT INTO score (trial_id, name, value, passed, detail) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [trialID, score.name, score.value, score.passed, redactor.redactIfPresent(score.detail)])
+            }
+        }
+    }
+}
+
+/// Maps `response` rows back to `ModelAnswer`.
+enum ResponseColumns {
+    static func answer(from row: Row) -> ModelAnswer {
+        ModelAnswer(
+            content: row["content"], refusal: row["refusal"], finishReason: row["finish_reason"],
+            responseModel: row["response_model"], responseID: row["response_id"], requestID: row["request_id"],
+            systemFingerprint: row["system_fingerprint"], promptTokens: row["prompt_tokens"],
+            completionTokens: row["completion_tokens"], totalTokens: row["total_tokens"],
+            reasoningTokens: row["reasoning_tokens"], latencyMs: row["latency_ms"] ?? 0,
+            tokenField: row["token_field"], rawBody: row["raw_body"])
+    }
+}

@@ -1,0 +1,153 @@
+import GRDB
+
+/// The SQLite schema, as named migrations. The README documents it for `sqlite3` users.
+enum Schema {
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: runs, variants, items, responses, trials, scores") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE run (
+                      id TEXT PRIMARY KEY,
+                      started_at DATETIME NOT NULL,
+                      finished_at DATETIME,
+                      status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'stopped')),
+                      status_message TEXT,
+                      provider TEXT NOT NULL,
+                      provider_reason TEXT NOT NULL,
+                      endpoint TEXT NOT NULL,
+                      dataset TEXT NOT NULL,
+                      prompts TEXT NOT NULL,
+                      settings TEXT NOT NULL,
+                      planned_trials INTEGER NOT NULL,
+                      altbench_version TEXT NOT NULL
+                    );
+                    CREATE TABLE variant (
+                      id INTEGER PRIMARY KEY,
+                      run_id TEXT NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                      position INTEGER NOT NULL,
+                      name TEXT NOT NULL,
+                      file TEXT NOT NULL,
+                      file_sha256 TEXT NOT NULL,
+                      prompt TEXT NOT NULL,
+                      model TEXT,
+                      max_tokens TEXT,
+                      detail TEXT,
+                      temperature REAL,
+                      system TEXT,
+                      UNIQUE (run_id, name)
+                    );
+                    CREATE TABLE item (
+                      id INTEGER PRIMARY KEY,
+                      run_id TEXT NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                      position INTEGER NOT NULL,
+                      item_key TEXT NOT NULL,
+                      image TEXT NOT NULL,
+                      image_path TEXT,
+                      image_sha256 TEXT,
+                      format TEXT,
+                      width INTEGER,
+                      height INTEGER,
+                      bytes INTEGER,
+                      problem TEXT,
+                      reference_texts TEXT NOT NULL,
+                      context TEXT,
+                      lang TEXT,
+                      tags TEXT NOT NULL,
+                      UNIQUE (run_id, item_key)
+                    );
+                    CREATE TABLE response (
+                      id INTEGER PRIMARY KEY,
+                      cache_key TEXT NOT NULL,
+                      endpoint TEXT NOT NULL,
+                      model TEXT NOT NULL,
+                      request TEXT NOT NULL,
+                      content TEXT,
+                      refusal TEXT,
+                      finish_reason TEXT,
+                      response_model TEXT,
+                      response_id TEXT,
+                      request_id TEXT,
+                      system_fingerprint TEXT,
+                      prompt_tokens INTEGER,
+                      completion_tokens INTEGER,
+                      total_tokens INTEGER,
+                      reasoning_tokens INTEGER,
+                      token_field TEXT,
+                      latency_ms REAL NOT NULL,
+                      raw_body TEXT,
+                      created_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX response_cache_key ON response (cache_key, id);
+                    CREATE TABLE trial (
+                      id INTEGER PRIMARY KEY,
+                      run_id TEXT NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                      variant_id INTEGER NOT NULL REFERENCES variant(id) ON DELETE CASCADE,
+                      item_id INTEGER NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                      max_tokens INTEGER,
+                      repeat_index INTEGER NOT NULL,
+                      model TEXT,
+                      cache_key TEXT,
+                      response_id INTEGER REFERENCES response(id),
+                      status TEXT NOT NULL CHECK (status IN ('answered', 'failed')),
+                      cached BOOLEAN NOT NULL,
+                      attempts INTEGER NOT NULL,
+                      error_kind TEXT,
+                      error_status INTEGER,
+                      error_code TEXT,
+                      error TEXT,
+                      started_at DATETIME NOT NULL,
+                      finished_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX trial_run ON trial (run_id);
+                    CREATE TABLE score (
+                      trial_id INTEGER NOT NULL REFERENCES trial(id) ON DELETE CASCADE,
+                      name TEXT NOT NULL,
+                      value REAL NOT NULL,
+                      passed BOOLEAN,
+                      detail TEXT,
+                      PRIMARY KEY (trial_id, name)
+                    ) WITHOUT ROWID;
+                    """)
+            try db.execute(sql: trialResultView)
+        }
+        return migrator
+    }
+
+    /// One row per trial with its variant, item, answer and the v1 scores as columns.
+    static let trialResultView = """
+        CREATE VIEW trial_result AS
+        SELECT
+          t.run_id,
+          t.id AS trial_id,
+          v.name AS variant,
+          t.max_tokens,
+          i.item_key AS item,
+          t.repeat_index,
+          t.model,
+          t.status,
+          t.cached,
+          t.error,
+          r.content,
+          r.refusal AS refusal_text,
+          r.finish_reason,
+          r.prompt_tokens,
+          r.completion_tokens,
+          r.latency_ms,
+          MAX(CASE s.name WHEN 'chars' THEN s.value END) AS chars,
+          MAX(CASE s.name WHEN 'words' THEN s.value END) AS words,
+          MAX(CASE s.name WHEN 'brevity' THEN s.value END) AS brevity,
+          MAX(CASE s.name WHEN 'empty' THEN s.value END) AS empty,
+          MAX(CASE s.name WHEN 'over_limit' THEN s.value END) AS over_limit,
+          MAX(CASE s.name WHEN 'first_person' THEN s.value END) AS first_person,
+          MAX(CASE s.name WHEN 'truncated' THEN s.value END) AS truncated,
+          MAX(CASE s.name WHEN 'refusal' THEN s.value END) AS refused,
+          MAX(CASE s.name WHEN 'redundant_prefix' THEN s.value END) AS redundant_prefix
+        FROM trial t
+        JOIN variant v ON v.id = t.variant_id
+        JOIN item i ON i.id = t.item_id
+        LEFT JOIN response r ON r.id = t.response_id
+        LEFT JOIN score s ON s.trial_id = t.id
+        GROUP BY t.id
+        """
+}

@@ -1,0 +1,24 @@
+import AltBenchApp
+import AltBenchCore
+import ArgumentParser
+import Foundation
+
+@main
+struct AltBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "altbench",
+        abstract: "Evaluate alt-text prompts against vision models.",
+        discussion: """
+            Runs every prompt in prompts/ at every token limit on every image of a dataset, scores \
+            the answers with alt-text heuristics, and writes SQLite and Markdown to results/.
+            Without OPENAI_API_KEY or a base URL, `altbench run` uses an offline mock model.
+            """,
+        version: AltBenchVersion.current,
+        subcommands: [Run.self, Report.self])
+}
+
+/// Prints a user-facing error without ArgumentParser's usage text and exits with `code`.
+func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode(code)
+}

@@ -1,0 +1,117 @@
+import AltBenchApp
+import AltBenchCore
+import ArgumentParser
+import Foundation
+
+extension AltBench {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask a vision model for every (prompt, max_tokens, image) and compare the answers.",
+            discussion: """
+                Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
+                altbench.yml, then defaults. Exit status: 0 when every trial got an answer, 3 when some \
+                failed (everything else is still written), 1 when the run could not start or was stopped \
+                by a configuration error (bad key, unknown model or URL).
+                """)
+
+        @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
+        var config: String?
+
+        @Option(name: .long, help: ArgumentHelp("Folder of prompt files (*.md). Default: prompts.", valueName: "dir"))
+        var prompts: String?
+
+        @Option(name: .long, help: ArgumentHelp("Dataset folder (manifest.jsonl or images). Default: datasets/sample.", valueName: "dir"))
+        var dataset: String?
+
+        @Option(
+            name: .customLong("max-tokens"),
+            help: ArgumentHelp("Token limits to compare, e.g. 30,50,100. Replaces each prompt's own max_tokens.", valueName: "list"))
+        var maxTokens: String?
+
+        @Option(name: .long, help: ArgumentHelp("Model for every prompt (replaces each prompt's own). Default: gpt-4o-mini.", valueName: "name"))
+        var model: String?
+
+        @Option(name: .customLong("base-url"), help: ArgumentHelp("OpenAI-compatible API base, e.g. http://127.0.0.1:8080/v1.", valueName: "url"))
+        var baseURL: String?
+
+        @Option(name: .long, help: ArgumentHelp("openai or mock. Default: openai when a key or base URL is set, else mock.", valueName: "name"))
+        var provider: String?
+
+        @Option(name: .long, help: ArgumentHelp("Requests in flight at once. Default: 4.", valueName: "n"))
+        var concurrency: Int?
+
+        @Option(name: .long, help: ArgumentHelp("Times to ask each question (for variance). Default: 1.", valueName: "n"))
+        var repeats: Int?
+
+        @Option(name: .long, help: ArgumentHelp("Seconds before a request is abandoned. Default: 60.", valueName: "seconds"))
+        var timeout: Double?
+
+        @Option(name: .long, help: ArgumentHelp("Retries of a failed request. Default: 2.", valueName: "n"))
+        var retries: Int?
+
+        @Option(
+            name: .customLong("token-field"),
+            help: ArgumentHelp("max_tokens, max_completion_tokens or auto (by model name). Default: auto.", valueName: "field"))
+        var tokenField: String?
+
+        @Option(name: .customLong("brevity-budget"), help: ArgumentHelp("Characters an answer may use and count as brief. Default: 150.", valueName: "n"))
+        var brevityBudget: Int?
+
+        @Option(name: .long, help: ArgumentHelp("Results folder (altbench.sqlite, latest.md, runs/). Default: results.", valueName: "dir"))
+        var results: String?
+
+        @Flag(name: .customLong("no-cache"), help: "Ask again even when the store has an answer for a trial.")
+        var noCache = false
+
+        func validate() throws {
+            if let provider, Provider(rawValue: provider) == nil {
+                throw ValidationError("--provider must be openai or mock, not '\(provider)'.")
+            }
+            if let tokenField, tokenField != "auto", TokenField(rawValue: tokenField) == nil {
+                throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
+            }
+            _ = try parsedMaxTokens()
+        }
+
+        func parsedMaxTokens() throws -> [Int]? {
+            guard let maxTokens else { return nil }
+            let parts = maxTokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let limits = parts.compactMap { Int($0) }
+            guard !parts.isEmpty, limits.count == parts.count, limits.allSatisfy({ $0 > 0 }) else {
+                throw ValidationError("--max-tokens takes positive whole numbers separated by commas, e.g. 30,50,100 (got '\(maxTokens)').")
+            }
+            return limits
+        }
+
+        func run() async throws {
+            var options = RunOptions()
+            options.prompts = prompts
+            options.dataset = dataset
+            options.results = results
+            options.model = model
+            options.baseURL = baseURL
+            options.provider = provider.flatMap(Provider.init(rawValue:))
+            options.maxTokens = try parsedMaxTokens()
+            options.concurrency = concurrency
+            options.repeats = repeats
+            options.timeout = timeout
+            options.retries = retries
+            options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
+            options.noCache = noCache
+            options.brevityBudget = brevityBudget
+
+            do {
+                let outcome = try await Evaluation(options: options, configPath: config).run()
+                if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+            } catch let error as AltBenchError {
+                throw fail(error.description)
+            } catch let error as RunStopped {
+                throw fail(error.description)
+            } catch let error as StoreFailure {
+                throw fail(String(describing: error))
+            }
+        }
+    }
+}
+
+typealias StoreFailure = AltBenchApp.StoreFailure
