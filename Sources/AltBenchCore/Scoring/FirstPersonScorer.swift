@@ -1,0 +1,133 @@
+/// Flags first-person words in the model's own voice, which the Ice Cubes prompt forbids.
+///
+/// The words are I, me, my, mine, myself, we, us, our, ours, ourselves and their contractions
+/// (I'm, I've, I'd, I'll, we're, we've, we'd, we'll, let's; straight or curly apostrophe), per
+/// the prompt's "Don't write in the first person" and the altbench scoring research.
+///
+/// Only the model's own voice counts: quotations and reported text (signs, captions,
+/// T-shirts) are removed first with ``TextAnalysis/ownVoice(_:)``. Then, to keep signs, names
+/// and numerals out:
+/// - Bare "I" is case-sensitive: lowercase "i" ("i.e.", a stray variable) is not flagged,
+///   and "iPhone" is one word. Contractions (i'm, I’m, we've) are unambiguous in any case.
+/// - All-caps words of two letters or more ("US", "WE", "MY", "I'M", "ME" for Maine) are
+///   sign text or acronyms, not the model speaking; so is an "I" that opens such a run
+///   ("I LOVE NY", "I ♥ NY").
+/// - A capitalised word inside a sentence ("Our Lady", the film "We Were Soldiers") is
+///   part of a name; at the start of a sentence ("We are looking at a lake") it counts.
+/// - "I" is the Roman numeral one after a name or a numbered noun ("World War I",
+///   "King Henry I", "letter I", "type I"); see ``isRomanNumeral(_:in:at:chars:)``.
+/// - "mine" counts only as the possessive "of mine" or "is/are/was/were mine", since in
+///   descriptions it is far more often the noun ("a coal mine", "Mine shaft entrance").
+///
+/// The detail lists the words found, once each, lowercased except for "I": "I, my, we".
+public struct FirstPersonScorer: Scorer {
+    public init() {}
+
+    public func score(_ input: ScoringInput) -> [Score] {
+        let found = Self.firstPersonWords(in: input.text)
+        return [.flag(ScoreName.firstPerson, !found.isEmpty, detail: found.joined(separator: ", "))]
+    }
+
+    static let pronouns: Set<String> = [
+        "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves",
+        "i'm", "i've", "i'd", "i'll", "we're", "we've", "we'd", "we'll", "let's",
+    ]
+
+    /// Forms whose "i" is the pronoun, written with a capital I in the detail.
+    static let iForms: Set<String> = ["i", "i'm", "i've", "i'd", "i'll"]
+
+    /// Words after which "mine" is the possessive pronoun rather than the noun.
+    static let possessiveMineLeads: Set<String> = ["of", "is", "are", "was", "were"]
+
+    /// Nouns numbered with a Roman numeral even when written in lowercase: "letter I",
+    /// "type I diabetes", "part I".
+    static let numberedNouns: Set<String> = [
+        "act", "appendix", "article", "book", "category", "chapter", "class", "division",
+        "episode", "fig", "figure", "grade", "league", "letter", "level", "mark", "part",
+        "phase", "round", "schedule", "season", "section", "series", "size", "stage",
+        "table", "tier", "type", "vitamin", "vol", "volume",
+    ]
+
+    /// Words that may follow a Roman numeral but not the pronoun "I", which is followed by a
+    /// verb: "Henry I on horseback", "Part I of the series".
+    static let afterNumeral: Set<String> = [
+        "a", "an", "the", "and", "or", "of", "on", "in", "at", "by", "for", "from", "with",
+        "to", "into", "onto", "riding", "standing", "sitting", "seated", "wearing", "holding",
+        "portrait", "statue", "memorial", "monument", "era", "veterans", "diabetes",
+    ]
+
+    /// The first-person words in `text`'s own voice, once each, in order of appearance.
+    static func firstPersonWords(in text: String) -> [String] {
+        // Most answers have no candidate at all; finding none is cheaper than the voice scan.
+        guard TextAnalysis.words(in: text).contains(where: { pronouns.contains($0.normalized) }) else {
+            return []
+        }
+        let chars = Array(TextAnalysis.ownVoice(text))
+        let words = TextAnalysis.words(in: chars)
+        var found: [String] = []
+        for (index, word) in words.enumerated() where pronouns.contains(word.normalized) {
+            guard counts(word, at: index, in: words, chars: chars) else { continue }
+            let shown = iForms.contains(word.normalized)
+                ? "I" + word.normalized.dropFirst() : word.normalized
+            if !found.contains(shown) { found.append(shown) }
+        }
+        return found
+    }
+
+    private static func counts(
+        _ word: TextAnalysis.Word, at index: Int, in words: [TextAnalysis.Word], chars: [Character]
+    ) -> Bool {
+        if word.normalized == "i" {
+            return word.text == "I" && !isRomanNumeral(index, in: words, at: word, chars: chars)
+                && !opensShoutedText(index, in: words, chars: chars)
+        }
+        if word.isAllCaps { return false }
+        if word.isCapitalized && !iForms.contains(word.normalized)
+            && !TextAnalysis.isSentenceStart(chars, at: word.range.lowerBound)
+        {
+            return false
+        }
+        if word.normalized == "mine" {
+            guard index > 0 else { return false }
+            return possessiveMineLeads.contains(words[index - 1].normalized)
+        }
+        return true
+    }
+
+    /// Whether the capital "I" at `index` begins a run of capitals: sign or T-shirt text
+    /// such as "I LOVE NY" or "I ♥ NY" that no trigger word announced.
+    static func opensShoutedText(
+        _ index: Int, in words: [TextAnalysis.Word], chars: [Character]
+    ) -> Bool {
+        guard index + 1 < words.count else { return false }
+        let next = words[index + 1]
+        let between = chars[words[index].range.upperBound..<next.range.lowerBound]
+        let breaks = between.contains { c in
+            c.isNewline || c == "," || TextAnalysis.isSentenceTerminator(c)
+        }
+        return !breaks && next.isAllCaps
+    }
+
+    /// Whether the capital "I" at `index` is the Roman numeral one.
+    ///
+    /// It is when the word right before it (spaces only between) is a numbered noun
+    /// ("letter I"), or a capitalised word: inside a sentence that is a name ("World War I",
+    /// "King Henry I"); at the start of a sentence it could be an adverb ("Then I saw"),
+    /// so there "I" is a numeral only when punctuation, the end, or a word that cannot
+    /// follow the pronoun comes next ("Henry I on horseback", "Henry I.").
+    static func isRomanNumeral(
+        _ index: Int, in words: [TextAnalysis.Word], at word: TextAnalysis.Word, chars: [Character]
+    ) -> Bool {
+        guard index > 0 else { return false }
+        let previous = words[index - 1]
+        guard TextAnalysis.areAdjacent(previous, word, in: chars),
+            !chars[previous.range.upperBound..<word.range.lowerBound].contains(where: \.isNewline)
+        else { return false }
+        if numberedNouns.contains(previous.normalized) { return true }
+        guard previous.isCapitalized else { return false }
+        if !TextAnalysis.isSentenceStart(chars, at: previous.range.lowerBound) { return true }
+        guard index + 1 < words.count else { return true }
+        let next = words[index + 1]
+        return !TextAnalysis.areAdjacent(word, next, in: chars) || afterNumeral.contains(next.normalized)
+    }
+}

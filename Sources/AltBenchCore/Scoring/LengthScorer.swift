@@ -1,0 +1,30 @@
+/// Measures an answer in Unicode scalars and words (Mastodon counts a description in code points).
+///
+/// Writes two figures: `chars`, the Unicode scalar count of the trimmed text (what the
+/// platform counts, so "é" written as "e" plus a combining accent is 2 and a ZWJ family
+/// emoji is several), and `words`, the number of whitespace-separated runs.
+public struct LengthScorer: Scorer {
+    public init() {}
+
+    public func score(_ input: ScoringInput) -> [Score] {
+        let text = input.text
+        return [
+            Score(name: ScoreName.chars, value: Double(text.unicodeScalars.count)),
+            Score(name: ScoreName.words, value: Double(Self.wordCount(text))),
+        ]
+    }
+
+    static func wordCount(_ text: String) -> Int {
+        var count = 0
+        var inWord = false
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace {
+                inWord = false
+            } else if !inWord {
+                count += 1
+                inWord = true
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,421 @@
+/// Text helpers the scorers share: words, sentence boundaries and the model's own voice.
+///
+/// Everything works on `Character`s (grapheme clusters), so an "é" written as "e" plus a
+/// combining accent is one letter, and offsets in ``Word/range`` count `Character`s of the
+/// analysed text. No regular expressions: the scorers run once per answer over thousands of
+/// answers, and a character scan is both faster and easier to reason about for these rules.
+public enum TextAnalysis {
+    /// One word of a text: letters and digits, joined across inner apostrophes and hyphens.
+    public struct Word: Sendable, Hashable {
+        /// The word as written, e.g. "I’m" or "T-shirt".
+        public var text: String
+        /// The word lowercased, with curly apostrophes made straight: "i'm".
+        public var normalized: String
+        /// Where the word sits, in `Character` offsets into the analysed text.
+        public var range: Range<Int>
+
+        public init(text: String, normalized: String, range: Range<Int>) {
+            self.text = text
+            self.normalized = normalized
+            self.range = range
+        }
+
+        /// Whether the first letter is uppercase ("We", "I", "US").
+        public var isCapitalized: Bool { text.first?.isUppercase ?? false }
+
+        /// Whether the word has more than one letter and all of them are uppercase: shouted
+        /// sign text ("WE ARE OPEN") and acronyms ("US", "ME" for Maine), never "I".
+        public var isAllCaps: Bool {
+            var letters = 0
+            for c in text where c.isLetter {
+                guard c.isUppercase else { return false }
+                letters += 1
+            }
+            return letters > 1
+        }
+    }
+
+    // MARK: - Characters
+
+    /// Whether `c` is an apostrophe: straight ', curly ’ (U+2019) or modifier ʼ (U+02BC).
+    public static func isApostrophe(_ c: Character) -> Bool {
+        c == "'" || c == "\u{2019}" || c == "\u{02BC}"
+    }
+
+    /// Whether `c` ends a sentence: . ! ? … and their full-width and CJK forms.
+    public static func isSentenceTerminator(_ c: Character) -> Bool {
+        switch c {
+        case ".", "!", "?", "\u{2026}", "\u{203C}", "\u{2047}", "\u{2048}", "\u{2049}",
+             "\u{3002}", "\u{FF01}", "\u{FF0E}", "\u{FF1F}":
+            true
+        default:
+            false
+        }
+    }
+
+    /// Whether `c` may follow a sentence's final punctuation: closing quotes and brackets.
+    public static func isClosingMark(_ c: Character) -> Bool {
+        switch c {
+        case "\"", "'", "\u{201D}", "\u{2019}", "\u{00BB}", "\u{203A}", "\u{300D}", "\u{300F}",
+             ")", "]", "}":
+            true
+        default:
+            false
+        }
+    }
+
+    static func isOpeningMark(_ c: Character) -> Bool {
+        switch c {
+        case "\"", "'", "\u{201C}", "\u{2018}", "\u{201E}", "\u{00AB}", "\u{2039}", "\u{300C}",
+             "\u{300E}", "(", "[", "{":
+            true
+        default:
+            false
+        }
+    }
+
+    static func isHyphen(_ c: Character) -> Bool {
+        c == "-" || c == "\u{2010}" || c == "\u{2011}"
+    }
+
+    static func isDash(_ c: Character) -> Bool {
+        isHyphen(c) || c == "\u{2012}" || c == "\u{2013}" || c == "\u{2014}" || c == "\u{2015}"
+    }
+
+    static func isWordCharacter(_ c: Character) -> Bool {
+        // ASCII first: the Unicode property lookup is most of the cost of a scan.
+        if let ascii = c.asciiValue {
+            let folded = ascii | 0x20
+            return (ascii >= 48 && ascii <= 57) || (folded >= 97 && folded <= 122)
+        }
+        return c.isLetter || c.isNumber
+    }
+
+    /// Markdown that may precede the first word without hiding it ("**Image of**", "> I'm").
+    static func isLeadingMarkup(_ c: Character) -> Bool {
+        c.isWhitespace || c == "*" || c == "_" || c == "#" || c == ">"
+    }
+
+    // MARK: - Words
+
+    /// The words of `text`, in order.
+    ///
+    /// A word is a run of letters and digits; an apostrophe (straight or curly) or a hyphen
+    /// between two such characters stays inside it, so "I’m", "we've", "T-shirt" and
+    /// "Image-of-the-day" are one word each, while the quotes in 'Open' are not part of it.
+    public static func words(in text: String) -> [Word] {
+        words(in: Array(text))
+    }
+
+    /// The first `limit` words of `chars` (all of them by default).
+    static func words(in chars: [Character], limit: Int = .max) -> [Word] {
+        var result: [Word] = []
+        let n = chars.count
+        var i = 0
+        while i < n, result.count < limit {
+            guard isWordCharacter(chars[i]) else {
+                i += 1
+                continue
+            }
+            let start = i
+            i += 1
+            while i < n {
+                if isWordCharacter(chars[i]) {
+                    i += 1
+                } else if (isApostrophe(chars[i]) || isHyphen(chars[i])) && i + 1 < n
+                    && isWordCharacter(chars[i + 1])
+                {
+                    i += 2
+                } else {
+                    break
+                }
+            }
+            let text = String(chars[start..<i])
+            result.append(Word(text: text, normalized: normalize(text), range: start..<i))
+        }
+        return result
+    }
+
+    /// `text` lowercased, with every apostrophe made straight, for comparing with word lists.
+    public static func normalize(_ text: some StringProtocol) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text {
+            if let ascii = c.asciiValue {
+                // The ASCII fast path: every word of an answer goes through here.
+                let lower = ascii >= 65 && ascii <= 90 ? ascii + 32 : ascii
+                out.unicodeScalars.append(Unicode.Scalar(lower))
+            } else if isApostrophe(c) {
+                out.append("'")
+            } else {
+                out.append(contentsOf: c.lowercased())
+            }
+        }
+        return out
+    }
+
+    /// The last word of `chars`, found from the end without splitting the whole text.
+    static func lastWord(in chars: [Character]) -> Word? {
+        var start = chars.count
+        while start > 0 {
+            let c = chars[start - 1]
+            if isWordCharacter(c) {
+                start -= 1
+            } else if (isApostrophe(c) || isHyphen(c)) && start >= 2 && isWordCharacter(chars[start - 2])
+                && start < chars.count && isWordCharacter(chars[start])
+            {
+                start -= 1
+            } else {
+                break
+            }
+        }
+        guard start < chars.count else { return nil }
+        let text = String(chars[start...])
+        return Word(text: text, normalized: normalize(text), range: start..<chars.count)
+    }
+
+    /// Whether `words[from...]` spells `pattern` (normalized words) with only whitespace
+    /// between them, so "image of" matches "Image  of" but not "Image: of" or "Image-of".
+    static func matches(
+        _ pattern: [String], in words: [Word], from: Int, chars: [Character]
+    ) -> Bool {
+        guard from + pattern.count <= words.count else { return false }
+        for (k, expected) in pattern.enumerated() {
+            let word = words[from + k]
+            guard word.normalized == expected else { return false }
+            if k > 0, !areAdjacent(words[from + k - 1], word, in: chars) { return false }
+        }
+        return true
+    }
+
+    /// Whether only whitespace separates `first` from the later word `second`.
+    static func areAdjacent(_ first: Word, _ second: Word, in chars: [Character]) -> Bool {
+        onlyWhitespace(chars, first.range.upperBound..<second.range.lowerBound)
+    }
+
+    static func onlyWhitespace(_ chars: [Character], _ range: Range<Int>) -> Bool {
+        chars[range].allSatisfy(\.isWhitespace)
+    }
+
+    /// Whether the first word of `chars` opens the text, with at most markdown before it.
+    static func startsWithWord(_ chars: [Character], words: [Word]) -> Bool {
+        guard let first = words.first else { return false }
+        return chars[0..<first.range.lowerBound].allSatisfy(isLeadingMarkup)
+    }
+
+    // MARK: - Sentences
+
+    /// Whether `text` ends a sentence: . ! ? or an ellipsis, optionally followed by closing
+    /// quotes and brackets (`A sign reading “Open.”`).
+    public static func endsWithTerminalPunctuation(_ text: String) -> Bool {
+        for c in text.reversed() {
+            if c.isWhitespace || isClosingMark(c) || c == "*" || c == "_" { continue }
+            return isSentenceTerminator(c)
+        }
+        return false
+    }
+
+    /// Whether the character at `index` opens a sentence or a line: nothing but spaces,
+    /// list markers and opening quotes or brackets since the last . ! ? : or line break.
+    static func isSentenceStart(_ chars: [Character], at index: Int) -> Bool {
+        var j = index - 1
+        while j >= 0 {
+            let c = chars[j]
+            if c.isNewline { return true }
+            if c.isWhitespace || isOpeningMark(c) || isClosingMark(c) || isDash(c) || c == "*"
+                || c == "_" || c == "#" || c == "\u{2022}"
+            {
+                j -= 1
+                continue
+            }
+            return isSentenceTerminator(c) || c == ":"
+        }
+        return true
+    }
+
+    // MARK: - Quotations
+
+    /// A quoted span found by ``quotedSpans(in:)``.
+    struct QuotedSpan: Sendable, Hashable {
+        /// From the opening mark to the closing mark inclusive, or to the end of the
+        /// sentence or line when the quote is never closed.
+        var range: Range<Int>
+        var opener: Character
+        var isClosed: Bool
+    }
+
+    private enum QuoteKind {
+        case doubleStraight, doubleCurly, doubleLow, single, guillemet, singleGuillemet
+        case corner, whiteCorner
+    }
+
+    /// The kind of quotation that opens at `i`, if one does.
+    ///
+    /// Straight and curly single quotes double as apostrophes (What’s, dogs’, '90s, 5'11"),
+    /// so a single quote opens a span only on ‘ followed by a non-space, or on ' that
+    /// follows a non-letter and precedes a letter. A straight double quote right after a
+    /// digit is an inch mark (a 12" record), not a quotation.
+    private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
+        let c = chars[i]
+        let previous: Character? = i > 0 ? chars[i - 1] : nil
+        let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+        switch c {
+        case "\"":
+            return previous?.isNumber == true ? nil : .doubleStraight
+        case "\u{201C}":
+            return .doubleCurly
+        case "\u{201E}":
+            return .doubleLow
+        case "\u{2018}":
+            guard let next, !next.isWhitespace else { return nil }
+            return .single
+        case "'":
+            guard let next, next.isLetter else { return nil }
+            if let previous, isWordCharacter(previous) { return nil }
+            return .single
+        case "\u{00AB}":
+            return .guillemet
+        case "\u{2039}":
+            return .singleGuillemet
+        case "\u{300C}":
+            return .corner
+        case "\u{300E}":
+            return .whiteCorner
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the character at `j` closes a quotation of `kind`. A single quote closes only
+    /// when no letter follows, since ’ inside "I’m" or "What’s" is an apostrophe.
+    private static func closes(_ kind: QuoteKind, _ chars: [Character], at j: Int) -> Bool {
+        let c = chars[j]
+        switch kind {
+        case .doubleStraight:
+            return c == "\""
+        case .doubleCurly:
+            return c == "\u{201D}"
+        case .doubleLow:
+            return c == "\u{201C}" || c == "\u{201D}"
+        case .single:
+            guard c == "\u{2019}" || c == "'" else { return false }
+            return j + 1 == chars.count || !chars[j + 1].isLetter
+        case .guillemet:
+            return c == "\u{00BB}"
+        case .singleGuillemet:
+            return c == "\u{203A}"
+        case .corner:
+            return c == "\u{300D}"
+        case .whiteCorner:
+            return c == "\u{300F}"
+        }
+    }
+
+    /// The quoted spans of `chars`, left to right, not nested.
+    ///
+    /// A quotation ends at its closing mark on the same line; one that is never closed runs
+    /// to the end of its sentence or line, so a stray mark hides little of the rest.
+    static func quotedSpans(in chars: [Character]) -> [QuotedSpan] {
+        var spans: [QuotedSpan] = []
+        let n = chars.count
+        var i = 0
+        while i < n {
+            guard let kind = openingQuote(chars, at: i) else {
+                i += 1
+                continue
+            }
+            var j = i + 1
+            var closedAt: Int?
+            while j < n, !chars[j].isNewline {
+                if closes(kind, chars, at: j) {
+                    closedAt = j
+                    break
+                }
+                j += 1
+            }
+            if let closedAt {
+                spans.append(QuotedSpan(range: i..<(closedAt + 1), opener: chars[i], isClosed: true))
+                i = closedAt + 1
+            } else {
+                var end = i + 1
+                while end < n, !isSentenceTerminator(chars[end]), !chars[end].isNewline {
+                    end += 1
+                }
+                spans.append(QuotedSpan(range: i..<end, opener: chars[i], isClosed: false))
+                i = end
+            }
+        }
+        return spans
+    }
+
+    // MARK: - Own voice
+
+    /// Words after which the rest of the sentence is text seen in the image, not the
+    /// model's own words ("A plaque that says I was here.", "A sign: WE ARE OPEN").
+    static let reportingWords: Set<String> = [
+        "read", "reads", "reading", "say", "says", "said", "saying", "state", "states",
+        "stating", "label", "labels", "labelled", "labeled", "caption", "captioned",
+        "title", "titled", "entitled", "text", "sign", "signs", "inscribed", "inscription",
+        "written", "printed", "lettering", "slogan", "message", "words",
+    ]
+
+    /// `text` without what it reports: quoted spans ("…", “…”, ‘…’, «…») and, after a
+    /// reporting word (reads, says, labelled, captioned, titled, text, sign, …), the rest of
+    /// that sentence. What is left is the model's own voice, which the voice checks judge.
+    ///
+    /// Removed stretches become one space each. A sentence end just inside a closing quote
+    /// (`“Open.”`) is kept, so the sentence after the quote still starts a sentence. When a
+    /// sentence reports a quotation, only the quotation is reported:
+    /// `A sign reads “Open” and I think…` keeps "and I think…".
+    public static func ownVoice(_ text: String) -> String {
+        let chars = Array(text)
+        guard !chars.isEmpty else { return text }
+        var removed = [Bool](repeating: false, count: chars.count)
+
+        let spans = quotedSpans(in: chars)
+        var spanEnds: [Int: Int] = [:]
+        for span in spans {
+            spanEnds[span.range.lowerBound] = span.range.upperBound
+            for k in span.range { removed[k] = true }
+            let last = span.range.upperBound - 2
+            if span.isClosed, last > span.range.lowerBound, isSentenceTerminator(chars[last]) {
+                removed[last] = false
+            }
+        }
+
+        for word in words(in: chars)
+        where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
+            var j = word.range.upperBound
+            while j < chars.count,
+                (chars[j].isWhitespace && !chars[j].isNewline) || chars[j] == ":" || chars[j] == ","
+                    || isDash(chars[j])
+            {
+                j += 1
+            }
+            guard j < chars.count, !chars[j].isNewline, !isSentenceTerminator(chars[j]),
+                openingQuote(chars, at: j) == nil
+            else { continue }
+            var end = j
+            while end < chars.count, !isSentenceTerminator(chars[end]), !chars[end].isNewline,
+                spanEnds[end] == nil
+            {
+                end += 1
+            }
+            for k in word.range.upperBound..<end { removed[k] = true }
+        }
+
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var inGap = false
+        for (c, isRemoved) in zip(chars, removed) {
+            if isRemoved {
+                if !inGap { out.append(" ") }
+                inGap = true
+            } else {
+                out.append(c)
+                inGap = false
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,51 @@
+import Testing
+
+@testable import AltBenchCore
+
+@Suite("redundant_prefix")
+struct RedundantPrefixScorerTests {
+    static let flagged: [ScoringFlagCase] = [
+        .flag("Image of a cat.", "Image of"),
+        .flag("An image of a cat", "An image of"),
+        .flag("This image shows a cat", "This image shows"),
+        .flag("The picture depicts a lake", "The picture depicts"),
+        .flag("Here is an image of a dog", "Here is an image of"),
+        .flag("Here\u{2019}s a picture of a cat.", "Here\u{2019}s a picture of"),
+        .flag("Photo of a sunset", "Photo of"),
+        .flag("A photo showing a dog", "A photo showing"),
+        .flag("Graphic of a chart", "Graphic of"),
+        .flag("The image shows a dog.", "The image shows"),
+        .flag("The image is of a cat.", "The image is of"),
+        .flag("A pic of my lunch.", "A pic of"),
+        .flag("This is an image of a cat.", "This is an image of"),
+        .flag("It's a photo of a cat.", "It's a photo of"),
+        .flag("The photo features two dogs.", "The photo features"),
+        .flag("IMAGE OF A CAT", "IMAGE OF"),
+        .flag("Image  of a cat", "Image  of"),
+        .flag("**Image of** a cat", "Image of"),
+    ]
+
+    static let notFlagged: [ScoringFlagCase] = [
+        .pass(nil),
+        .pass(""),
+        .pass("A cat."),
+        .pass("Imagery of war"),
+        // The medium can matter (erblint-github allows these).
+        .pass("A photograph of a cat"),
+        .pass("Screenshot of a settings page"),
+        .pass("A painting of a lake"),
+        .pass("An illustration of a fox"),
+        // Other words, other positions.
+        .pass("Image-of-the-day banner"),
+        .pass("A cat looking at an image of a mouse"),
+        .pass("A photo booth with two people."),
+        .pass("The image quality is poor; a cat."),
+        .pass("Image: a cat."),
+        .pass("\u{201C}Image of the Year\u{201D} award poster"),
+    ]
+
+    @Test(arguments: flagged + notFlagged)
+    func flagsAnAnnouncedImage(_ row: ScoringFlagCase) {
+        expectFlag(RedundantPrefixScorer(), name: ScoreName.redundantPrefix, row)
+    }
+}
