@@ -71,6 +71,7 @@ let package = Package(
         .target(
             name: "AltBenchTesting",
             dependencies: [
+                "AltBenchCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             resources: [.copy("Fixtures")],
@@ -106,13 +107,17 @@ let package = Package(
             name: "AltBenchTestingTests",
             dependencies: [
                 "AltBenchTesting",
+                "AltBenchCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AltBenchEndToEndTests",
-            dependencies: ["AltBenchTesting", "AltBenchCore", "altbench"],
+            dependencies: [
+                "AltBenchTesting", "AltBenchCore", "altbench",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ]

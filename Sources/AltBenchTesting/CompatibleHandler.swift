@@ -1,0 +1,530 @@
+import AltBenchCore
+import Foundation
+
+/// Settings of the strict OpenAI-compatible handler.
+public struct CompatibleServerOptions: Sendable {
+    /// When set, every request must carry `Authorization: Bearer <apiKey>`, else 401.
+    public var apiKey: String?
+    /// When set, every completion answers this text (still cut to the token limit)
+    /// instead of the derived description.
+    public var content: String?
+    /// When set, other model names get OpenAI's 404 `model_not_found`.
+    public var knownModels: Set<String>?
+    /// Models that behave like OpenAI reasoning models: `max_tokens` is rejected
+    /// (400 `unsupported_parameter`), `temperature` other than 1 is rejected
+    /// (400 `unsupported_value`), and `reasoningTokens` hidden tokens are spent from
+    /// `max_completion_tokens` before any visible word (a small budget gives empty content).
+    public var reasoningModels: Set<String>
+    public var reasoningTokens: Int
+    /// Require `Content-Type: application/json` on completion requests.
+    public var requireJSONContentType: Bool
+
+    public init(
+        apiKey: String? = nil,
+        content: String? = nil,
+        knownModels: Set<String>? = nil,
+        reasoningModels: Set<String> = [],
+        reasoningTokens: Int = 16,
+        requireJSONContentType: Bool = true
+    ) {
+        self.apiKey = apiKey
+        self.content = content
+        self.knownModels = knownModels
+        self.reasoningModels = reasoningModels
+        self.reasoningTokens = reasoningTokens
+        self.requireJSONContentType = requireJSONContentType
+    }
+}
+
+extension OpenAITestServer {
+    /// The strict OpenAI-compatible vision handler (see `CompatibleServerOptions`).
+    public static func compatible(
+        apiKey: String? = nil,
+        content: String? = nil,
+        knownModels: Set<String>? = nil,
+        reasoningModels: Set<String> = []
+    ) -> Handler {
+        compatible(
+            options: CompatibleServerOptions(
+                apiKey: apiKey, content: content, knownModels: knownModels, reasoningModels: reasoningModels
+            )
+        )
+    }
+
+    /// The strict OpenAI-compatible vision handler (see `CompatibleServerOptions`).
+    public static func compatible(options: CompatibleServerOptions) -> Handler {
+        { request in CompatibleHandler(options: options).respond(to: request) }
+    }
+
+    /// The first 8 hex digits of the SHA-256 of `text`'s UTF-8 bytes.
+    public static func shortHash(_ text: String) -> String {
+        String(Hashing.sha256Hex(text).prefix(8))
+    }
+
+    /// The full answer the compatible handler derives for a request, before any token cut.
+    /// - Parameters:
+    ///   - imageURL: the `url` of the first image part (nil when the request has none).
+    ///   - prompt: every text of the request (string contents and text parts of all
+    ///     messages, in order) joined with "\n".
+    public static func compatibleContent(imageURL: String?, prompt: String) -> String {
+        let image = imageURL.map(shortHash) ?? "none"
+        return "A test description of image \(image) for prompt \(shortHash(prompt))."
+    }
+}
+
+/// An OpenAI-style rejection: HTTP status plus the `error` object's fields.
+struct APIError: Error {
+    var status = 400
+    var message: String
+    var type = "invalid_request_error"
+    var param: String?
+    var code: String?
+
+    var response: ScriptedResponse {
+        .error(status: status, message: message, type: type, code: code, param: param)
+    }
+}
+
+/// Validates chat-completion requests the way the OpenAI API does and answers deterministically.
+struct CompatibleHandler {
+    let options: CompatibleServerOptions
+
+    static let topLevelKeys: Set<String> = [
+        "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n", "stream",
+        "stream_options", "stop", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs",
+        "top_logprobs", "user", "seed", "response_format", "tools", "tool_choice", "parallel_tool_calls",
+        "reasoning_effort", "service_tier", "store", "metadata", "modalities", "prediction", "audio",
+        "web_search_options", "verbosity", "prompt_cache_key", "safety_identifier", "functions", "function_call",
+    ]
+    static let roles = ["system", "user", "assistant"]
+    static let details = ["low", "high", "auto"]
+    static let imageTypes = ["png", "jpeg", "webp", "gif"]
+
+    func respond(to request: RecordedRequest) -> ScriptedResponse {
+        let requestID = ("x-request-id", "req_test_\(request.number)")
+        do {
+            guard request.path == "/v1/chat/completions", request.method == "POST" else {
+                throw APIError(status: 404, message: "Invalid URL (\(request.method) \(request.path))")
+            }
+            try checkAuthorization(request)
+            let body = try parseBody(request)
+            let parsed = try validate(body)
+            return completion(for: parsed, number: request.number).adding(headers: [requestID])
+        } catch let error as APIError {
+            return error.response.adding(headers: [requestID])
+        } catch {
+            return APIError(status: 500, message: "\(error)", type: "server_error").response.adding(headers: [requestID])
+        }
+    }
+
+    // MARK: Request checks
+
+    private func checkAuthorization(_ request: RecordedRequest) throws {
+        guard let expected = options.apiKey else { return }
+        guard let header = request.header("authorization"), !header.isEmpty else {
+            throw APIError(
+                status: 401,
+                message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+                code: "invalid_api_key"
+            )
+        }
+        guard header != "Bearer \(expected)" else { return }
+        let given = header.hasPrefix("Bearer ") ? String(header.dropFirst("Bearer ".count)) : header
+        throw APIError(
+            status: 401,
+            message: "Incorrect API key provided: \(Self.mask(given)). You can find your API key at https://platform.openai.com/account/api-keys.",
+            code: "invalid_api_key"
+        )
+    }
+
+    /// Shows a key the way OpenAI's 401 does: first 8 and last 4 characters.
+    static func mask(_ key: String) -> String {
+        guard key.count > 12 else { return String(repeating: "*", count: key.count) }
+        return String(key.prefix(8)) + String(repeating: "*", count: key.count - 12) + String(key.suffix(4))
+    }
+
+    private func parseBody(_ request: RecordedRequest) throws -> [String: JSONValue] {
+        if options.requireJSONContentType {
+            let contentType = request.header("content-type") ?? ""
+            let mediaType = contentType.split(separator: ";").first.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
+            guard mediaType == "application/json" else {
+                throw APIError(
+                    message: "Invalid 'Content-Type' header: expected 'application/json', but got '\(contentType)' instead.",
+                    code: "invalid_content_type"
+                )
+            }
+        }
+        guard let json = try? request.json() else {
+            throw APIError(
+                message: "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)"
+            )
+        }
+        guard case .object(let object) = json else {
+            throw APIError(
+                message: "Invalid type for request body: expected an object, but got \(json.typeDescription) instead.",
+                code: "invalid_type"
+            )
+        }
+        return object
+    }
+
+    /// What the answer depends on, gathered while validating.
+    struct Parsed {
+        var model: String
+        var texts: [String] = []
+        var images: [(url: String, detail: String)] = []
+        var limit: Int?
+        var choices = 1
+        var isReasoning = false
+    }
+
+    func validate(_ body: [String: JSONValue]) throws -> Parsed {
+        for key in body.keys.sorted() where !Self.topLevelKeys.contains(key) {
+            throw APIError(message: "Unknown parameter: '\(key)'.", param: key, code: "unknown_parameter")
+        }
+
+        let model = try requiredString(body["model"], param: "model")
+        if let known = options.knownModels, !known.contains(model) {
+            throw APIError(
+                status: 404,
+                message: "The model `\(model)` does not exist or you do not have access to it.",
+                code: "model_not_found"
+            )
+        }
+        var parsed = Parsed(model: model, isReasoning: options.reasoningModels.contains(model))
+
+        guard let messagesValue = body["messages"] else { throw missing("messages") }
+        guard case .array(let messages) = messagesValue else {
+            throw invalidType("messages", expected: "an array", got: messagesValue)
+        }
+        guard !messages.isEmpty else { throw emptyArray("messages") }
+        for (index, message) in messages.enumerated() {
+            try validateMessage(message, param: "messages[\(index)]", into: &parsed)
+        }
+
+        let maxTokens = try positiveInteger(body["max_tokens"], param: "max_tokens")
+        let maxCompletionTokens = try positiveInteger(body["max_completion_tokens"], param: "max_completion_tokens")
+        if maxTokens != nil, maxCompletionTokens != nil {
+            throw APIError(
+                message: "Invalid request: 'max_tokens' and 'max_completion_tokens' cannot both be set. Use 'max_completion_tokens'.",
+                param: "max_tokens",
+                code: "invalid_value"
+            )
+        }
+        if parsed.isReasoning, maxTokens != nil {
+            throw APIError(
+                message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                param: "max_tokens",
+                code: "unsupported_parameter"
+            )
+        }
+        parsed.limit = maxCompletionTokens ?? maxTokens
+
+        if let temperature = try number(body["temperature"], param: "temperature", in: 0...2) {
+            if parsed.isReasoning, temperature != 1 {
+                throw APIError(
+                    message: "Unsupported value: 'temperature' does not support \(Self.format(temperature)) with this model. Only the default (1) value is supported.",
+                    param: "temperature",
+                    code: "unsupported_value"
+                )
+            }
+        }
+        _ = try number(body["top_p"], param: "top_p", in: 0...1)
+        if let n = try positiveInteger(body["n"], param: "n") {
+            guard n <= 128 else {
+                throw APIError(
+                    message: "Invalid 'n': integer above maximum value. Expected a value <= 128, but got \(n) instead.",
+                    param: "n",
+                    code: "integer_above_max_value"
+                )
+            }
+            parsed.choices = n
+        }
+        if let stream = body["stream"], !stream.isNull {
+            guard case .bool(let streaming) = stream else {
+                throw invalidType("stream", expected: "a boolean", got: stream)
+            }
+            if streaming {
+                throw APIError(
+                    message: "Unsupported value: 'stream' is not supported by this test server.",
+                    param: "stream",
+                    code: "unsupported_value"
+                )
+            }
+        }
+        return parsed
+    }
+
+    private func validateMessage(_ message: JSONValue, param: String, into parsed: inout Parsed) throws {
+        guard case .object(let fields) = message else {
+            throw invalidType(param, expected: "an object", got: message)
+        }
+        let role = try requiredString(fields["role"], param: "\(param).role")
+        guard Self.roles.contains(role) else {
+            throw invalidValue(role, supported: Self.roles, param: "\(param).role")
+        }
+        let allowed: Set<String> = role == "assistant" ? ["role", "content", "name", "refusal"] : ["role", "content", "name"]
+        for key in fields.keys.sorted() where !allowed.contains(key) {
+            throw APIError(message: "Unknown parameter: '\(param).\(key)'.", param: "\(param).\(key)", code: "unknown_parameter")
+        }
+        guard let content = fields["content"] else { throw missing("\(param).content") }
+        switch content {
+        case .string(let text):
+            parsed.texts.append(text)
+        case .array(let parts):
+            guard !parts.isEmpty else { throw emptyArray("\(param).content") }
+            for (index, part) in parts.enumerated() {
+                try validatePart(part, role: role, param: "\(param).content[\(index)]", into: &parsed)
+            }
+        default:
+            throw invalidType("\(param).content", expected: "one of a string or array of objects", got: content)
+        }
+    }
+
+    private func validatePart(_ part: JSONValue, role: String, param: String, into parsed: inout Parsed) throws {
+        guard case .object(let fields) = part else {
+            throw invalidType(param, expected: "an object", got: part)
+        }
+        let type = try requiredString(fields["type"], param: "\(param).type")
+        switch type {
+        case "text":
+            try rejectUnknownKeys(fields, allowed: ["type", "text"], param: param)
+            guard let text = fields["text"] else { throw missing("\(param).text") }
+            guard case .string(let value) = text else { throw invalidType("\(param).text", expected: "a string", got: text) }
+            parsed.texts.append(value)
+        case "image_url":
+            guard role == "user" else {
+                throw APIError(
+                    message: "Invalid '\(param)': Image URLs are only allowed for messages with role 'user', but this message with role '\(role)' contains an image URL.",
+                    param: param,
+                    code: "invalid_value"
+                )
+            }
+            try rejectUnknownKeys(fields, allowed: ["type", "image_url"], param: param)
+            guard let image = fields["image_url"] else { throw missing("\(param).image_url") }
+            guard case .object(let imageFields) = image else {
+                throw invalidType("\(param).image_url", expected: "an object", got: image)
+            }
+            try rejectUnknownKeys(imageFields, allowed: ["url", "detail"], param: "\(param).image_url")
+            let url = try requiredString(imageFields["url"], param: "\(param).image_url.url")
+            try validateImageURL(url, param: "\(param).image_url.url")
+            var detail = "auto"
+            if let detailValue = imageFields["detail"], !detailValue.isNull {
+                guard case .string(let value) = detailValue else {
+                    throw invalidType("\(param).image_url.detail", expected: "a string", got: detailValue)
+                }
+                guard Self.details.contains(value) else {
+                    throw invalidValue(value, supported: Self.details, param: "\(param).image_url.detail")
+                }
+                detail = value
+            }
+            parsed.images.append((url: url, detail: detail))
+        default:
+            throw invalidValue(type, supported: ["text", "image_url"], param: "\(param).type")
+        }
+    }
+
+    private func validateImageURL(_ url: String, param: String) throws {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty else {
+                throw APIError(
+                    message: "Invalid '\(param)': '\(url.prefix(100))' is not a valid URL.",
+                    param: param,
+                    code: "invalid_value"
+                )
+            }
+            return
+        }
+        let dataURLHint =
+            "Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got"
+        guard lowered.hasPrefix("data:") else {
+            throw APIError(
+                message: "Invalid '\(param)'. Expected an http(s) URL or a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got an unsupported URL.",
+                param: param,
+                code: "invalid_value"
+            )
+        }
+        guard let comma = url.firstIndex(of: ",") else {
+            throw APIError(message: "Invalid '\(param)'. \(dataURLHint) a value without data.", param: param, code: "invalid_value")
+        }
+        let header = url[url.index(url.startIndex, offsetBy: 5)..<comma]
+        let payload = url[url.index(after: comma)...]
+        let headerParts = header.split(separator: ";", omittingEmptySubsequences: false)
+        guard headerParts.count == 2, headerParts[1] == "base64", headerParts[0].hasPrefix("image/") else {
+            throw APIError(
+                message: "Invalid '\(param)'. \(dataURLHint) '\(header.prefix(60))' instead.",
+                param: param,
+                code: "invalid_value"
+            )
+        }
+        let subtype = headerParts[0].dropFirst("image/".count)
+        guard Self.imageTypes.contains(String(subtype)) else {
+            throw APIError(
+                message: "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].",
+                param: param,
+                code: "invalid_image_format"
+            )
+        }
+        guard !payload.isEmpty, let data = Data(base64Encoded: String(payload)), !data.isEmpty else {
+            throw APIError(
+                message: "Invalid '\(param)'. \(dataURLHint) invalid base64 data.",
+                param: param,
+                code: "invalid_value"
+            )
+        }
+    }
+
+    // MARK: Value checks
+
+    private func requiredString(_ value: JSONValue?, param: String) throws -> String {
+        guard let value, !value.isNull else { throw missing(param) }
+        guard case .string(let string) = value else { throw invalidType(param, expected: "a string", got: value) }
+        guard !string.isEmpty else {
+            throw APIError(
+                message: "Invalid '\(param)': empty string. Expected a string with minimum length 1, but got an empty string instead.",
+                param: param,
+                code: "empty_string"
+            )
+        }
+        return string
+    }
+
+    /// nil when absent or null.
+    private func positiveInteger(_ value: JSONValue?, param: String) throws -> Int? {
+        guard let value, !value.isNull else { return nil }
+        guard case .int(let int) = value else { throw invalidType(param, expected: "an integer", got: value) }
+        guard int >= 1 else {
+            throw APIError(
+                message: "Invalid '\(param)': integer below minimum value. Expected a value >= 1, but got \(int) instead.",
+                param: param,
+                code: "integer_below_min_value"
+            )
+        }
+        return int
+    }
+
+    /// nil when absent or null.
+    private func number(_ value: JSONValue?, param: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.doubleValue else { throw invalidType(param, expected: "a number", got: value) }
+        if number < range.lowerBound {
+            throw APIError(
+                message: "Invalid '\(param)': decimal below minimum value. Expected a value >= \(Self.format(range.lowerBound)), but got \(Self.format(number)) instead.",
+                param: param,
+                code: "decimal_below_min_value"
+            )
+        }
+        if number > range.upperBound {
+            throw APIError(
+                message: "Invalid '\(param)': decimal above maximum value. Expected a value <= \(Self.format(range.upperBound)), but got \(Self.format(number)) instead.",
+                param: param,
+                code: "decimal_above_max_value"
+            )
+        }
+        return number
+    }
+
+    private func rejectUnknownKeys(_ fields: [String: JSONValue], allowed: Set<String>, param: String) throws {
+        for key in fields.keys.sorted() where !allowed.contains(key) {
+            throw APIError(message: "Unknown parameter: '\(param).\(key)'.", param: "\(param).\(key)", code: "unknown_parameter")
+        }
+    }
+
+    private func missing(_ param: String) -> APIError {
+        APIError(message: "Missing required parameter: '\(param)'.", param: param, code: "missing_required_parameter")
+    }
+
+    private func invalidType(_ param: String, expected: String, got value: JSONValue) -> APIError {
+        APIError(
+            message: "Invalid type for '\(param)': expected \(expected), but got \(value.typeDescription) instead.",
+            param: param,
+            code: "invalid_type"
+        )
+    }
+
+    private func emptyArray(_ param: String) -> APIError {
+        APIError(
+            message: "Invalid '\(param)': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+            param: param,
+            code: "empty_array"
+        )
+    }
+
+    private func invalidValue(_ value: String, supported: [String], param: String) -> APIError {
+        let quoted = supported.map { "'\($0)'" }
+        let list = quoted.count <= 2
+            ? quoted.joined(separator: " and ")
+            : quoted.dropLast().joined(separator: ", ") + ", and " + quoted[quoted.count - 1]
+        return APIError(
+            message: "Invalid value: '\(value)'. Supported values are: \(list).",
+            param: param,
+            code: "invalid_value"
+        )
+    }
+
+    static func format(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    // MARK: Answer
+
+    private func completion(for parsed: Parsed, number: Int) -> ScriptedResponse {
+        let prompt = parsed.texts.joined(separator: "\n")
+        let full = options.content
+            ?? OpenAITestServer.compatibleContent(imageURL: parsed.images.first?.url, prompt: prompt)
+        let words = full.split(separator: " ", omittingEmptySubsequences: true)
+
+        var reasoning = 0
+        var visibleBudget = parsed.limit
+        if parsed.isReasoning {
+            reasoning = parsed.limit.map { min($0, options.reasoningTokens) } ?? options.reasoningTokens
+            visibleBudget = parsed.limit.map { $0 - reasoning }
+        }
+        var content = full
+        var finishReason = "stop"
+        var visibleTokens = words.count
+        if let budget = visibleBudget, words.count > budget {
+            content = words.prefix(budget).joined(separator: " ")
+            finishReason = "length"
+            visibleTokens = budget
+        }
+
+        let textTokens = parsed.texts.reduce(0) { $0 + $1.split(whereSeparator: \.isWhitespace).count }
+        let imageTokens = parsed.images.reduce(0) { $0 + ($1.detail == "low" ? 85 : 765) }
+        let promptTokens = textTokens + imageTokens
+        let completionTokens = visibleTokens + reasoning
+
+        let choice: (Int) -> JSONValue = { index in
+            [
+                "index": .int(index),
+                "message": [
+                    "role": "assistant",
+                    "content": .string(content),
+                    "refusal": .null,
+                    "annotations": [],
+                ],
+                "logprobs": .null,
+                "finish_reason": .string(finishReason),
+            ]
+        }
+        let body: JSONValue = [
+            "id": .string("chatcmpl-test-\(number)"),
+            "object": "chat.completion",
+            "created": .int(OpenAITestServer.fixedCreated),
+            "model": .string(parsed.model),
+            "choices": .array((0..<parsed.choices).map(choice)),
+            "usage": [
+                "prompt_tokens": .int(promptTokens),
+                "completion_tokens": .int(completionTokens),
+                "total_tokens": .int(promptTokens + completionTokens),
+                "prompt_tokens_details": ["cached_tokens": 0, "image_tokens": .int(imageTokens)],
+                "completion_tokens_details": ["reasoning_tokens": .int(reasoning)],
+            ],
+            "system_fingerprint": "fp_altbench_test",
+        ]
+        return .json(value: body)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+
+/// A real HTTP server on 127.0.0.1 that answers like an OpenAI-compatible API, for testing
+/// altbench's HTTP client end to end. Every request is recorded; each answer comes from a
+/// handler (the strict `compatible()` handler by default, or a `ResponseScript`).
+///
+/// ```swift
+/// let server = try await OpenAITestServer.start()
+/// // point the client at server.baseURL ("http://127.0.0.1:PORT/v1")
+/// let requests = await server.requests()
+/// await server.stop()
+/// ```
+public final class OpenAITestServer: Sendable {
+    public typealias Handler = @Sendable (RecordedRequest) async -> ScriptedResponse
+
+    /// The bound TCP port.
+    public let port: Int
+    /// "http://127.0.0.1:PORT/v1"
+    public let baseURL: String
+
+    private let log: RequestLog
+    private let task: Task<Void, any Error>
+
+    /// Largest request body accepted (OpenAI's limit is 50 MB per request).
+    public static let maxBodySize = 64 * 1024 * 1024
+
+    /// The `created` timestamp in generated completions (fixed, so answers are deterministic).
+    public static let fixedCreated = 1_700_000_000
+
+    private init(port: Int, log: RequestLog, task: Task<Void, any Error>) {
+        self.port = port
+        self.baseURL = "http://127.0.0.1:\(port)/v1"
+        self.log = log
+        self.task = task
+    }
+
+    /// Starts a server on 127.0.0.1 and returns once it is listening.
+    /// - Parameters:
+    ///   - port: TCP port; 0 (the default) picks a free ephemeral port.
+    ///   - handler: produces the answer to each request.
+    public static func start(
+        port: Int = 0,
+        handler: @escaping Handler = OpenAITestServer.compatible()
+    ) async throws -> OpenAITestServer {
+        let log = RequestLog()
+        let ready = ReadySignal()
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            await respond(to: request, log: log, handler: handler)
+        }
+        var app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { channel in
+                await ready.succeed(port: channel.localAddress?.port ?? port)
+            }
+        )
+        // stop() cancels the server, which Hummingbird reports at error level; keep tests quiet.
+        app.logger.logLevel = .critical
+        let task = Task<Void, any Error> {
+            do {
+                try await app.run()
+                await ready.fail(OpenAITestServerError.stoppedBeforeListening)
+            } catch {
+                await ready.fail(error)
+                throw error
+            }
+        }
+        do {
+            let boundPort = try await ready.wait()
+            return OpenAITestServer(port: boundPort, log: log, task: task)
+        } catch {
+            task.cancel()
+            _ = await task.result
+            throw error
+        }
+    }
+
+    /// Every request received so far, in arrival order.
+    public func requests() async -> [RecordedRequest] {
+        await log.all()
+    }
+
+    /// Requests to one path, e.g. "/v1/chat/completions".
+    public func requests(path: String) async -> [RecordedRequest] {
+        await log.all().filter { $0.path == path }
+    }
+
+    /// Forgets the recorded requests (numbering continues).
+    public func clearRequests() async {
+        await log.clear()
+    }
+
+    /// Closes the listening socket and every connection, abandoning answers still being
+    /// delayed. Safe to call more than once.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Waits until the server stops (it stops only through `stop()` or task cancellation).
+    public func waitUntilStopped() async {
+        _ = await task.result
+    }
+
+    private static func respond(to request: Request, log: RequestLog, handler: Handler) async -> Response {
+        var request = request
+        let body: Data
+        do {
+            let buffer = try await request.collectBody(upTo: maxBodySize)
+            body = Data(buffer.readableBytesView)
+        } catch {
+            return makeResponse(
+                .error(status: 413, message: "Request body too large or unreadable.", type: "invalid_request_error")
+            )
+        }
+        let number = await log.nextNumber()
+        let recorded = RecordedRequest(
+            number: number,
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: request.uri.query,
+            headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
+            body: body
+        )
+        await log.append(recorded)
+        let scripted = await handler(recorded)
+        if let delay = scripted.delay {
+            // Cancelled when the server stops; the connection is closed then anyway.
+            try? await Task.sleep(for: delay)
+        }
+        return makeResponse(scripted)
+    }
+
+    private static func makeResponse(_ scripted: ScriptedResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in scripted.headers where name.lowercased() != "content-length" {
+            guard let fieldName = HTTPFields.Element.Name(name) else { continue }
+            fields.append(HTTPFields.Element(name: fieldName, value: value))
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: scripted.body.count)
+        buffer.writeBytes(scripted.body)
+        return Response(
+            status: HTTPResponse.Status(code: scripted.status),
+            headers: fields,
+            body: ResponseBody(byteBuffer: buffer)
+        )
+    }
+}
+
+public enum OpenAITestServerError: Error, Sendable {
+    /// The server finished before it was listening.
+    case stoppedBeforeListening
+}
+
+/// Recorded requests and the arrival counter of one server.
+private actor RequestLog {
+    private var entries: [RecordedRequest] = []
+    private var counter = 0
+
+    func nextNumber() -> Int {
+        counter += 1
+        return counter
+    }
+
+    func append(_ request: RecordedRequest) {
+        entries.append(request)
+        entries.sort { $0.number < $1.number }
+    }
+
+    func all() -> [RecordedRequest] { entries }
+
+    func clear() { entries.removeAll() }
+}
+
+/// Delivers the bound port (or the startup failure) to `start`.
+private actor ReadySignal {
+    private var result: Result<Int, any Error>?
+    private var waiters: [CheckedContinuation<Int, any Error>] = []
+
+    func succeed(port: Int) { finish(.success(port)) }
+
+    func fail(_ error: any Error) { finish(.failure(error)) }
+
+    func wait() async throws -> Int {
+        if let result { return try result.get() }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func finish(_ outcome: Result<Int, any Error>) {
+        guard result == nil else { return }
+        result = outcome
+        for waiter in waiters { waiter.resume(with: outcome) }
+        waiters.removeAll()
+    }
+}
