@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+
+@testable import AltBenchCore
+
+/// A model whose answers and failures a test scripts, and which counts requests in flight.
+private actor ScriptedModel {
+    var script: [Result<ModelAnswer, ModelFailure>]
+    var fallback: Result<ModelAnswer, ModelFailure>
+    var calls = 0
+    var inFlight = 0
+    var maxInFlight = 0
+    let delay: Duration
+
+    init(_ script: [Result<ModelAnswer, ModelFailure>] = [], fallback: Result<ModelAnswer, ModelFailure> = .success(ModelAnswer(content: "A cat.", finishReason: "stop")), delay: Duration = .zero) {
+        self.script = script
+        self.fallback = fallback
+        self.delay = delay
+    }
+
+    func begin() -> Result<ModelAnswer, ModelFailure> {
+        calls += 1
+        inFlight += 1
+        maxInFlight = max(maxInFlight, inFlight)
+        return script.isEmpty ? fallback : script.removeFirst()
+    }
+
+    func end() { inFlight -= 1 }
+}
+
+private struct FakeModel: VisionModel {
+    let state: ScriptedModel
+    var endpoint: String { "fake" }
+
+    func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+        let result = await state.begin()
+        let delay = state.delay
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        await state.end()
+        return try result.get()
+    }
+}
+
+/// Collects results in memory and serves cached answers by key.
+private actor MemorySink: ResultSink {
+    var results: [TrialResult] = []
+    var cache: [String: ModelAnswer] = [:]
+
+    init(cache: [String: ModelAnswer] = [:]) { self.cache = cache }
+
+    func cachedAnswer(forKey key: String) async throws -> ModelAnswer? { cache[key] }
+    func record(_ result: TrialResult) async throws { results.append(result) }
+}
+
+/// A clock that records the waits asked of it and returns at once.
+private final class RecordingClock: Clock, @unchecked Sendable {
+    typealias Instant = ContinuousClock.Instant
+    private let lock = NSLock()
+    private var recorded: [Duration] = []
+    let fixedNow = ContinuousClock.now
+
+    var now: Instant { fixedNow }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        lock.withLock { recorded.append(deadline - fixedNow) }
+    }
+
+    var sleeps: [Duration] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+}
+
+@Suite("Runner")
+struct RunnerTests {
+    static func trials(_ count: Int, badEvery: Int? = nil) -> [Trial] {
+        (0..<count).map { index in
+            let bad = badEvery.map { index % $0 == 0 } ?? false
+            let item = DatasetItem(
+                id: "item\(index)", image: .file(path: "i\(index).png", url: URL(fileURLWithPath: "/i\(index).png")),
+                problem: bad ? .notAnImage(path: "d/i\(index).png") : nil)
+            let request = ModelRequest(
+                model: "m", prompt: "P", image: .file(URL(fileURLWithPath: "/i\(index).png"), .png),
+                imageIdentity: "sha256:\(index)", maxTokens: 50)
+            return Trial(
+                id: index, variant: PromptVariant(name: "v", file: "v.md", text: "P"), item: item, maxTokens: 50,
+                repeatIndex: 0, request: bad ? nil : request,
+                key: bad ? nil : TrialKey.make(endpoint: "fake", request: request, repeatIndex: 0))
+        }
+    }
+
+    static func failure(status: Int, retryable: Bool, stops: Bool = false, retryAfter: Duration? = nil) -> ModelFailure {
+        ModelFailure(kind: .http, status: status, message: "HTTP \(status)", retryable: retryable, retryAfter: retryAfter, stopsRun: stops)
+    }
+
+    static let fastRetries = RetryPolicy(maxRetries: 2, initialDelay: .milliseconds(100), maxDelay: .seconds(8), jitter: false)
+
+    @Test func boundsRequestsInFlight() async throws {
+        let state = ScriptedModel(delay: .milliseconds(20))
+        let sink = MemorySink()
+        let runner = Runner(model: FakeModel(state: state), sink: sink, concurrency: 3)
+        let tally = try await runner.run(Self.trials(12))
+        #expect(tally.done == 12)
+        #expect(tally.failed == 0)
+        #expect(await state.calls == 12)
+        #expect(await state.maxInFlight <= 3)
+        #expect(await state.maxInFlight >= 2)
+        #expect(await sink.results.count == 12)
+    }
+
+    @Test func scoresEveryAnswer() async throws {
+        let sink = MemorySink()
+        let state = ScriptedModel(fallback: .success(ModelAnswer(content: "I see my cat on the", finishReason: "length")))
+        try await Runner(model: FakeModel(state: state), sink: sink).run(Self.trials(1))
+        let scores = Dictionary(uniqueKeysWithValues: try #require(await sink.results.first).scores.map { ($0.name, $0) })
+        #expect(scores[ScoreName.firstPerson]?.isFlagged == true)
+        #expect(scores[ScoreName.truncated]?.isFlagged == true)
+        #expect(scores[ScoreName.chars]?.value == 19)
+    }
+
+    @Test func reusesCachedAnswersWithoutARequest() async throws {
+        let trials = Self.trials(3)
+        let cached = ModelAnswer(content: "Cached cat.", finishReason: "stop", latencyMs: 420)
+        let sink = MemorySink(cache: [trials[1].key!: cached])
+        let state = ScriptedModel()
+        let tally = try await Runner(model: FakeModel(state: state), sink: sink, concurrency: 1).run(trials)
+        #expect(await state.calls == 2)
+        #expect(tally.cached == 1)
+        let results = await sink.results
+        let hit = try #require(results.first { $0.trial.id == 1 })
+        #expect(hit.cached)
+        #expect(hit.attempts == 0)
+        #expect(hit.answer?.content == "Cached cat.")
+        #expect(hit.answer?.latencyMs == 420)
+    }
+
+    @Test func noCacheAsksAgain() async throws {
+        let trials = Self.trials(2)
+        let sink = MemorySink(cache: [trials[0].key!: ModelAnswer(content: "old")])
+        let state = ScriptedModel()
+        try await Runner(model: FakeModel(state: state), sink: sink, useCache: false).run(trials)
+        #expect(await state.calls == 2)
+        #expect(await sink.results.allSatisfy { !$0.cached })
+    }
+
+    @Test func retriesRetryableFailuresWithBackoffAndServerWaits() async throws {
+        let clock = RecordingClock()
+        let state = ScriptedModel([
+            .failure(Self.failure(status: 429, retryable: true, retryAfter: .milliseconds(1234))),
+            .failure(Self.failure(status: 500, retryable: true)),
+        ])
+        let sink = MemorySink()
+        try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: clock).run(Self.trials(1))
+        let result = try #require(await sink.results.first)
+        #expect(result.answer?.content == "A cat.")
+        #expect(result.attempts == 3)
+        // The server's wait first, then exponential backoff for the second retry (0.1 s · 2).
+        #expect(clock.sleeps == [.milliseconds(1234), .milliseconds(200)])
+    }
+
+    @Test func givesUpAfterTheRetryBudget() async throws {
+        let clock = RecordingClock()
+        let state = ScriptedModel(fallback: .failure(Self.failure(status: 503, retryable: true)))
+        let sink = MemorySink()
+        let tally = try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: clock)
+            .run(Self.trials(1))
+        #expect(tally.failed == 1)
+        let result = try #require(await sink.results.first)
+        #expect(result.attempts == 3)
+        #expect(result.failure?.status == 503)
+        #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
+    }
+
+    @Test func doesNotRetryABadRequest() async throws {
+        let state = ScriptedModel(fallback: .failure(Self.failure(status: 400, retryable: false)))
+        let sink = MemorySink()
+        try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: RecordingClock())
+            .run(Self.trials(2))
+        #expect(await state.calls == 2)
+        #expect(await sink.results.allSatisfy { $0.attempts == 1 && $0.failure?.status == 400 })
+    }
+
+    @Test func aMisconfiguredRunStopsAtOnce() async throws {
+        let state = ScriptedModel(fallback: .failure(Self.failure(status: 401, retryable: false, stops: true)))
+        let sink = MemorySink()
+        let runner = Runner(model: FakeModel(state: state), sink: sink, concurrency: 2)
+        await #expect(throws: RunStopped.self) { try await runner.run(Self.trials(50)) }
+        #expect(await state.calls <= 2)
+        #expect(await sink.results.isEmpty)
+    }
+
+    @Test func badImagesFailOnlyTheirOwnTrialsWithoutARequest() async throws {
+        let state = ScriptedModel()
+        let sink = MemorySink()
+        let tally = try await Runner(model: FakeModel(state: state), sink: sink).run(Self.trials(6, badEvery: 3))
+        #expect(tally.done == 6)
+        #expect(tally.failed == 2)
+        #expect(await state.calls == 4)
+        let failures = await sink.results.compactMap(\.failure)
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0.kind == .image && $0.message.contains("is not an image") })
+    }
+
+    @Test func reportsProgressForEveryTrial() async throws {
+        let seen = Mutex<[Int]>([])
+        let runner = Runner(
+            model: FakeModel(state: ScriptedModel()), sink: MemorySink(), concurrency: 2,
+            onProgress: { progress in seen.withLock { $0.append(progress.done) } })
+        try await runner.run(Self.trials(5))
+        #expect(seen.withLock { $0.sorted() } == [1, 2, 3, 4, 5])
+    }
+
+    @Test func retryPolicyHonoursLimits() {
+        let policy = RetryPolicy(maxRetries: 3, initialDelay: .milliseconds(500), maxDelay: .seconds(8), jitter: false)
+        let retryable = Self.failure(status: 500, retryable: true)
+        #expect(policy.delay(afterFailure: retryable, retry: 0) == .milliseconds(500))
+        #expect(policy.delay(afterFailure: retryable, retry: 2) == .seconds(2))
+        #expect(policy.delay(afterFailure: retryable, retry: 3) == nil)
+        #expect(RetryPolicy(maxRetries: 9, jitter: false).delay(afterFailure: retryable, retry: 6) == .seconds(8))
+        #expect(policy.delay(afterFailure: Self.failure(status: 400, retryable: false), retry: 0) == nil)
+        #expect(policy.delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(3)), retry: 0) == .seconds(3))
+        // A server wait beyond the cap falls back to our own backoff.
+        #expect(policy.delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(600)), retry: 0) == .milliseconds(500))
+        let jittered = RetryPolicy(maxRetries: 2).delay(afterFailure: retryable, retry: 1)!
+        #expect(jittered <= .seconds(1) && jittered >= .milliseconds(750))
+    }
+}
+
+/// A tiny lock-protected box for values written from `@Sendable` callbacks.
+private final class Mutex<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

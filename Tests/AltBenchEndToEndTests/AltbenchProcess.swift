@@ -1,0 +1,102 @@
+import Foundation
+
+/// Runs the built `altbench` binary in a folder of its own and captures what it prints.
+struct AltbenchProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `altbench` executable built next to the test bundle.
+    static var executable: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
+        for directory in candidates {
+            let url = directory.appendingPathComponent("altbench")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return candidates[0].appendingPathComponent("altbench")
+    }
+
+    /// The environment a user without any OpenAI settings has (and not in CI).
+    static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CI"] { environment.removeValue(forKey: name) }
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = cleanEnvironment()) async throws -> Output {
+        let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        // Files rather than pipes: a full pipe cannot block the child.
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return Output(
+            status: status, stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
+
+/// A temporary working folder holding copies of the repository's prompts and sample dataset.
+struct Workspace {
+    let root: URL
+
+    static let repository: URL = {
+        var url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("no Package.swift above \(#filePath)")
+    }()
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-e2e-\(UUID().uuidString)")
+        let manager = FileManager.default
+        try manager.createDirectory(at: root.appendingPathComponent("datasets"), withIntermediateDirectories: true)
+        try manager.copyItem(at: Self.repository.appendingPathComponent("prompts"), to: root.appendingPathComponent("prompts"))
+        try manager.copyItem(
+            at: Self.repository.appendingPathComponent("datasets/sample"), to: root.appendingPathComponent("datasets/sample"))
+    }
+
+    func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+
+    func write(_ path: String, _ text: String) throws {
+        try FileManager.default.createDirectory(at: url(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url(path), atomically: true, encoding: .utf8)
+    }
+
+    func read(_ path: String) throws -> String {
+        try String(contentsOf: url(path), encoding: .utf8)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}

@@ -1,0 +1,225 @@
+import AltBenchTesting
+import Foundation
+import GRDB
+import Testing
+
+/// Runs the built `altbench` binary the way a user does: offline with the mock, and against a
+/// real OpenAI-compatible server on 127.0.0.1.
+@Suite("altbench end to end", .serialized)
+struct EndToEndTests {
+    static let fakeKey = "sk-test-e2e-SECRET-0123456789abcdef"
+
+    static func database(_ workspace: Workspace) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try DatabaseQueue(path: workspace.url("results/altbench.sqlite").path, configuration: configuration)
+    }
+
+    static func value<T: DatabaseValueConvertible & Sendable>(_ db: DatabaseQueue, _ sql: String) throws -> T? {
+        try db.read { try T.fetchOne($0, sql: sql) }
+    }
+
+    @Test func mockRunWorksOfflineAndSaysSo() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let output = try await AltbenchProcess.run(["run"], in: workspace.root)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("OFFLINE MOCK"))
+        #expect(output.stdout.contains("MOCK RESULTS"))
+        #expect(output.stdout.contains("icecubes"))
+        // stderr is not a terminal here, so no progress line is drawn.
+        #expect(!output.stderr.contains("\r"))
+
+        let latest = try workspace.read("results/latest.md")
+        #expect(latest.hasPrefix("# altbench run "))
+        #expect(latest.components(separatedBy: "\n")[0].contains("(mock)"))
+        #expect(latest.contains("Mock results, not a model"))
+        #expect(latest.contains("![chelsea](../datasets/sample/chelsea.png)"))
+        let runs = try FileManager.default.contentsOfDirectory(atPath: workspace.url("results/runs").path)
+        #expect(runs.count == 1)
+        let runReport = try workspace.read("results/runs/\(runs[0])")
+        #expect(runReport.contains("![chelsea](../../datasets/sample/chelsea.png)"))
+
+        let db = try Self.database(workspace)
+        #expect(try Self.value(db, "SELECT count(*) FROM run WHERE provider = 'mock' AND status = 'finished'") as Int? == 1)
+        #expect(try Self.value(db, "SELECT count(*) FROM variant") as Int? == 2)
+        #expect(try Self.value(db, "SELECT count(*) FROM item") as Int? == 4)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == 8)
+        #expect(try Self.value(db, "SELECT count(*) FROM response") as Int? == 8)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial_result WHERE chars > 0 AND first_person IS NOT NULL") as Int? == 8)
+    }
+
+    @Test func secondRunReusesEveryAnswer() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let first = try await AltbenchProcess.run(["run", "--max-tokens", "10,50"], in: workspace.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try await AltbenchProcess.run(["run", "--max-tokens", "10,50"], in: workspace.root)
+        #expect(second.status == 0, "\(second.stderr)")
+        let db = try Self.database(workspace)
+        let rows = try db.read { try Row.fetchAll($0, sql: "SELECT run_id, count(*) AS n, sum(cached) AS cached FROM trial GROUP BY run_id ORDER BY run_id") }
+        #expect(rows.count == 2)
+        #expect(rows.map { $0["n"] as Int } == [16, 16])
+        #expect(rows.map { $0["cached"] as Int } == [0, 16])
+        #expect(try Self.value(db, "SELECT count(*) FROM response") as Int? == 16)
+            // The 10-token limit cuts the mock's answers, and the truncation scorer sees it.
+        #expect(try Self.value(db, "SELECT avg(truncated) FROM trial_result WHERE max_tokens = 10") as Double? == 1)
+        // The same tables from the same answers.
+        #expect(first.stdout == second.stdout)
+    }
+
+    @Test func realServerRunSendsValidRequestsOnceAndKeepsTheKeySecret() async throws {
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: Self.fakeKey))
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let arguments = ["run", "--base-url", server.baseURL, "--max-tokens", "5,50"]
+        let first = try await AltbenchProcess.run(arguments, in: workspace.root, environment: environment)
+        let requests = await server.requests()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(requests.count == 16)
+        for request in requests {
+        #expect(request.path == "/v1/chat/completions")
+        #expect(request.header("authorization") == "Bearer \(Self.fakeKey)")
+            let body = try request.json()
+        #expect(body["model"] == "gpt-4o-mini")
+        #expect(body["temperature"] == nil)
+            let image = try #require(body["messages"]?[0]?["content"]?[1]?["image_url"]?["url"]?.stringValue)
+        #expect(image.hasPrefix("data:image/png;base64,") || image.hasPrefix("data:image/jpeg;base64,"))
+        }
+        #expect(!first.stdout.contains("MOCK"))
+        let latest = try workspace.read("results/latest.md")
+        #expect(latest.components(separatedBy: "\n")[0].contains("(openai)"))
+        #expect(latest.contains("A test description of image"))
+
+        let second = try await AltbenchProcess.run(arguments, in: workspace.root, environment: environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(await server.requests().count == 16, "a second run must not ask again")
+        #expect(first.stdout == second.stdout)
+        await server.stop()
+
+        // The key is nowhere: not in the database file, the reports, or anything printed.
+        var everything = first.stdout + first.stderr + second.stdout + second.stderr
+        for path in try FileManager.default.subpathsOfDirectory(atPath: workspace.url("results").path) {
+            let url = workspace.url("results/\(path)")
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            if !isDirectory.boolValue { everything += String(decoding: try Data(contentsOf: url), as: UTF8.self) }
+        }
+        #expect(!everything.contains(Self.fakeKey))
+        #expect(!everything.contains("SECRET"))
+    }
+
+    @Test func aBadImageFailsOnlyItsOwnTrialsAndExitsThree() async throws {
+        let server = try await OpenAITestServer.start()
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("datasets/sample/notes.png", "these are notes, not a picture\n")
+        try FileManager.default.removeItem(at: workspace.url("datasets/sample/coffee.png"))
+        var manifest = try workspace.read("datasets/sample/manifest.jsonl")
+        manifest += "{\"id\": \"notes\", \"image\": \"notes.png\", \"references\": [\"Notes.\"]}\n"
+        try manifest.write(to: workspace.url("datasets/sample/manifest.jsonl"), atomically: true, encoding: .utf8)
+
+        let output = try await AltbenchProcess.run(["run", "--base-url", server.baseURL], in: workspace.root)
+        #expect(output.status == 3, "\(output.stderr)")
+        #expect(output.stderr.contains("coffee.png does not exist"))
+        #expect(output.stderr.contains("notes.png is not an image"))
+        #expect(await server.requests().count == 6, "3 good images × 2 prompts")
+        let latest = try workspace.read("results/latest.md")
+        #expect(latest.contains("## Images that could not be sent"))
+        #expect(latest.contains("| coffee |"))
+        #expect(latest.contains("| notes |"))
+        let db = try Self.database(workspace)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'failed' AND error_kind = 'image'") as Int? == 4)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == 6)
+        await server.stop()
+    }
+
+    @Test func aCorruptPromptStopsTheRunBeforeAnyRequest() async throws {
+        let server = try await OpenAITestServer.start()
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("prompts/broken.md", "---\nname: broken\nmax_tokens: [50\n---\nDescribe it.\n")
+        let output = try await AltbenchProcess.run(["run", "--base-url", server.baseURL], in: workspace.root)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("prompts/broken.md:"))
+        #expect(output.stderr.contains("not valid YAML"))
+        #expect(await server.requests().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: workspace.url("results/altbench.sqlite").path))
+        await server.stop()
+    }
+
+    @Test func aManifestLineThatIsNotJSONIsNamed() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        var manifest = try workspace.read("datasets/sample/manifest.jsonl")
+        manifest += "{\"id\": \"x\", \"image\": \"x.png\"\n"
+        try manifest.write(to: workspace.url("datasets/sample/manifest.jsonl"), atomically: true, encoding: .utf8)
+        let lines = manifest.split(separator: "\n").count
+        let output = try await AltbenchProcess.run(["run"], in: workspace.root)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("datasets/sample/manifest.jsonl:\(lines): this line is not valid JSON"))
+    }
+
+    @Test func aRejectedKeyStopsTheRunWithAClearMessage() async throws {
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk-the-right-key-000000"))
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let output = try await AltbenchProcess.run(
+            ["run", "--base-url", server.baseURL, "--concurrency", "1"], in: workspace.root, environment: environment)
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("HTTP 401"))
+        #expect(output.stderr.contains("OPENAI_API_KEY"))
+        #expect(!output.stderr.contains(Self.fakeKey))
+        #expect(await server.requests().count == 1, "a 401 stops the run instead of failing every trial")
+        let latest = try workspace.read("results/latest.md")
+        #expect(latest.contains("This run did not finish"))
+        #expect(!latest.contains(Self.fakeKey))
+        await server.stop()
+    }
+
+    @Test func ciWithoutAKeyIsAnErrorNotASilentMock() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let output = try await AltbenchProcess.run(
+            ["run"], in: workspace.root, environment: AltbenchProcess.cleanEnvironment(["CI": "true"]))
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("OPENAI_API_KEY is not set"))
+        #expect(output.stderr.contains("--provider mock"))
+        let explicit = try await AltbenchProcess.run(["run", "--provider", "openai"], in: workspace.root)
+        #expect(explicit.status == 1)
+        #expect(explicit.stderr.contains("OPENAI_API_KEY is not set"))
+        let mockInCI = try await AltbenchProcess.run(
+            ["run", "--provider", "mock"], in: workspace.root, environment: AltbenchProcess.cleanEnvironment(["CI": "true"]))
+        #expect(mockInCI.status == 0, "\(mockInCI.stderr)")
+    }
+
+    @Test func reportReRendersAStoredRun() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let run = try await AltbenchProcess.run(["run"], in: workspace.root)
+        #expect(run.status == 0)
+        let original = try workspace.read("results/latest.md")
+        try FileManager.default.removeItem(at: workspace.url("results/latest.md"))
+        try FileManager.default.removeItem(at: workspace.url("results/runs"))
+        let report = try await AltbenchProcess.run(["report"], in: workspace.root)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout == run.stdout)
+        #expect(try workspace.read("results/latest.md") == original)
+        let missing = try await AltbenchProcess.run(["report", "nope"], in: workspace.root)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("No run 'nope'"))
+    }
+
+    @Test func badFlagsAreRejectedWithTheFix() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let output = try await AltbenchProcess.run(["run", "--max-tokens", "50,abc"], in: workspace.root)
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("--max-tokens takes positive whole numbers"))
+        let missing = try await AltbenchProcess.run(["run", "--prompts", "nowhere"], in: workspace.root)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("The prompts folder 'nowhere' does not exist"))
+    }
+}
