@@ -78,6 +78,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "altbench-bench",
+            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "altbench-test-server",
             dependencies: ["AltBenchTesting"],
             swiftSettings: strict

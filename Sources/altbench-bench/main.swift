@@ -1,0 +1,109 @@
+// altbench-bench: throughput and memory figures for the hot paths. Run in release:
+//
+//     swift run -c release altbench-bench [--trials N]
+//
+// It prints figures and judges nothing: targets live here, not in timed unit tests, because
+// shared machines are too noisy for a test to fail on a number.
+import AltBenchCore
+import AltBenchReport
+import AltBenchStore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+func peakResidentMB() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
+    #else
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1024 / 1024  // bytes on macOS
+    #endif
+}
+
+func measure(_ name: String, count: Int, unit: String = "op", _ body: () async throws -> Void) async rethrows {
+    let clock = ContinuousClock()
+    let elapsed = try await clock.measure { try await body() }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let per = seconds / Double(max(count, 1)) * 1e6
+    let label = name.padding(toLength: 30, withPad: " ", startingAt: 0)
+    print(
+        label
+            + String(
+                format: " %8d %@s in %7.3f s  %9.1f µs/%@  %9.0f %@s/s", count, unit, seconds, per, unit,
+                Double(count) / seconds, unit))
+}
+
+let arguments = CommandLine.arguments
+let trialCount = arguments.firstIndex(of: "--trials").flatMap { Int(arguments[$0 + 1]) } ?? 6000
+
+// Answers of the kinds the scorers meet: short, long, first person, cut off, refusals.
+let samples = [
+    "A tabby cat asleep on a sunny windowsill.",
+    "I can see a dog running on the beach with my family in the background, and we are",
+    "I'm sorry, but I can't help with identifying people in images.",
+    "A street sign reads “We are open” next to a café with red awnings and bicycles parked outside, while people walk past under a grey sky.",
+    String(repeating: "A long description of a detailed chart with many labelled axes and numbers. ", count: 20),
+]
+
+print("altbench-bench \(AltBenchVersion.current): \(trialCount) trials\n")
+
+// 1. Scoring.
+let scoringRounds = trialCount * 5
+await measure("score answers (v1 suite)", count: scoringRounds, unit: "answer") {
+    var flagged = 0
+    for index in 0..<scoringRounds {
+        let input = ScoringInput(content: samples[index % samples.count], finishReason: index % 3 == 0 ? "length" : "stop")
+        flagged += ScoringSuite.evaluate(input).filter(\.isFlagged).count
+    }
+    precondition(flagged > 0)
+}
+
+// 2. Planning and cache keys.
+let variants = (0..<4).map { PromptVariant(name: "v\($0)", file: "v\($0).md", text: "Describe image \($0) briefly.") }
+let items = (0..<(trialCount / 12)).map { index in
+    DatasetItem(
+        id: "item\(index)", image: .remote(URL(string: "https://media.example/\(index).png")!),
+        references: ["A reference description of picture number \(index), with a cat and a tree."])
+}
+let dataset = Dataset(name: "bench", path: "bench", root: URL(fileURLWithPath: "/tmp"), items: items)
+var options = RunOptions()
+options.provider = .mock
+options.maxTokens = [30, 50, 100]
+let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+var trials: [Trial] = []
+await measure("plan trials with cache keys", count: items.count * 12, unit: "trial") {
+    trials = Planner(experiment: experiment, endpoint: "mock").plan(variants: variants, dataset: dataset)
+}
+
+// 3. A whole mock run into a SQLite file, then reading it back and rendering.
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-bench-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: folder) }
+let store = try ResultStore(url: folder.appendingPathComponent("altbench.sqlite"))
+for (label, runID) in [("mock run, new answers", "bench-1"), ("mock run, all from cache", "bench-2")] {
+    let info = RunResults.Info(
+        id: runID, startedAt: Date(), status: "running", provider: .mock, providerReason: "bench",
+        endpoint: "mock", datasetPath: "bench", promptsPath: "bench")
+    let recorder = try await store.beginRun(info, variants: variants, dataset: dataset, plannedTrials: trials.count)
+    let runner = Runner(model: MockVisionModel(dataset: dataset), sink: recorder, concurrency: 4)
+    try await measure(label, count: trials.count, unit: "trial") {
+        let tally = try await runner.run(trials)
+        precondition(tally.done == trials.count)
+    }
+    try await store.finishRun(id: runID, status: "finished", message: nil)
+}
+var loaded: RunResults?
+try await measure("load a run from SQLite", count: trials.count, unit: "trial") {
+    loaded = try await store.loadRun(id: "bench-2")
+}
+await measure("render Markdown report", count: trials.count, unit: "trial") {
+    let text = MarkdownReport(results: loaded!, reportDirectory: folder).render()
+    precondition(text.count > 0)
+}
+let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("altbench.sqlite").path)[.size] as? Int) ?? 0
+print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))
