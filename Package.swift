@@ -118,6 +118,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "AltBenchAppTests",
+            dependencies: ["AltBenchApp", "AltBenchCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "AltBenchEndToEndTests",
             dependencies: [
                 "AltBenchTesting", "AltBenchCore", "altbench",
