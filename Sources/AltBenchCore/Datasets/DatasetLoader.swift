@@ -49,9 +49,12 @@ public struct DatasetLoader: Sendable {
         var items: [DatasetItem] = []
         var notes: [String] = []
         var seen: [String: Int] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on the "\n" scalar: "\r\n" is a single Character in Swift, so a Character split
+        // would read a whole CRLF manifest as one line. The trim below drops each line's "\r".
+        let rawLines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, rawLine) in rawLines.enumerated() {
             let lineNumber = index + 1
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = Substring(rawLine).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
             func fail(_ message: String) -> AltBenchError {
                 .manifestLine(file: file, line: lineNumber, message: message)
@@ -149,14 +152,20 @@ public struct DatasetLoader: Sendable {
                 files.append(name)
             } else {
                 var isDirectory: ObjCBool = false
-                FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                // Only whether it is a folder matters here: sub-folders are skipped without a note.
+                _ = FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
                 if !isDirectory.boolValue { notes.append("\(shown)/\(name): not an image file name, skipped.") }
             }
         }
         let stems = files.map { ($0 as NSString).deletingPathExtension }
+        let imageNames = Set(files)
         var items: [DatasetItem] = []
         for (name, stem) in zip(files, stems) {
-            let id = stems.filter { $0 == stem }.count > 1 ? name : stem
+            // The stem is the id unless another image shares it, or it is another image's full
+            // name ("cat.png.gif" beside "cat.png"): then the full name keeps ids unique.
+            let unique = stems.filter { $0 == stem }.count == 1 && !imageNames.contains(stem)
+            let id = unique ? stem : name
             let url = directory.appendingPathComponent(name)
             var item = DatasetItem(id: id, image: .file(path: name, url: url))
             inspect(&item, url: url, shownPath: "\(shown)/\(name)")

@@ -8,7 +8,8 @@ extension ConfigFile {
         guard FileManager.default.fileExists(atPath: url.path) else { return ConfigFile() }
         let data = try Data(contentsOf: url)
         guard let text = String(data: data, encoding: .utf8) else {
-            throw AltBenchError.configFile(file: displayPath, line: nil, message: "the file is not UTF-8 text.")
+            throw AltBenchError.configFile(
+                file: displayPath, line: nil, message: "the file is not UTF-8 text. Save it as UTF-8.")
         }
         return try parse(text, displayPath: displayPath)
     }
@@ -37,8 +38,18 @@ extension ConfigFile {
                 guard let string = value.scalar?.string, !string.isEmpty else { throw fail("must be a text value.") }
                 return string
             }
-            func integer() throws -> Int {
+            // Ranges are checked here as well as in Experiment.resolve, so that a bad value is
+            // reported with its line in the file rather than as a bare setting name.
+            func integer(in range: ClosedRange<Int>) throws -> Int {
                 guard let number = value.scalar.flatMap({ Int($0.string) }) else { throw fail("must be a whole number.") }
+                guard range.contains(number) else {
+                    throw fail("must be between \(range.lowerBound) and \(range.upperBound) (got \(number)).")
+                }
+                return number
+            }
+            func positiveInteger() throws -> Int {
+                guard let number = value.scalar.flatMap({ Int($0.string) }) else { throw fail("must be a whole number.") }
+                guard number > 0 else { throw fail("must be a positive whole number (got \(number)).") }
                 return number
             }
             switch key {
@@ -58,14 +69,14 @@ extension ConfigFile {
                     throw fail("must be a positive whole number or a list of them, e.g. [30, 50, 100].")
                 }
                 config.maxTokens = limits
-            case "repeats": config.repeats = try integer()
-            case "concurrency": config.concurrency = try integer()
-            case "retries": config.retries = try integer()
-            case "brevity_budget": config.brevityBudget = try integer()
-            case "platform_limit": config.platformLimit = try integer()
+            case "repeats": config.repeats = try integer(in: Experiment.repeatsRange)
+            case "concurrency": config.concurrency = try integer(in: Experiment.concurrencyRange)
+            case "retries": config.retries = try integer(in: Experiment.retriesRange)
+            case "brevity_budget": config.brevityBudget = try positiveInteger()
+            case "platform_limit": config.platformLimit = try positiveInteger()
             case "timeout":
-                guard let seconds = value.scalar.flatMap({ Double($0.string) }), seconds > 0 else {
-                    throw fail("must be a positive number of seconds.")
+                guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
+                    throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")
                 }
                 config.timeout = seconds
             case "token_field":
@@ -76,7 +87,11 @@ extension ConfigFile {
                 }
                 config.tokenField = field
             default:
-                let hint = YAMLDiagnostics.closest(to: key, in: knownKeys).map { " Did you mean `\($0)`?" } ?? ""
+                // `api_key`, `openai_api_key`, ...: someone is about to commit a key. Say where it goes.
+                let hint =
+                    key.lowercased().hasSuffix("key")
+                    ? " Never put a key in this file: export it as OPENAI_API_KEY, or name the variable that holds it with `api_key_env`."
+                    : YAMLDiagnostics.closest(to: key, in: knownKeys).map { " Did you mean `\($0)`?" } ?? ""
                 throw AltBenchError.configFile(
                     file: displayPath, line: line,
                     message: "unknown key `\(key)`.\(hint) Known keys: \(knownKeys.joined(separator: ", ")).")

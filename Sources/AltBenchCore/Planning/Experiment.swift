@@ -111,24 +111,34 @@ extension Experiment {
         let keyVariable = config.apiKeyEnv ?? "OPENAI_API_KEY"
         let key = environment[keyVariable].flatMap { $0.isEmpty ? nil : Secret($0) }
 
-        let baseText = options.baseURL ?? nonEmpty(environment["OPENAI_BASE_URL"]) ?? config.baseURL
-        let baseURL = try baseText.map { try parseBaseURL($0, source: options.baseURL != nil ? "--base-url" : environment["OPENAI_BASE_URL"] != nil ? "OPENAI_BASE_URL" : "base_url in altbench.yml") } ?? defaultBaseURL
+        let environmentBase = nonEmpty(environment["OPENAI_BASE_URL"])
+        let baseText = options.baseURL ?? environmentBase ?? config.baseURL
+        // Blame the source the value came from: an empty OPENAI_BASE_URL is skipped above, so
+        // it must not be named when the file's value is the bad one.
+        let baseSource =
+            options.baseURL != nil ? "--base-url" : environmentBase != nil ? "OPENAI_BASE_URL" : "base_url in altbench.yml"
+        let baseURL = try baseText.map { try parseBaseURL($0, source: baseSource) } ?? defaultBaseURL
         let baseConfigured = baseText != nil
         let onOpenAI = baseURL.host?.lowercased() == "api.openai.com"
 
         let provider: Provider
         let reason: String
         let inCI = ["true", "1", "yes"].contains(environment["CI"]?.lowercased() ?? "")
+        // The reason is shown in the banner and the report, so it names where the choice was made.
+        let chosenBy = { (provider: Provider) in
+            options.provider != nil ? "--provider \(provider.rawValue)" : "provider: \(provider.rawValue) in altbench.yml"
+        }
         switch options.provider ?? config.provider {
         case .mock:
             provider = .mock
-            reason = "--provider mock"
+            reason = chosenBy(.mock)
         case .openai:
             if key == nil && (!baseConfigured || onOpenAI) {
-                throw AltBenchError.missingAPIKey(variable: keyVariable, reason: "--provider openai needs it for \(baseURL.absoluteString)")
+                throw AltBenchError.missingAPIKey(
+                    variable: keyVariable, reason: "\(chosenBy(.openai)) needs it for \(baseURL.absoluteString)")
             }
             provider = .openai
-            reason = "--provider openai"
+            reason = chosenBy(.openai)
         case nil:
             if key != nil || baseConfigured {
                 if key == nil && onOpenAI {
@@ -150,20 +160,24 @@ extension Experiment {
             throw AltBenchError.invalidSetting(name: "max_tokens", message: "token limits must be positive whole numbers, e.g. --max-tokens 30,50,100.")
         }
         let concurrency = options.concurrency ?? config.concurrency ?? 4
-        guard (1...256).contains(concurrency) else {
-            throw AltBenchError.invalidSetting(name: "concurrency", message: "must be between 1 and 256 (got \(concurrency)).")
+        guard concurrencyRange.contains(concurrency) else {
+            throw AltBenchError.invalidSetting(
+                name: "concurrency", message: "must be between \(concurrencyRange.lowerBound) and \(concurrencyRange.upperBound) (got \(concurrency)).")
         }
         let repeats = options.repeats ?? config.repeats ?? 1
-        guard (1...1000).contains(repeats) else {
-            throw AltBenchError.invalidSetting(name: "repeats", message: "must be between 1 and 1000 (got \(repeats)).")
+        guard repeatsRange.contains(repeats) else {
+            throw AltBenchError.invalidSetting(
+                name: "repeats", message: "must be between \(repeatsRange.lowerBound) and \(repeatsRange.upperBound) (got \(repeats)).")
         }
         let timeout = options.timeout ?? config.timeout ?? 60
-        guard timeout > 0 else {
-            throw AltBenchError.invalidSetting(name: "timeout", message: "must be a positive number of seconds.")
+        guard isValidTimeout(timeout) else {
+            throw AltBenchError.invalidSetting(
+                name: "timeout", message: "must be a positive number of seconds, at most \(Int(maxTimeout)).")
         }
         let retries = options.retries ?? config.retries ?? 2
-        guard (0...10).contains(retries) else {
-            throw AltBenchError.invalidSetting(name: "retries", message: "must be between 0 and 10.")
+        guard retriesRange.contains(retries) else {
+            throw AltBenchError.invalidSetting(
+                name: "retries", message: "must be between \(retriesRange.lowerBound) and \(retriesRange.upperBound) (got \(retries)).")
         }
         let budget = options.brevityBudget ?? config.brevityBudget ?? 150
         let limit = config.platformLimit ?? 1500
@@ -186,13 +200,26 @@ extension Experiment {
             scoring: ScoringSettings(brevityBudget: budget, platformLimit: limit))
     }
 
+    /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
+    static let concurrencyRange = 1...256
+    static let repeatsRange = 1...1000
+    static let retriesRange = 0...10
+    /// A day. The timeout becomes whole milliseconds in an Int64, which an infinite or huge
+    /// value would overflow (a crash, not an error), and no request is worth waiting longer.
+    static let maxTimeout: Double = 86_400
+
+    static func isValidTimeout(_ seconds: Double) -> Bool {
+        seconds > 0 && seconds <= maxTimeout  // false for NaN too
+    }
+
     static func nonEmpty(_ value: String?) -> String? {
-        guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        guard let value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
         return value
     }
 
     static func parseBaseURL(_ text: String, source: String) throws -> URL {
-        var trimmed = text.trimmingCharacters(in: .whitespaces).trimmingTrailingSlashes()
+        // Newlines too: a value read from a file into OPENAI_BASE_URL often ends with one.
+        var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingTrailingSlashes()
         if trimmed.hasSuffix("/chat/completions") { trimmed.removeLast("/chat/completions".count) }
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             url.host != nil

@@ -71,16 +71,22 @@ public struct PromptLoader: Sendable {
         let bom = "\u{FEFF}"
         let source = source.hasPrefix(bom) ? String(source.dropFirst()) : source
         guard source.hasPrefix("---\n") || source.hasPrefix("---\r\n") else { return (nil, source) }
-        var lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on the "\n" scalar, not the Character: "\r\n" is a single Character in Swift,
+        // so a Character split would never end a line of a CRLF file. Each line keeps its "\r",
+        // which rejoining with "\n" puts back, so the body stays byte for byte.
+        var lines = source.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         lines.removeFirst()
-        var yamlLines: [Substring] = []
+        var yaml = ""
         for (index, line) in lines.enumerated() {
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
+            let trimmed = line.hasSuffix("\r") ? String(line.dropLast()) : line
             if trimmed == "---" || trimmed == "..." {
                 let body = lines[(index + 1)...].joined(separator: "\n")
-                return (yamlLines.joined(separator: "\n"), body)
+                return (yaml, body)
             }
-            yamlLines.append(line)
+            // Every front matter line ends with a line break in the file, and YAML block
+            // scalars (`system: |`) read their final newline from it.
+            yaml += line + "\n"
         }
         throw AltBenchError.promptFrontMatter(
             file: file, line: 1,

@@ -4,7 +4,7 @@ import Foundation
 public struct SummaryRow: Sendable, Hashable {
     public var variant: String
     public var maxTokens: Int?
-    /// Trials planned and recorded for the pair.
+    /// Trials recorded for the pair (fewer than planned when the run stopped early).
     public var n: Int
     /// Trials that got no answer.
     public var errors: Int
@@ -26,8 +26,8 @@ public struct SummaryRow: Sendable, Hashable {
 
 /// Aggregates a run's trials per (variant, max_tokens), in variant then token-limit order.
 ///
-/// Rates count only answered trials: a failed request says nothing about the prompt. Means and
-/// percentiles use the nearest-rank method, so every figure is one that occurred.
+/// Rates count only answered trials: a failed request says nothing about the prompt.
+/// Percentiles use the nearest-rank method, so each one is a value that occurred.
 public struct RunSummary: Sendable, Hashable {
     public var rows: [SummaryRow]
     public var budget: Int

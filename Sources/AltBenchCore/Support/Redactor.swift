@@ -3,7 +3,8 @@ import Foundation
 /// Removes secrets from text before it reaches SQLite, a report, a log line or an error.
 ///
 /// It replaces the configured secrets verbatim and anything shaped like an OpenAI key
-/// (`sk-...`, including the partly masked form OpenAI echoes in its 401 message).
+/// (`sk-...` starting a word, including the partly masked form OpenAI echoes in its 401
+/// message).
 public struct Redactor: Sendable {
     public static let placeholder = "[redacted]"
     private let secrets: [String]
@@ -25,10 +26,14 @@ public struct Redactor: Sendable {
         text.map { redact($0) }
     }
 
-    nonisolated(unsafe) private static let keyShape = try! Regex(#"sk-[A-Za-z0-9_*\-]{6,}"#)
+    /// `sk-` at the start of a word, then the key's characters. The captured character before
+    /// it is kept: without that check, words such as "desk-mounted" or "risk-assessment" in
+    /// an answer would be cut to "de[redacted]".
+    nonisolated(unsafe) private static let keyShape = try! Regex(
+        #"(^|[^\p{L}\p{N}])sk-[A-Za-z0-9_*\-]{6,}"#, as: (Substring, Substring).self)
 
     static func redactKeyShapes(_ text: String) -> String {
         guard text.contains("sk-") else { return text }
-        return text.replacing(keyShape, with: placeholder)
+        return text.replacing(keyShape) { match in match.output.1 + placeholder }
     }
 }

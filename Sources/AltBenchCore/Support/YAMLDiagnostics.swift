@@ -6,13 +6,26 @@ enum YAMLDiagnostics {
     /// The 1-based line within the YAML text where the problem is, when Yams knows it.
     static func line(of error: YamlError) -> Int? {
         switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
+        case .scanner(let context, let problem, let mark, let yaml), .parser(let context, let problem, let mark, let yaml),
+            .composer(let context, let problem, let mark, let yaml):
+            // Something left open (a quote, a bracket) is only noticed at the end of the text,
+            // on the empty line after the last one; the line to fix is where it was opened.
+            if let context, problem.contains("end of stream") || isPastLastLine(mark, in: yaml) {
+                return context.mark.line
+            }
             return mark.line
         case .duplicatedKeysInMapping(_, let context):
             return context.mark.line
         default:
             return nil
         }
+    }
+
+    /// Whether a mark sits after the text's final line break, where no line of the file is.
+    private static func isPastLastLine(_ mark: Mark, in yaml: String) -> Bool {
+        // Scalars, not Characters: "\r\n" is one Character and would hide the "\n".
+        let breaks = yaml.unicodeScalars.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+        return yaml.unicodeScalars.last == "\n" && mark.line > breaks
     }
 
     /// Yams' problem text without the echoed YAML source.

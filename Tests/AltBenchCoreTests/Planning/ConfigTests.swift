@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+
+@testable import AltBenchCore
+
+/// `altbench.yml`: every key is optional; unknown keys and bad values name the line.
+@Suite("altbench.yml")
+struct ConfigTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .resolvingSymlinksInPath()
+        .deletingLastPathComponent()  // Planning
+        .deletingLastPathComponent()  // AltBenchCoreTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
+
+    static func parse(_ text: String) throws -> ConfigFile {
+        try ConfigFile.parse(text, displayPath: "altbench.yml")
+    }
+
+    @Test("the repository's own altbench.yml parses and resolves to the mock offline")
+    func repositoryConfig() throws {
+        let config = try ConfigFile.load(
+            from: Self.repositoryRoot.appendingPathComponent("altbench.yml"), displayPath: "altbench.yml")
+        #expect(config.prompts == "prompts")
+        #expect(config.dataset == "datasets/sample")
+        #expect(config.results == "results")
+        #expect(config.concurrency == 4)
+        #expect(config.repeats == 1)
+        #expect(config.timeout == 60)
+        #expect(config.retries == 2)
+        #expect(config.brevityBudget == 150)
+        #expect(config.platformLimit == 1500)
+        // The commented-out keys stay unset, so prompts keep their own model and limits.
+        #expect(config.model == nil)
+        #expect(config.maxTokens == nil)
+        #expect(config.baseURL == nil)
+        #expect(config.apiKeyEnv == nil)
+        #expect(config.provider == nil)
+        #expect(config.tokenField == nil)
+
+        let experiment = try Experiment.resolve(options: RunOptions(), config: config, environment: [:])
+        #expect(experiment.provider == .mock)
+        #expect(experiment.datasetPath == "datasets/sample")
+    }
+
+    @Test("every key is read")
+    func allKeys() throws {
+        let config = try Self.parse(
+            """
+            prompts: my-prompts
+            dataset: datasets/mine
+            results: out
+            model: gpt-4.1-mini
+            base_url: http://127.0.0.1:8080/v1
+            api_key_env: MY_KEY
+            provider: openai
+            max_tokens: [30, 50, 100]
+            repeats: 3
+            concurrency: 8
+            timeout: 12.5
+            retries: 0
+            token_field: max_completion_tokens
+            brevity_budget: 120
+            platform_limit: 500
+            """)
+        #expect(config.prompts == "my-prompts")
+        #expect(config.dataset == "datasets/mine")
+        #expect(config.results == "out")
+        #expect(config.model == "gpt-4.1-mini")
+        #expect(config.baseURL == "http://127.0.0.1:8080/v1")
+        #expect(config.apiKeyEnv == "MY_KEY")
+        #expect(config.provider == .openai)
+        #expect(config.maxTokens == [30, 50, 100])
+        #expect(config.repeats == 3)
+        #expect(config.concurrency == 8)
+        #expect(config.timeout == 12.5)
+        #expect(config.retries == 0)
+        #expect(config.tokenField == .maxCompletionTokens)
+        #expect(config.brevityBudget == 120)
+        #expect(config.platformLimit == 500)
+    }
+
+    @Test("the known keys are exactly the documented ones")
+    func knownKeys() {
+        #expect(
+            Set(ConfigFile.knownKeys) == [
+                "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
+                "repeats", "concurrency", "timeout", "retries", "token_field", "brevity_budget", "platform_limit",
+            ])
+    }
+
+    struct ValueCase: Sendable, CustomTestStringConvertible {
+        var yaml: String
+        var check: @Sendable (ConfigFile) -> Bool
+        var testDescription: String { yaml }
+    }
+
+    static let values: [ValueCase] = [
+        ValueCase(yaml: "max_tokens: 50", check: { $0.maxTokens == [50] }),
+        ValueCase(yaml: "max_tokens:\n  - 30\n  - 60", check: { $0.maxTokens == [30, 60] }),
+        ValueCase(yaml: "token_field: auto", check: { $0.tokenField == nil }),
+        ValueCase(yaml: "token_field: max_tokens", check: { $0.tokenField == .maxTokens }),
+        ValueCase(yaml: "provider: mock", check: { $0.provider == .mock }),
+        ValueCase(yaml: "timeout: 30", check: { $0.timeout == 30 }),
+        ValueCase(yaml: "timeout: 0.5", check: { $0.timeout == 0.5 }),
+        ValueCase(yaml: "retries: 0", check: { $0.retries == 0 }),
+        ValueCase(yaml: "model: \"gpt-4o\"  # a comment", check: { $0.model == "gpt-4o" }),
+        ValueCase(yaml: "", check: { $0 == ConfigFile() }),
+        ValueCase(yaml: "# only comments\n\n# here", check: { $0 == ConfigFile() }),
+    ]
+
+    @Test("values", arguments: values)
+    func value(_ row: ValueCase) throws {
+        let config = try Self.parse(row.yaml)
+        #expect(row.check(config), "got \(config)")
+    }
+
+    struct ErrorCase: Sendable, CustomTestStringConvertible {
+        var label: String
+        var yaml: String
+        var line: Int?
+        var mentions: [String]
+        var testDescription: String { label }
+    }
+
+    static let errors: [ErrorCase] = [
+        ErrorCase(
+            label: "unknown key with a hint", yaml: "prompts: prompts\n\nconcurency: 4\n", line: 3,
+            mentions: ["unknown key `concurency`", "Did you mean `concurrency`?", "Known keys: prompts, dataset"]),
+        ErrorCase(
+            label: "unknown key in a CRLF file", yaml: "prompts: p\r\n\r\nconcurency: 4\r\n", line: 3,
+            mentions: ["Did you mean `concurrency`?"]),
+        ErrorCase(
+            label: "unknown key: max_token", yaml: "# comment\nmax_token: 50\n", line: 2,
+            mentions: ["Did you mean `max_tokens`?"]),
+        ErrorCase(
+            label: "unknown key without a hint", yaml: "scorer_weights: {}\n", line: 1,
+            mentions: ["unknown key `scorer_weights`", "Known keys"]),
+        ErrorCase(
+            label: "an API key in the file is an unknown key", yaml: "api_key: sk-not-here\n", line: 1,
+            mentions: ["unknown key `api_key`", "Never put a key in this file", "OPENAI_API_KEY", "`api_key_env`"]),
+        ErrorCase(
+            label: "so is openai_api_key", yaml: "model: m\nOPENAI_API_KEY: sk-not-here\n", line: 2,
+            mentions: ["unknown key `OPENAI_API_KEY`", "Never put a key in this file"]),
+        ErrorCase(
+            label: "repeats as text", yaml: "repeats: many\n", line: 1, mentions: ["`repeats` must be a whole number"]),
+        ErrorCase(
+            label: "repeats 0", yaml: "model: m\nrepeats: 0\n", line: 2, mentions: ["`repeats`", "1"]),
+        ErrorCase(
+            label: "concurrency 1.5", yaml: "concurrency: 1.5\n", line: 1,
+            mentions: ["`concurrency` must be a whole number"]),
+        ErrorCase(
+            label: "concurrency 0", yaml: "concurrency: 0\n", line: 1, mentions: ["`concurrency`", "1"]),
+        ErrorCase(
+            label: "retries -1", yaml: "retries: -1\n", line: 1, mentions: ["`retries`"]),
+        ErrorCase(
+            label: "brevity_budget 0", yaml: "brevity_budget: 0\n", line: 1, mentions: ["`brevity_budget`"]),
+        ErrorCase(
+            label: "platform_limit -5", yaml: "platform_limit: -5\n", line: 1, mentions: ["`platform_limit`"]),
+        ErrorCase(
+            label: "provider azure", yaml: "provider: azure\n", line: 1, mentions: ["`provider` must be openai or mock"]),
+        ErrorCase(
+            label: "max_tokens 0", yaml: "max_tokens: 0\n", line: 1,
+            mentions: ["`max_tokens` must be a positive whole number", "[30, 50, 100]"]),
+        ErrorCase(
+            label: "max_tokens [50, x]", yaml: "\nmax_tokens: [50, x]\n", line: 2, mentions: ["`max_tokens`"]),
+        ErrorCase(
+            label: "max_tokens fifty", yaml: "max_tokens: fifty\n", line: 1, mentions: ["`max_tokens`"]),
+        ErrorCase(
+            label: "timeout 0", yaml: "timeout: 0\n", line: 1, mentions: ["`timeout` must be a positive number of seconds"]),
+        ErrorCase(
+            label: "timeout soon", yaml: "timeout: soon\n", line: 1, mentions: ["`timeout`"]),
+        ErrorCase(
+            label: "timeout infinite", yaml: "timeout: .inf\n", line: 1, mentions: ["`timeout`"]),
+        ErrorCase(
+            label: "token_field max", yaml: "token_field: max\n", line: 1,
+            mentions: ["`token_field` must be auto, max_tokens or max_completion_tokens"]),
+        ErrorCase(
+            label: "prompts as a list", yaml: "prompts: [a, b]\n", line: 1, mentions: ["`prompts` must be a text value"]),
+        ErrorCase(
+            label: "empty model", yaml: "model: \"\"\n", line: 1, mentions: ["`model` must be a text value"]),
+        ErrorCase(
+            label: "bad YAML on line 3", yaml: "prompts: p\ndataset: d\nmodel: a: b\n", line: 3,
+            mentions: ["not valid YAML"]),
+        ErrorCase(
+            label: "an unclosed quote is blamed on its own line", yaml: "prompts: p\nmodel: \"gpt\nrepeats: 1\n",
+            line: 2, mentions: ["not valid YAML"]),
+        ErrorCase(
+            label: "a list instead of keys", yaml: "- prompts\n- dataset\n", line: 1, mentions: ["`key: value` lines"]),
+    ]
+
+    @Test("bad configuration names the file, the key and the line", arguments: errors)
+    func error(_ row: ErrorCase) throws {
+        let error = #expect(throws: AltBenchError.self) { try Self.parse(row.yaml) }
+        guard case .configFile(let file, let line, _) = error else {
+            Issue.record("expected a config file error, got \(String(describing: error))")
+            return
+        }
+        #expect(file == "altbench.yml")
+        #expect(line == row.line)
+        let message = String(describing: error!)
+        let location = row.line.map { "altbench.yml:\($0): " } ?? "altbench.yml: "
+        #expect(message.hasPrefix(location), "\(message)")
+        for word in row.mentions {
+            #expect(message.contains(word), "\(message)")
+        }
+    }
+
+    @Test("a duplicated key is an error")
+    func duplicateKey() throws {
+        let error = #expect(throws: AltBenchError.self) { try Self.parse("repeats: 1\nrepeats: 2\n") }
+        let message = error.map { String(describing: $0) } ?? ""
+        #expect(message.hasPrefix("altbench.yml"))
+        #expect(message.contains("repeats"))
+    }
+
+    // MARK: - Files
+
+    @Test("a missing file is an empty configuration")
+    func missingFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-\(UUID().uuidString).yml")
+        #expect(try ConfigFile.load(from: url, displayPath: "altbench.yml") == ConfigFile())
+    }
+
+    @Test("a file is read from disk, and a non-UTF-8 one is an error naming it")
+    func fromDisk() throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("altbench-config-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let good = folder.appendingPathComponent("good.yml")
+        try Data("repeats: 2\n".utf8).write(to: good)
+        #expect(try ConfigFile.load(from: good, displayPath: "good.yml").repeats == 2)
+
+        let bad = folder.appendingPathComponent("bad.yml")
+        try Data([0x6D, 0x6F, 0x64, 0x65, 0x6C, 0x3A, 0x20, 0xE9, 0x0A]).write(to: bad)
+        let error = #expect(throws: AltBenchError.self) { try ConfigFile.load(from: bad, displayPath: "bad.yml") }
+        let message = error.map { String(describing: $0) } ?? ""
+        #expect(message.hasPrefix("bad.yml: "), "\(message)")
+        #expect(message.contains("Save it as UTF-8"))
+    }
+}
