@@ -56,7 +56,10 @@ let package = Package(
         ),
         .target(
             name: "AltBenchApp",
-            dependencies: ["AltBenchCore", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport"],
+            dependencies: [
+                "AltBenchCore", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -106,6 +109,7 @@ let package = Package(
         .testTarget(
             name: "AltBenchReportTests",
             dependencies: ["AltBenchReport", "AltBenchCore"],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(

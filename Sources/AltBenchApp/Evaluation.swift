@@ -2,6 +2,7 @@ import AltBenchCore
 import AltBenchOpenAI
 import AltBenchReport
 import AltBenchStore
+import AsyncHTTPClient
 import Foundation
 
 /// The `altbench run` pipeline: load, plan, execute, store, report.
@@ -52,15 +53,18 @@ public struct Evaluation: Sendable {
         }
 
         let model: any VisionModel
+        var httpClient: HTTPClient?
         switch experiment.provider {
         case .mock:
             model = MockVisionModel(dataset: dataset)
             console.err(
                 "*** OFFLINE MOCK: no model is called; answers are the dataset's reference texts cut to max_tokens (\(experiment.providerReason)). Set OPENAI_API_KEY, or --base-url URL for a local server, to evaluate a real model. ***\n")
         case .openai:
+            let client = OpenAIVisionModel.makeHTTPClient()
+            httpClient = client
             model = OpenAIVisionModel(
                 baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
-                timeout: .milliseconds(Int64(experiment.timeout * 1000)))
+                timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: client)
             if experiment.apiKey == nil {
                 console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
             }
@@ -94,7 +98,11 @@ public struct Evaluation: Sendable {
             progress.finish()
             stopped = error
             try await store.finishRun(id: info.id, status: "stopped", message: redactor.redact(error.failure.message))
+        } catch {
+            try? await httpClient?.shutdown()
+            throw error
         }
+        try? await httpClient?.shutdown()
 
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
             .write(runID: info.id, displayResults: experiment.resultsPath, updateLatest: true)

@@ -19,6 +19,9 @@ public struct OpenAIVisionModel: VisionModel {
     let redactor: Redactor
     /// Largest response body read; chat completions for alt text are tiny.
     let maxBodyBytes = 8 * 1024 * 1024
+    /// Token-limit fields a server rejected per model, so the fallback costs one extra
+    /// request per model and run rather than one per trial.
+    let rejectedFields = RejectedTokenFields()
 
     public init(
         baseURL: URL, apiKey: Secret?, apiKeyVariable: String = "OPENAI_API_KEY", timeout: Duration = .seconds(60),
@@ -40,9 +43,19 @@ public struct OpenAIVisionModel: VisionModel {
         do {
             imageURL = try request.image.urlString()
         } catch {
+            let reference: String
+            switch request.image {
+            case .file(let url, _): reference = url.path
+            case .remote(let url): reference = url.absoluteString
+            }
             throw ModelFailure(
-                kind: .image, message: "could not read the image \(request.image): \(error.localizedDescription)",
+                kind: .image,
+                message: "could not read the image \(reference): \(error.localizedDescription) Check that the file still exists and is readable.",
                 retryable: false)
+        }
+        var request = request
+        if request.maxTokens != nil, await rejectedFields.isRejected(request.tokenField, model: request.model) {
+            request.tokenField = request.tokenField.other
         }
         do {
             return try await send(request, imageURL: imageURL)
@@ -50,10 +63,22 @@ public struct OpenAIVisionModel: VisionModel {
             where failure.status == 400 && failure.code == "unsupported_parameter"
             && failure.param == request.tokenField.rawValue && request.maxTokens != nil
         {
+            await rejectedFields.reject(request.tokenField, model: request.model)
             var other = request
-            other.tokenField = request.tokenField == .maxTokens ? .maxCompletionTokens : .maxTokens
+            other.tokenField = request.tokenField.other
             return try await send(other, imageURL: imageURL)
         }
+    }
+
+    /// An HTTP client for one run: a refused connection fails at once (and the runner's retry
+    /// policy decides what next) instead of being retried inside the client until the request
+    /// timeout. The caller shuts it down.
+    public static func makeHTTPClient(connectTimeout: Duration = .seconds(10)) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .nanoseconds(
+            connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// The exact bytes sent for a request (also what tests compare against).
@@ -73,8 +98,11 @@ public struct OpenAIVisionModel: VisionModel {
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {
-            response = try await httpClient.execute(http, deadline: .now() + TimeAmount(timeout))
-            body = try await response.body.collect(upTo: maxBodyBytes)
+            // One deadline for the head and the body: a server that stalls mid-body is as
+            // slow as one that never answers.
+            let deadline = ContinuousClock.now + timeout
+            response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
+            body = try await collect(response.body, until: deadline)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw ModelFailure(
                 kind: .timeout, message: "no answer from \(endpoint) within \(timeout.seconds) s (timeout).",
@@ -83,6 +111,12 @@ public struct OpenAIVisionModel: VisionModel {
             throw CancellationError()
         } catch let error as HTTPClientError where error == .cancelled {
             throw CancellationError()
+        } catch is NIOTooManyBytesError {
+            // Asking again gets the same oversized answer.
+            throw ModelFailure(
+                kind: .malformed,
+                message: "the answer from \(endpoint) is larger than \(maxBodyBytes / 1024 / 1024) MB; a chat completion is a few KB. Is --base-url a chat-completions endpoint?",
+                retryable: false)
         } catch {
             throw ModelFailure(
                 kind: .transport,
@@ -100,16 +134,30 @@ public struct OpenAIVisionModel: VisionModel {
                 status: status, headers: headers, body: data, redactor: redactor, url: endpoint,
                 apiKeyVariable: apiKeyVariable)
         }
-        var answer = try ChatCompletionParser.answer(from: data, requestID: requestID, redactor: redactor)
+        var answer = try ChatCompletionParser.answer(
+            from: data, requestID: requestID, redactor: redactor, headers: headers)
         answer.tokenField = request.maxTokens == nil ? nil : request.tokenField.rawValue
         return answer
     }
 }
 
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let parts = duration.components
-        self = .nanoseconds(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
+extension OpenAIVisionModel {
+    /// Reads a whole body, giving up at `deadline`: AsyncHTTPClient's own deadline ends
+    /// once the head has arrived, so without this a stalled body would wait forever.
+    func collect(_ body: HTTPClientResponse.Body, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
+        let limit = maxBodyBytes
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard case .some(.some(let buffer)) = try await group.next() else {
+                throw HTTPClientError.deadlineExceeded
+            }
+            return buffer
+        }
     }
 }
 
@@ -119,4 +167,22 @@ extension Duration {
         let value = Double(components.seconds) + Double(components.attoseconds) / 1e18
         return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
     }
+}
+
+/// Remembers which token-limit field a server rejected for which model.
+actor RejectedTokenFields {
+    private var rejected: Set<String> = []
+
+    func isRejected(_ field: TokenField, model: String) -> Bool {
+        rejected.contains("\(model)\u{0}\(field.rawValue)")
+    }
+
+    func reject(_ field: TokenField, model: String) {
+        rejected.insert("\(model)\u{0}\(field.rawValue)")
+    }
+}
+
+extension TokenField {
+    /// The field to try when a server rejects this one.
+    var other: TokenField { self == .maxTokens ? .maxCompletionTokens : .maxTokens }
 }

@@ -22,6 +22,8 @@ public struct MarkdownReport: Sendable {
         variantsSection(&out)
         failuresSection(&out)
         imagesSection(&out)
+        // Each section closes with a blank line; the file ends with a single newline.
+        while out.last == "" { out.removeLast() }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -83,8 +85,9 @@ public struct MarkdownReport: Sendable {
         out.append("## Variants")
         out.append("")
         for variant in results.variants {
-            var facts = ["`\(variant.file)`"]
-            if let model = variant.model { facts.append("model \(model)") }
+            // A code span cannot escape a backtick, so a path holding one is shown without it.
+            var facts = ["`\(variant.file.replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "\n", with: " "))`"]
+            if let model = variant.model { facts.append("model \(MarkdownText.inline(model))") }
             if let limits = variant.maxTokens { facts.append("max_tokens \(limits.map(String.init).joined(separator: ", "))") }
             if let detail = variant.detail { facts.append("detail \(detail.rawValue)") }
             if let temperature = variant.temperature { facts.append("temperature \(temperature)") }
@@ -130,9 +133,13 @@ public struct MarkdownReport: Sendable {
         for item in results.items {
             out.append("### \(MarkdownText.inline(item.id))")
             out.append("")
+            // A remote URL is linked as the URL it is; a file path is encoded as a path, so the
+            // `?` of a query is kept in one and escaped in the other.
             let target = item.isRemote
-                ? item.image : MarkdownText.relativePath(to: item.image, from: reportDirectory.path)
-            out.append("![\(MarkdownText.inline(item.id))](\(MarkdownText.linkTarget(target)))")
+                ? MarkdownText.linkTarget(url: item.image)
+                : MarkdownText.linkTarget(MarkdownText.relativePath(to: item.image, from: reportDirectory.path))
+            // An image that could not be sent is linked, not embedded: it may not render.
+            out.append("\(item.problem == nil ? "!" : "")[\(MarkdownText.inline(item.id))](\(target))")
             out.append("")
             var facts: [String] = []
             if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
@@ -150,7 +157,7 @@ public struct MarkdownReport: Sendable {
             }
             out.append(showRepeat ? "| variant | max_tokens | repeat | answer | chars | flags |" : "| variant | max_tokens | answer | chars | flags |")
             out.append(showRepeat ? "|---|---:|---:|---|---:|---|" : "|---|---:|---|---:|---|")
-            let order = Dictionary(uniqueKeysWithValues: results.variants.enumerated().map { ($1.name, $0) })
+            let order = Dictionary(results.variants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
             let trials = (byItem[item.id] ?? []).sorted {
                 (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex)
                     < (order[$1.variant] ?? 0, $1.maxTokens ?? Int.max, $1.repeatIndex)

@@ -5,13 +5,20 @@ public enum MarkdownText {
     /// Text safe inside a GFM table cell: `|` cannot end the cell, a newline cannot end the
     /// row, and no Markdown or HTML in a model's answer is rendered as such.
     public static func cell(_ text: String) -> String {
-        let normalized = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        return escapeInline(normalized).replacingOccurrences(of: "\n", with: "<br>")
+        escapeInline(normalizingLineEndings(text)).replacingOccurrences(of: "\n", with: "<br>")
     }
 
     /// Text safe as inline Markdown on one line (no table around it).
+    ///
+    /// A lone CR ends a Markdown line as much as LF does, and prompt files written on Windows
+    /// carry CRLF, so all three line endings become one space.
     public static func inline(_ text: String) -> String {
-        escapeInline(text).replacingOccurrences(of: "\n", with: " ")
+        escapeInline(normalizingLineEndings(text)).replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// CRLF and lone CR as LF.
+    static func normalizingLineEndings(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 
     static func escapeInline(_ text: String) -> String {
@@ -31,12 +38,25 @@ public enum MarkdownText {
         return out
     }
 
-    /// A link target: spaces and brackets percent-encoded so the link survives rendering.
+    /// A link target for a file path: spaces and brackets percent-encoded so the link survives
+    /// rendering, and `%`, `?` and `#` too, since in a file name they are characters, not URL syntax.
     public static func linkTarget(_ path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "()[] ")
         return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
+
+    /// A link target for a remote URL: its query, fragment and existing `%` escapes are URL
+    /// syntax and stay as they are; spaces, quotes and non-ASCII characters, which a URL cannot
+    /// hold as such, and parentheses, which would end the Markdown link, are percent-encoded.
+    public static func linkTarget(url: String) -> String {
+        url.addingPercentEncoding(withAllowedCharacters: urlCharacters) ?? url
+    }
+
+    /// RFC 3986 unreserved and reserved characters plus `%`, without the parentheses that
+    /// would end a Markdown link destination.
+    private static let urlCharacters = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'*+,;=%")
 
     /// `to` relative to the folder `from`, both absolute file paths.
     public static func relativePath(to target: String, from directory: String) -> String {

@@ -61,7 +61,7 @@ extension ResultStore {
                     JOIN item i ON i.id = t.item_id
                     LEFT JOIN response r ON r.id = t.response_id
                     WHERE t.run_id = ?
-                    ORDER BY i.position, v.position, t.max_tokens, t.repeat_index
+                    ORDER BY i.position, v.position, t.max_tokens IS NULL, t.max_tokens, t.repeat_index
                     """, arguments: [id])
             let trials = trialRows.map { row in
                 let answered = (row["status"] as String) == "answered"

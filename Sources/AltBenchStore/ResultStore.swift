@@ -100,7 +100,15 @@ public final class ResultStore: Sendable {
     }
 
     /// Marks a run finished or stopped.
-    public func finishRun(id: String, status: String, message: String?, at date: Date = Date()) async throws {
+    ///
+    /// The reason a run stopped is usually a server's error text, which can echo the API key
+    /// (OpenAI's 401 does), so it passes a redactor as the recorder's trial errors do: pass the
+    /// run's; even the default one removes `sk-...` shapes.
+    public func finishRun(
+        id: String, status: String, message: String?, at date: Date = Date(),
+        redactor: Redactor = Redactor(secrets: [])
+    ) async throws {
+        let message = redactor.redactIfPresent(message)
         try await writer.write { db in
             try db.execute(
                 sql: "UPDATE run SET status = ?, status_message = ?, finished_at = ? WHERE id = ?",

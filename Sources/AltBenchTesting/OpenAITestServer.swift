@@ -140,11 +140,20 @@ public final class OpenAITestServer: Sendable {
         }
         var buffer = ByteBufferAllocator().buffer(capacity: scripted.body.count)
         buffer.writeBytes(scripted.body)
-        return Response(
-            status: HTTPResponse.Status(code: scripted.status),
-            headers: fields,
-            body: ResponseBody(byteBuffer: buffer)
-        )
+        var body = ResponseBody(byteBuffer: buffer)
+        if let stall = scripted.bodyStall {
+            let half = buffer.readableBytes / 2
+            let first = buffer.getSlice(at: buffer.readerIndex, length: half) ?? ByteBuffer()
+            let rest = buffer.getSlice(at: buffer.readerIndex + half, length: buffer.readableBytes - half) ?? ByteBuffer()
+            // The declared length tells the client more is coming while the server waits.
+            body = ResponseBody(contentLength: buffer.readableBytes) { writer in
+                try await writer.write(first)
+                try await Task.sleep(for: stall)
+                try await writer.write(rest)
+                try await writer.finish(nil)
+            }
+        }
+        return Response(status: HTTPResponse.Status(code: scripted.status), headers: fields, body: body)
     }
 }
 

@@ -9,17 +9,22 @@ public struct ScriptedResponse: Sendable {
     public var body: Data
     /// Time to wait before answering (slow servers, client timeouts).
     public var delay: Duration?
+    /// Time to wait after sending the head and the first half of the body, before the rest:
+    /// a server that stalls mid-answer, which a client deadline on the head alone misses.
+    public var bodyStall: Duration?
 
     public init(
         status: Int = 200,
         headers: [(name: String, value: String)] = [],
         body: Data = Data(),
-        delay: Duration? = nil
+        delay: Duration? = nil,
+        bodyStall: Duration? = nil
     ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
+        self.bodyStall = bodyStall
     }
 
     /// The first value of header `name`, compared case-insensitively.
@@ -32,6 +37,13 @@ public struct ScriptedResponse: Sendable {
     public func delayed(by delay: Duration) -> ScriptedResponse {
         var copy = self
         copy.delay = delay
+        return copy
+    }
+
+    /// A copy that sends its head and half its body, then waits `stall` before the rest.
+    public func stallingMidBody(for stall: Duration) -> ScriptedResponse {
+        var copy = self
+        copy.bodyStall = stall
         return copy
     }
 

@@ -57,7 +57,7 @@ struct EndToEndTests {
         let second = try await AltbenchProcess.run(["run", "--max-tokens", "10,50"], in: workspace.root)
         #expect(second.status == 0, "\(second.stderr)")
         let db = try Self.database(workspace)
-        let rows = try db.read { try Row.fetchAll($0, sql: "SELECT run_id, count(*) AS n, sum(cached) AS cached FROM trial GROUP BY run_id ORDER BY run_id") }
+        let rows = try db.read { try Row.fetchAll($0, sql: "SELECT run_id, count(*) AS n, sum(cached) AS cached FROM trial GROUP BY run_id ORDER BY min(id)") }
         #expect(rows.count == 2)
         #expect(rows.map { $0["n"] as Int } == [16, 16])
         #expect(rows.map { $0["cached"] as Int } == [0, 16])
@@ -177,6 +177,21 @@ struct EndToEndTests {
         #expect(latest.contains("This run did not finish"))
         #expect(!latest.contains(Self.fakeKey))
         await server.stop()
+    }
+
+    @Test func anUnreachableServerFailsTrialsAndSaysWhy() async throws {
+        let server = try await OpenAITestServer.start()
+        let baseURL = server.baseURL
+        await server.stop()
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        // A refused connection must fail at once, not wait out the 60 s request timeout.
+        let output = try await AltbenchProcess.run(["run", "--base-url", baseURL, "--retries", "0"], in: workspace.root)
+        #expect(output.status == 3, "\(output.stderr)")
+        #expect(output.stderr.contains("8 of 8 trials failed"))
+        let latest = try workspace.read("results/latest.md")
+        #expect(latest.contains("## Failed requests"))
+        #expect(latest.contains("could not reach \(baseURL)/chat/completions"))
     }
 
     @Test func ciWithoutAKeyIsAnErrorNotASilentMock() async throws {

@@ -405,6 +405,30 @@ struct OpenAITestServerTests {
         #expect(elapsed >= .milliseconds(300))
     }
 
+    @Test func stalledBodySendsTheHeadAndHalfTheBodyFirst() async throws {
+        let script = ResponseScript([ScriptedResponse.chatCompletion(content: "stalled").stallingMidBody(for: .milliseconds(300))])
+        let server = try await OpenAITestServer.start(handler: script.handler)
+        var request = HTTPClientRequest(url: "\(server.baseURL)/chat/completions")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(Array(visionBody().canonicalText.utf8))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let headArrived = clock.now - start
+        var chunks: [Int] = []
+        for try await chunk in response.body { chunks.append(chunk.readableBytes) }
+        let bodyArrived = clock.now - start
+        await server.stop()
+
+        #expect(response.status.code == 200)
+        // Lower bounds only: a busy machine can delay anything, never hurry it.
+        #expect(headArrived <= bodyArrived)
+        #expect(bodyArrived >= .milliseconds(300))
+        #expect(chunks.count >= 2)
+        #expect(response.headers["content-length"].first == String(chunks.reduce(0, +)))
+    }
+
     @Test func stopClosesTheServerAndStartWorksAgain() async throws {
         let first = try await OpenAITestServer.start()
         #expect(try await postCompletion(first, visionBody()).status == 200)

@@ -1,0 +1,276 @@
+import AltBenchCore
+import Foundation
+import Testing
+
+@testable import AltBenchReport
+
+@Suite("MarkdownReport")
+struct MarkdownReportTests {
+    typealias F = ReportFixtures
+
+    private static func render(_ results: RunResults, from directory: URL = F.runsDirectory) -> String {
+        MarkdownReport(results: results, reportDirectory: directory).render()
+    }
+
+    private static let summaryHeader =
+        "| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | mean completion tokens | p50 latency |"
+    private static let perImageHeader = "| variant | max_tokens | answer | chars | flags |"
+
+    /// The lines of the `### item` section, up to the next heading.
+    private static func section(_ item: String, in markdown: String) -> [String] {
+        let lines = markdown.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: "### \(item)") else { return [] }
+        let rest = lines[(start + 1)...]
+        let end = rest.firstIndex { $0.hasPrefix("#") } ?? lines.endIndex
+        return Array(lines[start..<end])
+    }
+
+    // MARK: - Header
+
+    @Test("a mock run says so in its title and carries the mock warning")
+    func mockHeader() {
+        let report = Self.render(F.fullRun(info: F.info(provider: .mock)))
+        let lines = report.components(separatedBy: "\n")
+        #expect(lines[0] == "# altbench run 20260101-000000-abcd (mock)")
+        #expect(lines[2].hasPrefix("> **Mock results, not a model.**"))
+        #expect(report.contains("| provider | mock: --provider mock |"))
+        // The mock has no endpoint worth showing.
+        #expect(!report.contains("| endpoint |"))
+    }
+
+    @Test("a model's run has no mock warning")
+    func openAIHeader() {
+        let report = Self.render(F.fullRun())
+        #expect(report.hasPrefix("# altbench run 20260101-000000-abcd (openai)\n\n| | |\n"))
+        #expect(!report.localizedCaseInsensitiveContains("mock"))
+        #expect(report.contains("| endpoint | https://api.openai.com/v1/chat/completions |"))
+        #expect(report.contains("| model | gpt-4o, gpt-4o-mini |"))
+        #expect(report.contains("| started | 2026-01-01 00:00:00 UTC |"))
+        #expect(report.contains("| duration | 2 min 05 s |"))
+        #expect(report.contains("| trials | 12 of 12: 8 answered (1 from cache), 4 failed |"))
+        #expect(report.contains("| dataset | datasets/sample (4 items) |"))
+        #expect(report.contains("| prompts | prompts (2 variants) |"))
+        #expect(!report.contains("did not finish"))
+    }
+
+    @Test(
+        "a run that did not finish says so, with its reason and how far it got",
+        arguments: [("stopped", "HTTP 401: invalid_api_key"), ("running", nil)] as [(String, String?)])
+    func unfinished(status: String, message: String?) {
+        var results = F.fullRun(info: F.info(status: status, statusMessage: message, finishedAfter: nil))
+        results.trials.removeLast(5)
+        let report = Self.render(results)
+        let reason = message.map { ": \(MarkdownText.inline($0))" } ?? ""
+        #expect(
+            report.contains(
+                "> **This run did not finish** (\(status))\(reason). It holds 7 of 12 planned trials."))
+        #expect(report.contains("| duration | – |"))
+    }
+
+    // MARK: - Summary
+
+    @Test("the summary table has one row per (variant, max_tokens) with its figures")
+    func summaryTable() throws {
+        let report = Self.render(F.fullRun())
+        let rows = try #require(GFMTable.rows(in: report, header: Self.summaryHeader))
+        #expect(
+            rows == [
+                ["short", "60", "4", "2", "22.5", "24", "100%", "50%", "50%", "0%", "34.0", "12.5 s"],
+                ["short", "120", "4", "1", "25.3", "42", "100%", "0%", "0%", "33%", "9.0", "650 ms"],
+                ["plain", "none", "4", "1", "80.7", "171", "67%", "0%", "0%", "0%", "22.0", "1200 ms"],
+            ])
+    }
+
+    @Test("variant names in the summary are escaped")
+    func summaryEscapesNames() throws {
+        var results = F.fullRun()
+        let odd = PromptVariant(name: "a|b *c*", file: "prompts/odd.md", text: "Odd.")
+        results.variants.append(odd)
+        results.trials.append(F.answered(odd, nil, F.cat, "A cat.", scores: F.scores(chars: 6)))
+        let report = Self.render(results)
+        let rows = try #require(GFMTable.rows(in: report, header: Self.summaryHeader))
+        #expect(rows.last?.first == #"a\|b \*c\*"#)
+        GFMTable.expectWellFormed(report)
+    }
+
+    // MARK: - Per image
+
+    @Test("each image shows every variant's answer side by side, escaped, in variant order")
+    func perImage() {
+        let report = Self.render(F.fullRun())
+        let cat = Self.section("cat", in: report)
+        #expect(cat.contains("![cat](../../datasets/sample/cat.png)"))
+        #expect(cat.contains("640×480 · PNG"))
+        #expect(cat.contains("Reference: A grey cat asleep on a windowsill."))
+        let table = cat.filter { $0.hasPrefix("|") }
+        #expect(table.first == Self.perImageHeader)
+        let rows = table.dropFirst(2).map(GFMTable.cells)
+        #expect(rows.map { $0[0] + "@" + $0[1] } == ["short@60", "short@120", "plain@none"])
+        #expect(rows[0] == ["short", "60", "I see a grey cat on a", "21", "truncated, first person"])
+        #expect(rows[1] == ["short", "120", "A grey cat asleep on a windowsill.", "34", ""])
+        #expect(
+            rows[2] == [
+                "plain", "none",
+                #"Image of a cat \| sleeping<br>in the \*sun\* &lt;b&gt;bold&lt;/b&gt; \[link\](http://x) \`code\`"#,
+                "71", "“image of”",
+            ])
+        #expect(!report.contains("<b>"))
+    }
+
+    @Test("refusals, empty answers and failed requests read as such in the per-image table")
+    func perImageOutcomes() {
+        let report = Self.render(F.fullRun())
+        let beach = Self.section("beach", in: report)
+        #expect(beach.contains("![beach](../../datasets/sample/beach%20day%20%281%29.jpg)"))
+        #expect(beach.contains("Reference 1: Two children build a sandcastle."))
+        #expect(beach.contains("Reference 2: Kids at the beach."))
+        let rows = beach.filter { $0.hasPrefix("|") }.dropFirst(2).map(GFMTable.cells)
+        #expect(rows.count == 3)
+        #expect(rows[0] == ["short", "60", "*error:* HTTP 500: The server had an error while processing your request.", "–", "failed"])
+        #expect(rows[1] == ["short", "120", "*refused:* I can't help with that.", "0", "empty, refusal"])
+        #expect(rows[2] == ["plain", "none", "*(empty)*", "0", "empty"])
+
+        let remote = Self.section("remote", in: report)
+        #expect(remote.contains("![remote](https://files.example.test/media/a%20b.png?width=600&format=png)"))
+        #expect(remote.contains("remote URL"))
+        let long = remote.filter { $0.hasPrefix("| plain") }
+        #expect(long.first.map(GFMTable.cells)?.last == "long")
+    }
+
+    @Test("image links are relative to the report's folder", arguments: [
+        (F.resultsDirectory, "../datasets/sample/cat.png"), (F.runsDirectory, "../../datasets/sample/cat.png"),
+    ])
+    func relativeLinks(directory: URL, link: String) {
+        let report = Self.render(F.fullRun(), from: directory)
+        #expect(report.contains("![cat](\(link))"))
+    }
+
+    // MARK: - Failures
+
+    @Test("a bad image is listed with its reason and not repeated as a failed request")
+    func badImages() throws {
+        let report = Self.render(F.fullRun())
+        #expect(report.contains("## Images that could not be sent"))
+        let rows = try #require(GFMTable.rows(in: report, header: "| item | reason |"))
+        #expect(rows == [["broken", try #require(F.broken.problem)]])
+        let failed = try #require(GFMTable.rows(in: report, header: "| variant | max_tokens | item | error |"))
+        #expect(!failed.contains { $0[2] == "broken" })
+        let broken = Self.section("broken", in: report)
+        #expect(broken.contains("**Not sent:** \(MarkdownText.inline(F.broken.problem!))"))
+        #expect(!broken.contains { $0.hasPrefix("|") })
+    }
+
+    @Test("failed requests are listed with their error")
+    func failedRequests() throws {
+        var results = F.fullRun()
+        results.trials.append(F.failed(F.plain, nil, F.cat, error: nil))
+        let report = Self.render(results)
+        #expect(report.contains("## Failed requests"))
+        let rows = try #require(GFMTable.rows(in: report, header: "| variant | max_tokens | item | error |"))
+        #expect(
+            rows == [
+                ["short", "60", "beach", "HTTP 500: The server had an error while processing your request."],
+                ["plain", "none", "cat", "unknown error"],
+            ])
+    }
+
+    @Test("a run without failures has neither failure section")
+    func noFailures() {
+        var results = F.fullRun()
+        results.items.removeAll { $0.id == "broken" }
+        results.trials.removeAll(where: \.failed)
+        let report = Self.render(results)
+        #expect(!report.contains("## Images that could not be sent"))
+        #expect(!report.contains("## Failed requests"))
+    }
+
+    // MARK: - Repeats
+
+    @Test("a repeat column appears only when the run has repeats")
+    func repeatColumn() throws {
+        let single = Self.render(F.fullRun())
+        #expect(!single.contains("| repeat |"))
+
+        var repeated = F.fullRun()
+        repeated.trials.append(
+            F.answered(F.short, 60, F.cat, "A cat on a sill.", repeatIndex: 1, scores: F.scores(chars: 16)))
+        let report = Self.render(repeated)
+        let cat = Self.section("cat", in: report).filter { $0.hasPrefix("|") }
+        #expect(cat.first == "| variant | max_tokens | repeat | answer | chars | flags |")
+        let rows = cat.dropFirst(2).map(GFMTable.cells)
+        #expect(rows.map { "\($0[0])@\($0[1])#\($0[2])" } == ["short@60#0", "short@60#1", "short@120#0", "plain@none#0"])
+        GFMTable.expectWellFormed(report)
+    }
+
+    // MARK: - Variants
+
+    @Test("the variants section lists each prompt's settings and its text on one line")
+    func variants() {
+        let report = Self.render(F.fullRun())
+        #expect(
+            report.contains(
+                "- **short** (`prompts/short.md`, model gpt-4o-mini, max_tokens 60, 120, detail low, temperature 0.2, with a system message): “Describe the image in one sentence. Be brief.”"
+            ))
+        #expect(report.contains("- **plain** (`prompts/plain.md`): “Write alt text for this image.”"))
+    }
+
+    @Test("a prompt or item id with Windows line endings stays on one line")
+    func carriageReturns() {
+        var results = F.fullRun()
+        results.variants[1].text = "Write alt text.\r\n\r\n# Rules\r\nBe brief."
+        results.items[0].references = ["A cat.\rOn a sill."]
+        let report = Self.render(results)
+        #expect(report.contains("“Write alt text.  \\# Rules Be brief.”"))
+        #expect(report.contains("Reference: A cat. On a sill."))
+        GFMTable.expectWellFormed(report)
+    }
+
+    // MARK: - Whole document
+
+    @Test("hostile text from models and datasets cannot break any table")
+    func hostileText() {
+        var results = F.fullRun()
+        for text in MarkdownTextTests.hostile {
+            results.trials.append(
+                RunResults.TrialRow(
+                    variant: "plain", maxTokens: nil, itemID: "cat", repeatIndex: 0, answer: nil, error: text))
+            results.trials.append(
+                F.answered(F.plain, nil, F.beach, text, scores: F.scores(chars: text.unicodeScalars.count)))
+        }
+        results.items.append(RunResults.Item(id: "x|y\nz", image: "/p/x.png", isRemote: false, problem: "bad | file\r\nreally"))
+        let report = Self.render(results)
+        GFMTable.expectWellFormed(report)
+        #expect(!report.contains("<td>"))
+    }
+
+    /// `Golden/report.md` next to this file. `RECORD=1 swift test` rewrites it on purpose.
+    @Test("the full report matches the golden file byte for byte")
+    func golden() throws {
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden/report.md")
+        let rendered = Self.render(F.fullRun())
+        if ProcessInfo.processInfo.environment["RECORD"] == "1" {
+            try FileManager.default.createDirectory(
+                at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(rendered.utf8).write(to: golden)
+            Issue.record("Recorded \(golden.path). Review it, then run the tests again without RECORD=1.")
+            return
+        }
+        guard let expected = FileManager.default.contents(atPath: golden.path) else {
+            Issue.record("No golden file at \(golden.path). Run `RECORD=1 swift test --filter MarkdownReportTests` to record it.")
+            return
+        }
+        if Data(rendered.utf8) != expected {
+            let want = String(decoding: expected, as: UTF8.self).components(separatedBy: "\n")
+            let got = rendered.components(separatedBy: "\n")
+            let line = zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(want.count, got.count)
+            Issue.record(
+                """
+                The report differs from \(golden.path) at line \(line + 1):
+                  golden:   \(line < want.count ? want[line] : "<end of file>")
+                  rendered: \(line < got.count ? got[line] : "<end of file>")
+                If the change is intended, re-record with RECORD=1.
+                """)
+        }
+    }
+}
