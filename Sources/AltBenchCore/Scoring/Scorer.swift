@@ -60,12 +60,16 @@ public struct ScoringSettings: Sendable, Hashable, Codable {
 /// What a scorer looks at: one answer as the model returned it.
 public struct ScoringInput: Sendable, Hashable {
     /// `choices[0].message.content`; `nil` when the model sent none (e.g. a refusal).
-    public var content: String?
+    public let content: String?
     /// `choices[0].message.refusal`, set by models that refuse through the dedicated field.
-    public var refusal: String?
+    public let refusal: String?
     /// `choices[0].finish_reason`: "stop", "length", "content_filter", ... or `nil`.
-    public var finishReason: String?
-    public var settings: ScoringSettings
+    public let finishReason: String?
+    public let settings: ScoringSettings
+    /// The answer as the app would show it: content with leading and trailing whitespace
+    /// removed (Ice Cubes trims the reply), or "" when there is none. Trimmed once here, since
+    /// every scorer reads it.
+    public let text: String
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil,
@@ -75,12 +79,7 @@ public struct ScoringInput: Sendable, Hashable {
         self.refusal = refusal
         self.finishReason = finishReason
         self.settings = settings
-    }
-
-    /// The answer as the app would show it: content with leading and trailing whitespace
-    /// removed (Ice Cubes trims the reply), or "" when there is none.
-    public var text: String {
-        (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        self.text = (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
