@@ -123,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchAppTests",
-            dependencies: ["AltBenchApp", "AltBenchCore"],
+            dependencies: ["AltBenchApp", "AltBenchCore", "AltBenchTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -89,20 +89,19 @@ public struct Evaluation: Sendable {
             useCache: experiment.useCache, onProgress: { progress.update($0) })
         console.err("altbench: \(trials.count) trials (\(prompts.count) prompts × \(dataset.items.count) images\(experiment.repeats > 1 ? " × \(experiment.repeats) repeats" : "")), run \(info.id)\n")
 
-        var stopped: RunStopped?
+        var runError: (any Error)?
         do {
             try await runner.run(trials)
-            progress.finish()
-            try await store.finishRun(id: info.id, status: "finished", message: nil)
-        } catch let error as RunStopped {
-            progress.finish()
-            stopped = error
-            try await store.finishRun(id: info.id, status: "stopped", message: redactor.redact(error.failure.message))
         } catch {
-            try? await httpClient?.shutdown()
-            throw error
+            runError = error
         }
+        progress.finish()
         try? await httpClient?.shutdown()
+        let stopped = runError as? RunStopped
+        if let runError, stopped == nil { throw runError }
+        try await store.finishRun(
+            id: info.id, status: stopped == nil ? "finished" : "stopped", message: stopped?.failure.message,
+            redactor: redactor)
 
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
             .write(runID: info.id, displayResults: experiment.resultsPath, updateLatest: true)
@@ -128,7 +127,7 @@ public struct Evaluation: Sendable {
     }
 
     func resolve(_ path: String) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path) : workingDirectory.appendingPathComponent(path)
+        URL.resolving(path, against: workingDirectory)
     }
 
     /// Sortable, unique enough for one machine: UTC time plus 4 random hex digits.
@@ -195,7 +194,7 @@ public struct ReportCommand: Sendable {
 
     @discardableResult
     public func run(id: String?) async throws -> RunResults {
-        let directory = results.hasPrefix("/") ? URL(fileURLWithPath: results) : workingDirectory.appendingPathComponent(results)
+        let directory = URL.resolving(results, against: workingDirectory)
         let database = directory.appendingPathComponent("altbench.sqlite")
         guard FileManager.default.fileExists(atPath: database.path) else {
             throw AltBenchError.noRuns(database: "\(results)/altbench.sqlite")
@@ -206,5 +205,12 @@ public struct ReportCommand: Sendable {
         let (loaded, _) = try await Reporting(store: store, resultsDirectory: directory, console: console)
             .write(runID: runID, displayResults: results, updateLatest: runID == newest)
         return loaded
+    }
+}
+
+extension URL {
+    /// A path as a user gave it: absolute as is, relative against the working directory.
+    static func resolving(_ path: String, against directory: URL) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
     }
 }

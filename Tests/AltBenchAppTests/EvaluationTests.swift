@@ -1,3 +1,4 @@
+import AltBenchTesting
 import Foundation
 import Testing
 
@@ -23,14 +24,7 @@ private final class Capture: @unchecked Sendable {
 
 @Suite("Evaluation pipeline")
 struct EvaluationTests {
-    static let repository: URL = {
-        var url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("no Package.swift above \(#filePath)")
-    }()
+    static var repository: URL { Repository.root }
 
     /// A working folder with the repository's prompts and sample dataset.
     static func workspace() throws -> URL {

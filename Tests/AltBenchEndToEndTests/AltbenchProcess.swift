@@ -1,3 +1,4 @@
+import AltBenchTesting
 import Foundation
 
 /// Runs the built `altbench` binary in a folder of its own and captures what it prints.
@@ -33,8 +34,8 @@ struct AltbenchProcess {
     static func run(_ arguments: [String], in directory: URL, environment: [String: String] = cleanEnvironment()) async throws -> Output {
         let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
@@ -67,14 +68,7 @@ struct AltbenchProcess {
 struct Workspace {
     let root: URL
 
-    static let repository: URL = {
-        var url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("no Package.swift above \(#filePath)")
-    }()
+    static var repository: URL { Repository.root }
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-e2e-\(UUID().uuidString)")
