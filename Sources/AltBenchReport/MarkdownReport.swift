@@ -93,6 +93,10 @@ public struct MarkdownReport: Sendable {
             if let temperature = variant.temperature { facts.append("temperature \(temperature)") }
             if variant.system != nil { facts.append("with a system message") }
             out.append("- **\(MarkdownText.inline(variant.name))** (\(facts.joined(separator: ", "))): “\(MarkdownText.inline(variant.text))”")
+            // What the variant tests, under it, so the comparison table can be read against it.
+            if let description = variant.description {
+                out.append("  - \(MarkdownText.inline(description))")
+            }
         }
         out.append("")
     }

@@ -26,7 +26,8 @@ extension ResultStore {
                     maxTokens: (row["max_tokens"] as String?).flatMap { try? JSONValue.parse(Data($0.utf8)) }?
                         .arrayValue?.compactMap(\.intValue),
                     detail: (row["detail"] as String?).flatMap(ImageDetail.init(rawValue:)),
-                    temperature: row["temperature"], system: row["system"], fileHash: row["file_sha256"])
+                    temperature: row["temperature"], system: row["system"], description: row["description"],
+                    fileHash: row["file_sha256"])
             }
 
             let items = try Row.fetchAll(

@@ -55,13 +55,13 @@ public final class ResultStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO variant (run_id, position, name, file, file_sha256, prompt, model, max_tokens,
-                          detail, temperature, system)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          detail, temperature, system, description)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         info.id, position, variant.name, variant.file, variant.fileHash, variant.text, variant.model,
                         variant.maxTokens.map { JSONValue.array($0.map { .int($0) }).canonicalText },
-                        variant.detail?.rawValue, variant.temperature, variant.system,
+                        variant.detail?.rawValue, variant.temperature, variant.system, variant.description,
                     ])
                 variantIDs[variant.name] = db.lastInsertedRowID
             }

@@ -111,6 +111,10 @@ enum Schema {
                     """)
             try db.execute(sql: trialResultView)
         }
+        // A database made by v1 gains the column in place; its variants read back with none.
+        migrator.registerMigration("v2: variant description") { db in
+            try db.execute(sql: "ALTER TABLE variant ADD COLUMN description TEXT")
+        }
         return migrator
     }
 

@@ -214,6 +214,36 @@ struct MarkdownReportTests {
         #expect(report.contains("- **plain** (`prompts/plain.md`): “Write alt text for this image.”"))
     }
 
+    @Test("a variant's description sits under it; a variant without one has no extra line")
+    func variantDescriptions() {
+        let lines = Self.render(F.fullRun()).components(separatedBy: "\n")
+        let short = lines.firstIndex { $0.hasPrefix("- **short**") }
+        let plain = lines.firstIndex { $0.hasPrefix("- **plain**") }
+        guard let short, let plain else {
+            Issue.record("variants missing")
+            return
+        }
+        #expect(lines[short + 1] == "  - Asking for one sentence keeps answers under the brevity budget.")
+        #expect(plain == short + 2)
+        #expect(lines[plain + 1] == "")
+    }
+
+    @Test("a description is escaped and kept on one line")
+    func descriptionEscaped() {
+        var results = F.fullRun()
+        results.variants[1].description = "Does *bold* | `code` help?\r\n# Not a heading"
+        let report = Self.render(results)
+        #expect(report.contains("  - Does \\*bold\\* \\| \\`code\\` help? \\# Not a heading\n"))
+        GFMTable.expectWellFormed(report)
+    }
+
+    @Test("a template prompt is shown as written")
+    func templateShownAsWritten() {
+        var results = F.fullRun()
+        results.variants[1].text = "Describe it.{{#context}} The post says: {{context}}{{/context}}"
+        #expect(Self.render(results).contains("“Describe it.{{\\#context}} The post says: {{context}}{{/context}}”"))
+    }
+
     @Test("a prompt or item id with Windows line endings stays on one line")
     func carriageReturns() {
         var results = F.fullRun()

@@ -27,7 +27,8 @@ enum ReportFixtures {
 
     static let short = PromptVariant(
         name: "short", file: "prompts/short.md", text: "Describe the image in one sentence.\nBe brief.",
-        model: "gpt-4o-mini", maxTokens: [60, 120], detail: .low, temperature: 0.2, system: "You write alt text.")
+        model: "gpt-4o-mini", maxTokens: [60, 120], detail: .low, temperature: 0.2, system: "You write alt text.",
+        description: "Asking for one sentence keeps answers under the brevity budget.")
     static let plain = PromptVariant(name: "plain", file: "prompts/plain.md", text: "Write alt text for this image.")
 
     static let cat = RunResults.Item(

@@ -22,7 +22,8 @@ struct ResultStoreTests {
         let (run, variants, items) = try store.writer.read { db in
             (
                 try Row.fetchOne(db, sql: "SELECT * FROM run"),
-                try Row.fetchAll(db, sql: "SELECT name, position, max_tokens, detail FROM variant ORDER BY id"),
+                try Row.fetchAll(
+                    db, sql: "SELECT name, position, max_tokens, detail, description FROM variant ORDER BY id"),
                 try Row.fetchAll(db, sql: "SELECT item_key, position, image, image_path, problem FROM item ORDER BY id")
             )
         }
@@ -39,6 +40,8 @@ struct ResultStoreTests {
         #expect(variants[0]["max_tokens"] as String? == "[60,120]")
         #expect(variants[1]["max_tokens"] as String? == nil)
         #expect(variants[0]["detail"] as String? == "low")
+        #expect(variants[0]["description"] as String? == "A one-sentence prompt keeps answers brief.")
+        #expect(variants[1]["description"] as String? == nil)
 
         #expect(items.map { $0["item_key"] as String } == ["cat", "dog", "broken", "remote"])
         #expect(items.map { $0["position"] as Int } == [0, 1, 2, 3])
@@ -234,6 +237,7 @@ struct ResultStoreTests {
         #expect(loaded.plannedTrials == 9)
 
         #expect(loaded.variants == [F.short, F.plain])
+        #expect(loaded.variants.map(\.description) == ["A one-sentence prompt keeps answers brief.", nil])
 
         #expect(loaded.items.map(\.id) == ["cat", "dog", "broken", "remote"])
         let cat = loaded.items[0]

@@ -60,7 +60,64 @@ struct SchemaTests {
         let reopened = try ResultStore(url: folder.databaseURL)
         #expect(reopened.location == folder.databaseURL.path)
         #expect(try await reopened.runIDs() == ["20260101-000000-abcd"])
-        #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == 1)
+        #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == Schema.migrator().migrations.count)
+    }
+
+    @Test("migrations come in order, v2 adding the variant's description")
+    func migrationOrder() {
+        #expect(
+            Schema.migrator().migrations == [
+                "v1: runs, variants, items, responses, trials, scores", "v2: variant description",
+            ])
+    }
+
+    /// A `results/altbench.sqlite` written before v2: a run with one variant, v1 columns only.
+    private static func v1Database(at url: URL) throws {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: url.path)
+        try Schema.migrator().migrate(queue, upTo: "v1: runs, variants, items, responses, trials, scores")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO run (id, started_at, status, provider, provider_reason, endpoint, dataset, prompts,
+                      settings, planned_trials, altbench_version)
+                    VALUES ('20251101-000000-0001', '2025-11-01 00:00:00.000', 'finished', 'mock', '--provider mock',
+                      'mock', 'datasets/sample', 'prompts', '{}', 0, '0.1.0');
+                    INSERT INTO variant (run_id, position, name, file, file_sha256, prompt, model, max_tokens, detail,
+                      temperature, system)
+                    VALUES ('20251101-000000-0001', 0, 'icecubes', 'prompts/icecubes.md', 'cccc', 'Describe.',
+                      'gpt-4o-mini', '[50]', NULL, NULL, NULL);
+                    """)
+        }
+    }
+
+    @Test("a database made by v1 upgrades in place: old variants have no description, new ones keep theirs")
+    func upgradesV1InPlace() async throws {
+        let folder = try TemporaryDirectory()
+        try Self.v1Database(at: folder.databaseURL)
+
+        let store = try ResultStore(url: folder.databaseURL)
+        let migrator = Schema.migrator()
+        let (applied, columns) = try await store.writer.read { db in
+            (try migrator.appliedMigrations(db), try db.columns(in: "variant").map(\.name))
+        }
+        #expect(applied == migrator.migrations)
+        #expect(columns.last == "description")
+
+        let old = try await store.loadRun(id: "20251101-000000-0001")
+        #expect(
+            old.variants == [
+                PromptVariant(
+                    name: "icecubes", file: "prompts/icecubes.md", text: "Describe.", model: "gpt-4o-mini",
+                    maxTokens: [50], fileHash: "cccc")
+            ])
+
+        _ = try await store.beginRun(
+            StoreFixtures.info(), variants: [StoreFixtures.short], dataset: StoreFixtures.dataset(), plannedTrials: 0)
+        let new = try await store.loadRun(id: StoreFixtures.info().id)
+        #expect(new.variants.map(\.description) == [StoreFixtures.short.description])
+        #expect(try await store.runIDs().count == 2)
     }
 
     @Test("a folder that cannot be created gives a sentence naming the path")

@@ -28,7 +28,7 @@ enum StoreFixtures {
     static let short = PromptVariant(
         name: "short", file: "prompts/short.md", text: "Describe the image in one sentence.",
         model: "gpt-4o-mini", maxTokens: [60, 120], detail: .low, temperature: 0.2,
-        system: "You write alt text.", fileHash: "aaaa")
+        system: "You write alt text.", description: "A one-sentence prompt keeps answers brief.", fileHash: "aaaa")
     static let plain = PromptVariant(
         name: "plain", file: "prompts/plain.md", text: "Write alt text for this image.", fileHash: "bbbb")
 

@@ -68,13 +68,21 @@ public struct Planner: Sendable {
 
     /// Trials ordered item by item, so an interrupted run has complete comparisons for the
     /// images it finished.
+    ///
+    /// Each variant's prompt and system message are parsed once and rendered for each item,
+    /// so the rendered text is what is sent and what the cache key covers.
     public func plan(variants: [PromptVariant], dataset: Dataset) -> [Trial] {
+        let templates = variants.map(VariantTemplates.init)
         var trials: [Trial] = []
         for item in dataset.items {
-            for variant in variants {
+            let fields = PromptFields(item: item)
+            for (variant, template) in zip(variants, templates) {
+                let prompt = template.prompt.render(fields)
+                let system = template.system?.render(fields)
                 for limit in tokenLimits(for: variant) {
                     for repeatIndex in 0..<max(1, experiment.repeats) {
-                        let request = makeRequest(variant: variant, item: item, maxTokens: limit)
+                        let request = makeRequest(
+                            variant: variant, item: item, maxTokens: limit, prompt: prompt, system: system)
                         let key = request.map { TrialKey.make(endpoint: endpoint, request: $0, repeatIndex: repeatIndex) }
                         trials.append(
                             Trial(
@@ -87,7 +95,9 @@ public struct Planner: Sendable {
         return trials
     }
 
-    func makeRequest(variant: PromptVariant, item: DatasetItem, maxTokens: Int?) -> ModelRequest? {
+    func makeRequest(
+        variant: PromptVariant, item: DatasetItem, maxTokens: Int?, prompt: String, system: String?
+    ) -> ModelRequest? {
         guard item.problem == nil, let identity = item.imageIdentity else { return nil }
         let payload: ImagePayload
         switch item.image {
@@ -99,7 +109,24 @@ public struct Planner: Sendable {
         let model = model(for: variant)
         let field = experiment.tokenField ?? TokenField.preferred(forModel: model)
         return ModelRequest(
-            model: model, system: variant.system, prompt: variant.text, image: payload, imageIdentity: identity,
+            model: model, system: system, prompt: prompt, image: payload, imageIdentity: identity,
             detail: variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
+    }
+}
+
+/// A variant's prompt and system message, parsed once per plan.
+private struct VariantTemplates {
+    var prompt: PromptTemplate
+    var system: PromptTemplate?
+
+    /// `PromptLoader` has already rejected a bad template; a variant built in code whose text
+    /// does not parse is sent as written, as it was before prompts were templates.
+    init(_ variant: PromptVariant) {
+        prompt = Self.parse(variant.text)
+        system = variant.system.map(Self.parse)
+    }
+
+    private static func parse(_ text: String) -> PromptTemplate {
+        (try? PromptTemplate(parsing: text)) ?? PromptTemplate(literal: text)
     }
 }

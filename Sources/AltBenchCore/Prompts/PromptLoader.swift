@@ -4,11 +4,15 @@ import Yams
 /// Reads `prompts/*.md`: optional YAML front matter between `---` lines, then the prompt.
 ///
 /// The prompt text is used byte for byte, except for the file's one final newline (editors
-/// add it; nobody means it as part of the prompt). Any problem is fatal and names the file
-/// and line, so that a run never starts with a prompt the user did not intend.
+/// add it; nobody means it as part of the prompt). The text and the `system` message may be
+/// templates (`PromptTemplate`); they are checked here, so a template problem stops the run
+/// before any request. Any problem is fatal and names the file and line, so that a run never
+/// starts with a prompt the user did not intend.
 public struct PromptLoader: Sendable {
     /// Front matter keys a prompt may set.
-    public static let knownKeys: [String] = ["name", "model", "max_tokens", "detail", "temperature", "system"]
+    public static let knownKeys: [String] = [
+        "name", "model", "max_tokens", "detail", "temperature", "system", "description",
+    ]
 
     public init() {}
 
@@ -47,7 +51,7 @@ public struct PromptLoader: Sendable {
         }
         let fileHash = Hashing.sha256Hex(data)
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        let (frontMatter, body) = try split(source, file: file)
+        let (frontMatter, body, bodyLine) = try split(source, file: file)
 
         var text = body
         if text.hasSuffix("\r\n") {
@@ -63,14 +67,20 @@ public struct PromptLoader: Sendable {
         if let frontMatter {
             try apply(frontMatter, to: &variant, file: file)
         }
+        do throws(TemplateError) {
+            _ = try PromptTemplate(parsing: text)
+        } catch {
+            throw AltBenchError.promptTemplate(file: file, line: bodyLine + error.line - 1, problem: error.problem)
+        }
         return variant
     }
 
     /// Splits off the front matter: the first line must be exactly `---`, closed by a line `---`.
-    private func split(_ source: String, file: String) throws -> (yaml: String?, body: String) {
+    /// `bodyLine` is the file line the prompt text starts on.
+    private func split(_ source: String, file: String) throws -> (yaml: String?, body: String, bodyLine: Int) {
         let bom = "\u{FEFF}"
         let source = source.hasPrefix(bom) ? String(source.dropFirst()) : source
-        guard source.hasPrefix("---\n") || source.hasPrefix("---\r\n") else { return (nil, source) }
+        guard source.hasPrefix("---\n") || source.hasPrefix("---\r\n") else { return (nil, source, 1) }
         // Split on the "\n" scalar, not the Character: "\r\n" is a single Character in Swift,
         // so a Character split would never end a line of a CRLF file. Each line keeps its "\r",
         // which rejoining with "\n" puts back, so the body stays byte for byte.
@@ -82,7 +92,8 @@ public struct PromptLoader: Sendable {
             let trimmed = line.hasSuffix("\r") ? String(line.dropLast()) : line
             if trimmed == "---" || trimmed == "..." {
                 let body = lines[(index + 1)...].joined(separator: "\n")
-                return (yaml, body)
+                // The opening `---` is line 1 and `lines[index]`, the closing one, line index + 2.
+                return (yaml, body, index + 3)
             }
             // Every front matter line ends with a line break in the file, and YAML block
             // scalars (`system: |`) read their final newline from it.
@@ -93,11 +104,35 @@ public struct PromptLoader: Sendable {
             message: "the front matter opened with '---' is never closed. Add a line '---' after the last key, before the prompt text.")
     }
 
+    /// The first `key: {{…` line (its file line and key): YAML reads a value opening with `{`
+    /// as a mapping, so a template there must be quoted.
+    private static func unquotedTemplateValue(in yaml: String) -> (line: Int, key: String)? {
+        let lines = yaml.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { String(Substring($0)) }
+        for (index, line) in lines.enumerated() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if !key.isEmpty, !key.hasPrefix("#"), value.hasPrefix("{{") {
+                // The opening `---` is line 1 of the file.
+                return (index + 2, key)
+            }
+        }
+        return nil
+    }
+
+    private static func quoteTemplateAdvice(key: String) -> String {
+        "the value of `\(key)` starts with `{{`, which YAML reads as a mapping, not text. Put it in quotes, e.g. `\(key): \"{{#lang}}Answer in {{language}}.{{/lang}}\"`, or start it with a word."
+    }
+
     private func apply(_ yaml: String, to variant: inout PromptVariant, file: String) throws {
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)
         } catch let error as YamlError {
+            if let (line, key) = Self.unquotedTemplateValue(in: yaml) {
+                throw AltBenchError.promptFrontMatter(
+                    file: file, line: line, message: Self.quoteTemplateAdvice(key: key))
+            }
             throw AltBenchError.promptFrontMatter(
                 file: file, line: YAMLDiagnostics.line(of: error).map { $0 + 1 },
                 message: "the front matter is not valid YAML (\(YAMLDiagnostics.summary(of: error))). Fix it, or remove the '---' block.")
@@ -105,7 +140,8 @@ public struct PromptLoader: Sendable {
         guard let node else { return }
         guard let mapping = node.mapping else {
             throw AltBenchError.promptFrontMatter(
-                file: file, line: 2, message: "the front matter must be `key: value` lines (name, model, max_tokens, detail, temperature, system).")
+                file: file, line: 2,
+                message: "the front matter must be `key: value` lines (\(Self.knownKeys.joined(separator: ", "))).")
         }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
@@ -120,6 +156,13 @@ public struct PromptLoader: Sendable {
                     throw fail("`name` must be a non-empty text, e.g. `name: short-and-neutral`.")
                 }
                 variant.name = name
+            case "description":
+                guard let description = value.scalar?.string.trimmingCharacters(in: .whitespacesAndNewlines),
+                    !description.isEmpty
+                else {
+                    throw fail("`description` must be a non-empty text saying what the variant tests, e.g. `description: One sentence keeps answers under 50 tokens.`")
+                }
+                variant.description = description
             case "model":
                 guard let model = value.scalar?.string, !model.isEmpty else {
                     throw fail("`model` must be a model name, e.g. `model: gpt-4o-mini`.")
@@ -145,7 +188,15 @@ public struct PromptLoader: Sendable {
                 variant.temperature = temperature
             case "system":
                 guard let system = value.scalar?.string, !system.isEmpty else {
+                    if value.mapping != nil, Self.unquotedTemplateValue(in: yaml)?.key == key {
+                        throw fail(Self.quoteTemplateAdvice(key: key))
+                    }
                     throw fail("`system` must be the text of a system message.")
+                }
+                do throws(TemplateError) {
+                    _ = try PromptTemplate(parsing: system)
+                } catch {
+                    throw AltBenchError.promptTemplate(file: file, line: line ?? 2, problem: error.problem)
                 }
                 variant.system = system
             default:

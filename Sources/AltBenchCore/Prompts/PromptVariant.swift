@@ -14,22 +14,25 @@ public struct PromptVariant: Sendable, Hashable, Codable {
     public var name: String
     /// The file it came from, as given (relative to the working directory when it was).
     public var file: String
-    /// The prompt text, byte for byte as in the file, without the file's final newline.
+    /// The prompt text, byte for byte as in the file, without the file's final newline. It may
+    /// be a template (`PromptTemplate`); the planner fills it in for each item.
     public var text: String
     public var model: String?
     /// The prompt's own token limits; the run's list, when set, replaces them.
     public var maxTokens: [Int]?
     public var detail: ImageDetail?
     public var temperature: Double?
-    /// A system message sent before the user message.
+    /// A system message sent before the user message; a template like `text`.
     public var system: String?
+    /// What the variant is for: the hypothesis it tests. Shown in reports, never sent.
+    public var description: String?
     /// SHA-256 of the whole file, so a report can tell two edits of one prompt apart.
     public var fileHash: String
 
     public init(
         name: String, file: String, text: String, model: String? = nil, maxTokens: [Int]? = nil,
         detail: ImageDetail? = nil, temperature: Double? = nil, system: String? = nil,
-        fileHash: String = ""
+        description: String? = nil, fileHash: String = ""
     ) {
         self.name = name
         self.file = file
@@ -39,6 +42,7 @@ public struct PromptVariant: Sendable, Hashable, Codable {
         self.detail = detail
         self.temperature = temperature
         self.system = system
+        self.description = description
         self.fileHash = fileHash
     }
 }

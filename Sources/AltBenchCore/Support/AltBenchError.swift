@@ -9,6 +9,9 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case noPrompts(path: String)
     case emptyPrompt(file: String)
     case promptFrontMatter(file: String, line: Int?, message: String)
+    /// A template problem in a prompt's text or `system` message; `line` is the file's line
+    /// (for the `system` message, the line of its key).
+    case promptTemplate(file: String, line: Int, problem: TemplateProblem)
     case duplicatePromptName(name: String, files: [String])
     case datasetMissing(path: String)
     case datasetEmpty(path: String)
@@ -29,6 +32,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file) has no prompt text. Write the prompt after the front matter (or delete the file)."
         case .promptFrontMatter(let file, let line, let message):
             return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
+        case .promptTemplate(let file, let line, let problem):
+            return "\(file):\(line): \(problem)"
         case .duplicatePromptName(let name, let files):
             return "Two prompt files are both named '\(name)': \(files.joined(separator: ", ")). Give one of them another `name:` in its front matter."
         case .datasetMissing(let path):

@@ -161,6 +161,114 @@ struct PlannerTests {
         #expect(keyA == keyB)
     }
 
+    // MARK: - Templates
+
+    static func post(_ id: String, hash: String = "aa", context: String? = nil, lang: String? = nil) -> DatasetItem {
+        var item = Self.item(id, hash: hash)
+        item.context = context
+        item.lang = lang
+        return item
+    }
+
+    static func prompt(_ text: String, system: String? = nil) throws -> PromptVariant {
+        var source = text + "\n"
+        if let system { source = "---\nsystem: \"\(system)\"\n---\n" + source }
+        return try PromptLoader().parse(data: Data(source.utf8), file: "prompts/t.md")
+    }
+
+    /// The user message's text and the system message, as sent.
+    static func sent(_ trial: Trial) throws -> (prompt: String?, system: String?) {
+        let request = try #require(trial.request)
+        let body = request.body(imageURL: "u")
+        let messages = body["messages"]?.arrayValue ?? []
+        let user = messages.last?["content"]?[0]?["text"]?.stringValue
+        let system = messages.count == 2 ? messages[0]["content"]?.stringValue : nil
+        #expect(user == request.prompt)
+        #expect(system == request.system)
+        return (user, system)
+    }
+
+    @Test func thePromptIsRenderedForEachItemAndTheVariantKeepsTheTemplate() throws {
+        let variant = try Self.prompt("Describe it.{{#context}} The post says: {{context}}{{/context}}")
+        let planner = Planner(experiment: try Self.experiment(maxTokens: [30, 50]), endpoint: "mock")
+        let trials = planner.plan(
+            variants: [variant], dataset: Self.dataset([Self.post("x", context: "Café ☕"), Self.post("y", hash: "bb")]))
+        #expect(try trials.map { try Self.sent($0).prompt } == [
+            "Describe it. The post says: Café ☕", "Describe it. The post says: Café ☕", "Describe it.", "Describe it.",
+        ])
+        #expect(trials.allSatisfy { $0.variant == variant })
+        #expect(trials.allSatisfy { $0.variant.text == "Describe it.{{#context}} The post says: {{context}}{{/context}}" })
+    }
+
+    @Test(arguments: [("fr", "French"), ("de", "German"), ("es", "Spanish")])
+    func languageIsTheEnglishNameOfTheItemsLang(lang: String, name: String) throws {
+        let variant = try Self.prompt("Write the alt text in {{language}} ({{lang}}).")
+        let planner = Planner(experiment: try Self.experiment(), endpoint: "mock")
+        let trial = planner.plan(variants: [variant], dataset: Self.dataset([Self.post("x", lang: lang)]))[0]
+        #expect(try Self.sent(trial).prompt == "Write the alt text in \(name) (\(lang)).")
+    }
+
+    @Test func theSystemMessageIsRenderedToo() throws {
+        let variant = try Self.prompt(
+            "Describe it.", system: "You write alt text{{#lang}} in {{language}}{{/lang}}.{{^context}} The post has no text.{{/context}}")
+        let planner = Planner(experiment: try Self.experiment(), endpoint: "mock")
+        let trials = planner.plan(
+            variants: [variant],
+            dataset: Self.dataset([Self.post("x", context: "Salut", lang: "fr"), Self.post("y", hash: "bb")]))
+        #expect(try Self.sent(trials[0]).system == "You write alt text in French.")
+        #expect(try Self.sent(trials[1]).system == "You write alt text. The post has no text.")
+        #expect(try Self.sent(trials[0]).prompt == "Describe it.")
+    }
+
+    @Test func cacheKeysFollowTheRenderedText() throws {
+        let template = try Self.prompt("Describe it. Post: {{context}}")
+        let literal = try Self.prompt("Describe it.")
+        let planner = Planner(experiment: try Self.experiment(), endpoint: "mock")
+        // The same image (same bytes) in three posts: two with one text, one with another.
+        let items = [
+            Self.post("a", context: "First post."), Self.post("b", context: "Second post."),
+            Self.post("c", context: "First post."),
+        ]
+        let keys = planner.plan(variants: [template], dataset: Self.dataset(items)).map(\.key)
+        #expect(keys[0] != keys[1])
+        #expect(keys[0] == keys[2])
+        // A prompt that uses no field asks the same question whatever the post says.
+        let literalKeys = Set(planner.plan(variants: [literal], dataset: Self.dataset(items)).map(\.key))
+        #expect(literalKeys.count == 1)
+        // A field the template does not use changes nothing either.
+        let langOnly = planner.plan(
+            variants: [template], dataset: Self.dataset([Self.post("a", context: "P", lang: "fr"), Self.post("b", context: "P")]))
+        #expect(langOnly[0].key == langOnly[1].key)
+    }
+
+    /// The key v1 (before templates) stored for Ice Cubes' first prompt on the sample's chelsea
+    /// image at 10 tokens in a mock run: a literal prompt's key must never change, or every
+    /// stored answer would be asked again.
+    @Test func aLiteralPromptsCacheKeyIsTheOneV1Computed() throws {
+        let variant = try PromptLoader().parse(
+            data: Data("---\nmodel: gpt-4o-mini\nmax_tokens: 50\n---\nWhat\u{2019}s in this image?\n".utf8),
+            file: "prompts/icecubes-original.md")
+        let hash = "596aa1e7cb875eb79f437e310381d26b338a81c2da23439704a73c4651e8c4bb"
+        let planner = Planner(experiment: try Self.experiment(maxTokens: [10]), endpoint: "mock")
+        let trial = planner.plan(
+            variants: [variant], dataset: Self.dataset([Self.post("chelsea", hash: hash, context: "A cat.", lang: "en")]))[0]
+        #expect(trial.request?.prompt == variant.text)
+        #expect(trial.key == "ed83f1cf1d272ef08e83b5ddd5971f5ca963a2f7eec78326c874f020864f4cf4")
+        let canonical = """
+            {"endpoint":"mock","repeat":0,"request":{"max_tokens":10,"messages":[{"content":[{"text":"What\u{2019}s in this image?",\
+            "type":"text"},{"image_url":{"url":"sha256:\(hash)"},"type":"image_url"}],"role":"user"}],"model":"gpt-4o-mini"}}
+            """
+        #expect(trial.key == Hashing.sha256Hex(canonical))
+    }
+
+    @Test func aVariantBuiltInCodeWithABadTemplateIsSentAsWritten() throws {
+        let variant = PromptVariant(name: "v", file: "v.md", text: "Keep {{ this", system: "{{#context}}")
+        let planner = Planner(experiment: try Self.experiment(), endpoint: "mock")
+        let trial = planner.plan(variants: [variant], dataset: Self.dataset([Self.post("x", context: "P")]))[0]
+        #expect(try Self.sent(trial).prompt == "Keep {{ this")
+        #expect(try Self.sent(trial).system == "{{#context}}")
+    }
+
     @Test(arguments: [
         ("gpt-4o-mini", TokenField.maxTokens), ("gpt-4o", .maxTokens), ("gpt-4.1-mini", .maxTokens),
         ("o1", .maxCompletionTokens), ("o3-mini", .maxCompletionTokens), ("o4-mini", .maxCompletionTokens),

@@ -90,8 +90,14 @@ struct PromptLoaderTests {
     func shippedFolder() throws {
         let variants = try PromptLoader().load(
             directory: Self.repositoryRoot.appendingPathComponent("prompts"), displayPath: "prompts")
-        #expect(variants.map(\.name) == ["icecubes-original", "icecubes"])
-        #expect(variants.map(\.file) == ["prompts/icecubes-original.md", "prompts/icecubes.md"])
+        // The set of prompts grows; Ice Cubes' two are always there, in file-name order.
+        let files = variants.map(\.file)
+        #expect(files == files.sorted())
+        #expect(files.allSatisfy { $0.hasPrefix("prompts/") && $0.hasSuffix(".md") })
+        let names = variants.map(\.name)
+        let original = try #require(names.firstIndex(of: "icecubes-original"))
+        let iceCubes = try #require(names.firstIndex(of: "icecubes"))
+        #expect(original < iceCubes)
     }
 
     // MARK: - Byte for byte
@@ -170,6 +176,7 @@ struct PromptLoaderTests {
             """
             ---
             name: short
+            description: One sentence keeps answers within 50 tokens.
             model: gpt-4.1-mini
             max_tokens: [30, 50, 100]
             detail: low
@@ -180,6 +187,7 @@ struct PromptLoaderTests {
 
             """, name: "file-name.md")
         #expect(variant.name == "short")
+        #expect(variant.description == "One sentence keeps answers within 50 tokens.")
         #expect(variant.file == "prompts/file-name.md")
         #expect(variant.model == "gpt-4.1-mini")
         #expect(variant.maxTokens == [30, 50, 100])
@@ -199,6 +207,7 @@ struct PromptLoaderTests {
             #expect(variant.detail == nil)
             #expect(variant.temperature == nil)
             #expect(variant.system == nil)
+            #expect(variant.description == nil)
         }
     }
 
@@ -220,6 +229,13 @@ struct PromptLoaderTests {
         KeyCase(yaml: "system: |\n  Line one.\n  Line two.", check: { $0.system == "Line one.\nLine two.\n" }),
         KeyCase(yaml: "name: \"  spaced  \"", check: { $0.name == "spaced" }),
         KeyCase(yaml: "model: \"gpt-4o\"", check: { $0.model == "gpt-4o" }),
+        KeyCase(yaml: "description: Shorter prompts give shorter answers.", check: {
+            $0.description == "Shorter prompts give shorter answers."
+        }),
+        KeyCase(yaml: "description: \"  Padded.  \"", check: { $0.description == "Padded." }),
+        KeyCase(yaml: "description: >\n  Folded over\n  two lines.", check: { $0.description == "Folded over two lines." }),
+        KeyCase(yaml: "description: |\n  Line one.\n  Line two.", check: { $0.description == "Line one.\nLine two." }),
+        KeyCase(yaml: "description: 42", check: { $0.description == "42" }),
     ]
 
     @Test("front matter values", arguments: keyCases)
@@ -307,6 +323,18 @@ struct PromptLoaderTests {
         ErrorCase(
             label: "empty name", file: "---\nname: \"\"\n---\nHi.\n", line: 2, mentions: ["`name` must be a non-empty"]),
         ErrorCase(
+            label: "empty description", file: "---\nname: n\ndescription: \"\"\n---\nHi.\n", line: 3,
+            mentions: ["`description` must be a non-empty text", "description: "]),
+        ErrorCase(
+            label: "blank description", file: "---\ndescription: \"   \"\n---\nHi.\n", line: 2,
+            mentions: ["`description` must be a non-empty text"]),
+        ErrorCase(
+            label: "description as a list", file: "---\ndescription: [a, b]\n---\nHi.\n", line: 2,
+            mentions: ["`description` must be"]),
+        ErrorCase(
+            label: "misspelt description", file: "---\ndescripton: x\n---\nHi.\n", line: 2,
+            mentions: ["unknown front matter key `descripton`", "Did you mean `description`?", "system, description"]),
+        ErrorCase(
             label: "model as a list", file: "---\nmodel: [a, b]\n---\nHi.\n", line: 2, mentions: ["`model` must be"]),
         ErrorCase(
             label: "front matter that is a list", file: "---\n- a\n- b\n---\nHi.\n", line: 2,
@@ -370,6 +398,106 @@ struct PromptLoaderTests {
         let message = error.map { String(describing: $0) } ?? ""
         #expect(message.hasPrefix("prompts/latin1.md"), "\(message)")
         #expect(message.contains("Save it as UTF-8"))
+    }
+
+    // MARK: - Templates
+
+    @Test("a template prompt loads with its text as written")
+    func templateKeptAsWritten() throws {
+        let source = """
+            ---
+            system: Answer in {{#lang}}{{language}}{{/lang}}{{^lang}}English{{/lang}}.
+            ---
+            Describe the image.
+            {{#context}}
+            The post says: {{ context }}
+            {{/context}}
+
+            """
+        let variant = try Self.parse(source)
+        #expect(variant.text == "Describe the image.\n{{#context}}\nThe post says: {{ context }}\n{{/context}}")
+        #expect(variant.system == "Answer in {{#lang}}{{language}}{{/lang}}{{^lang}}English{{/lang}}.")
+        #expect(variant.fileHash == Hashing.sha256Hex(source))
+    }
+
+    struct TemplateErrorCase: Sendable, CustomTestStringConvertible {
+        var label: String
+        var file: String
+        /// The file's line, counting the front matter.
+        var line: Int
+        var problem: TemplateProblem
+        var testDescription: String { label }
+    }
+
+    static let templateErrorCases: [TemplateErrorCase] = [
+        TemplateErrorCase(
+            label: "no front matter: line 2", file: "Describe it.\nThe post: {{contxt}}\n", line: 2,
+            problem: .unknownField(name: "contxt", tag: "{{contxt}}", suggestion: "context")),
+        TemplateErrorCase(
+            label: "after a front matter of four lines", file: "---\nname: x\nmodel: m\n---\nDescribe.\n\n{{#context}}\n", line: 7,
+            problem: .unclosedSection(name: "context", inverted: false)),
+        TemplateErrorCase(
+            label: "on the first line after the front matter", file: "---\nname: x\n---\n{{references}}\n", line: 4,
+            problem: .scoringField(name: "references", tag: "{{references}}")),
+        TemplateErrorCase(
+            label: "front matter closed with ...", file: "---\nname: x\n...\nA\n{{/lang}}\n", line: 5,
+            problem: .strayClose(name: "lang")),
+        TemplateErrorCase(
+            label: "empty front matter", file: "---\n---\n{{ }}\n", line: 3, problem: .emptyTag(tag: "{{ }}")),
+        TemplateErrorCase(
+            label: "CRLF file", file: "---\r\nname: x\r\n---\r\nA\r\nB {{context\r\n", line: 5, problem: .unclosedTag),
+        TemplateErrorCase(
+            label: "after a BOM", file: "\u{FEFF}---\nname: x\n---\nA\n{{#lang}}x{{/context}}\n", line: 5,
+            problem: .mismatchedClose(open: "lang", inverted: false, close: "context")),
+        TemplateErrorCase(
+            label: "in the system message: the line of its key",
+            file: "---\nname: x\nsystem: Answer in {{langauge}}.\n---\nHi.\n", line: 3,
+            problem: .unknownField(name: "langauge", tag: "{{langauge}}", suggestion: "language")),
+        TemplateErrorCase(
+            label: "in a block system message: the line of its key",
+            file: "---\nname: x\nsystem: |\n  You write alt text.\n  {{#tags}}Tags: x{{/tags}}\n---\nHi.\n", line: 3,
+            problem: .scoringField(name: "tags", tag: "{{#tags}}")),
+    ]
+
+    @Test("a template problem names the file and the file's line", arguments: templateErrorCases)
+    func templateErrors(_ row: TemplateErrorCase) throws {
+        let error = try #require(try Self.loadError(row.file, name: "t.md"))
+        #expect(error == .promptTemplate(file: "prompts/t.md", line: row.line, problem: row.problem))
+        let message = String(describing: error)
+        #expect(message == "prompts/t.md:\(row.line): \(row.problem)")
+    }
+
+    @Test("the whole message for a misspelt field")
+    func templateErrorMessage() throws {
+        let error = try #require(try Self.loadError("---\nname: x\n---\nDescribe.\nPost: {{ contxt }}\n", name: "ctx.md"))
+        #expect(
+            String(describing: error)
+                == "prompts/ctx.md:5: `{{ contxt }}` is not a field a prompt can use. Did you mean `{{context}}`? Fields: context (the post text), lang (the post's language code), language (that language's English name).")
+    }
+
+    @Test(
+        "a template value that starts with {{ must be quoted, and the message says so",
+        arguments: [
+            ("---\nname: x\nsystem: {{#lang}}Answer in {{language}}.{{/lang}}\n---\nHi.\n", 3),
+            ("---\nsystem: {{lang}}\n---\nHi.\n", 2),
+        ])
+    func unquotedTemplateInFrontMatter(source: String, line: Int) throws {
+        let error = try #require(try Self.loadError(source))
+        let message = String(describing: error)
+        #expect(message.hasPrefix("prompts/p.md:\(line): the value of `system` starts with `{{`"), "\(message)")
+        #expect(message.contains("Put it in quotes"))
+        let quoted = try Self.parse("---\nsystem: \"{{#lang}}Answer in {{language}}.{{/lang}}\"\n---\nHi.\n")
+        #expect(quoted.system == "{{#lang}}Answer in {{language}}.{{/lang}}")
+    }
+
+    @Test("a front matter problem is reported before a template problem further down")
+    func frontMatterFirst() throws {
+        let error = try #require(try Self.loadError("---\nmax_token: 5\n---\n{{contxt}}\n"))
+        guard case .promptFrontMatter(_, let line, _) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(line == 2)
     }
 
     // MARK: - The folder
