@@ -314,7 +314,10 @@ public enum TextAnalysis {
     /// The quoted spans of `chars`, left to right, not nested.
     ///
     /// A quotation ends at its closing mark on the same line; one that is never closed runs
-    /// to the end of its sentence or line, so a stray mark hides little of the rest.
+    /// to the end of its sentence or line, so a stray mark hides little of the rest. The
+    /// exception is a quotation still open where the text stops mid-sentence: the answer was
+    /// cut off inside it (a small `max_tokens` ends a transcription anywhere), so everything
+    /// after its mark is the quotation.
     static func quotedSpans(in chars: [Character]) -> [QuotedSpan] {
         var spans: [QuotedSpan] = []
         let n = chars.count
@@ -336,6 +339,9 @@ public enum TextAnalysis {
             if let closedAt {
                 spans.append(QuotedSpan(range: i..<(closedAt + 1), opener: chars[i], isClosed: true))
                 i = closedAt + 1
+            } else if j == n, !endsWithTerminalPunctuation(String(chars[(i + 1)...])) {
+                spans.append(QuotedSpan(range: i..<n, opener: chars[i], isClosed: false))
+                i = n
             } else {
                 var end = i + 1
                 while end < n, !isSentenceTerminator(chars[end]), !chars[end].isNewline {

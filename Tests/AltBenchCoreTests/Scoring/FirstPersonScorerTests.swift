@@ -37,6 +37,9 @@ struct FirstPersonScorerTests {
         .flag("A sign reads \u{201C}Open\u{201D} and I think it's a bakery.", "I"),
         .flag("A sign reads: \u{201C}Open.\u{201D} We are outside.", "we"),
         .flag("A sign that says \"Open\".\nWe went in.", "we"),
+        // A quotation left open in a finished text ends with its sentence.
+        .flag("A sign reading \u{201C}Open. We went in and I liked it.", "we, I"),
+        .flag("A sign reading \u{201C}Open.\nWe went in and I liked it", "we, I"),
         // Inch marks, '90s and rock 'n' roll are not quotations that hide what follows.
         .flag("A 12\" vinyl record we found.", "we"),
         .flag("A '90s style room where we relax.", "we"),
@@ -65,6 +68,9 @@ struct FirstPersonScorerTests {
         .pass("A label captioned Our Finest Ale."),
         .pass("A poster titled my summer, in pink."),
         .pass("Graffiti: \u{201E}We were here\u{201C} and \u{00AB}I was here\u{00BB}."),
+        // Cut off inside a transcription (max_tokens): the rest is still the quotation.
+        .pass("A page that reads: \u{201C}Let us first find markers. These are pixels that we can label as either object"),
+        .pass("A sign: \"Sorry. We are closed until I"),
         // All-caps words are signs or acronyms.
         .pass("A US flag"),
         .pass("A T-shirt printed with MY RULES."),

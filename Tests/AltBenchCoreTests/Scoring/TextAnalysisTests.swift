@@ -96,7 +96,10 @@ struct TextAnalysisTests {
         VoiceRow(text: "A 12\" record", voice: "A 12\" record"),
         VoiceRow(text: "A '90s room", voice: "A '90s room"),
         // An unclosed quotation hides the rest of its sentence only.
-        VoiceRow(text: "A sign reading \u{201C}Open. We see it", voice: "A sign . We see it"),
+        // A stray opening mark in a finished text hides only its own sentence ...
+        VoiceRow(text: "A sign reading \u{201C}Open. We see it.", voice: "A sign . We see it."),
+        // ... but a text that stops mid-sentence inside a quotation was cut off in it.
+        VoiceRow(text: "A sign reading \u{201C}Open. We see it", voice: "A sign "),
         // Reported text stops at a line break.
         VoiceRow(text: "A sign reads Open\nWe see a dog", voice: "A sign \nWe see a dog"),
         VoiceRow(text: "\u{201E}Wir\u{201C} and \u{00AB}Oui\u{00BB} and \u{300C}\u{306F}\u{3044}\u{300D}", voice: "  and   and  "),
