@@ -573,19 +573,4 @@ struct DatasetLoaderTests {
         let dataset = try DatasetLoader().load(directory: folder.url, displayPath: "datasets/ds/")
         #expect(dataset.path == "datasets/ds")
     }
-
-    // MARK: - The shipped sample
-
-    @Test("datasets/sample loads with every image readable")
-    func sampleDataset() throws {
-        let dataset = try DatasetLoader().load(
-            directory: Self.repositoryRoot.appendingPathComponent("datasets/sample"), displayPath: "datasets/sample")
-        #expect(dataset.items.count == 4)
-        #expect(dataset.notes.isEmpty)
-        for item in dataset.items {
-            #expect(item.problem == nil, "\(item.id): \(String(describing: item.problem))")
-            #expect(!item.references.isEmpty, "\(item.id)")
-            #expect(item.imageIdentity?.hasPrefix("sha256:") == true)
-        }
-    }
 }

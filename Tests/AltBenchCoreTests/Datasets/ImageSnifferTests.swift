@@ -170,8 +170,9 @@ private struct ImageSnifferFixtureTests {
     }
 }
 
-/// The bundled sample photos are real files from a camera pipeline, not from Pillow:
-/// each must sniff as an accepted, still image small enough to send.
+/// The bundled sample images: photos from camera pipelines, and PNG, JPEG, WEBP and GIF files
+/// written by Pillow and matplotlib. Each must sniff as an accepted, still image small enough
+/// to send, with the format and size Pillow reads from it (the table below).
 @Suite("bundled sample dataset")
 private struct SampleDatasetTests {
     static let expected: [String: ImageHeader] = [
@@ -179,6 +180,29 @@ private struct SampleDatasetTests {
         "coffee.png": ImageHeader(format: .png, width: 600, height: 400),
         "astronaut.png": ImageHeader(format: .png, width: 512, height: 512),
         "rocket.jpg": ImageHeader(format: .jpeg, width: 640, height: 427),
+        "camera.png": ImageHeader(format: .png, width: 512, height: 512),
+        "staircase.png": ImageHeader(format: .png, width: 512, height: 512),
+        "raccoon.jpg": ImageHeader(format: .jpeg, width: 1024, height: 768),
+        "flower.jpg": ImageHeader(format: .jpeg, width: 640, height: 427),
+        "summer-palace.jpg": ImageHeader(format: .jpeg, width: 640, height: 427),
+        "dune.webp": ImageHeader(format: .webp, width: 1024, height: 640),
+        "coins.png": ImageHeader(format: .png, width: 384, height: 303),
+        "hubble-deep-field.jpg": ImageHeader(format: .jpeg, width: 1000, height: 872),
+        "grace-hopper.jpg": ImageHeader(format: .jpeg, width: 512, height: 600),
+        "horse.png": ImageHeader(format: .png, width: 400, height: 328),
+        "brick.png": ImageHeader(format: .png, width: 512, height: 512),
+        "page.png": ImageHeader(format: .png, width: 384, height: 191),
+        "sign-closed.png": ImageHeader(format: .png, width: 900, height: 700),
+        "panneau-boulangerie.png": ImageHeader(format: .png, width: 800, height: 1000),
+        "schild-enten.png": ImageHeader(format: .png, width: 1000, height: 750),
+        "cartel-taller.png": ImageHeader(format: .png, width: 768, height: 1024),
+        "meme-tests-pass.jpg": ImageHeader(format: .jpeg, width: 902, height: 600),
+        "chart-alt-text.png": ImageHeader(format: .png, width: 880, height: 550),
+        "code-swift.png": ImageHeader(format: .png, width: 1000, height: 300),
+        "post-screenshot.png": ImageHeader(format: .png, width: 900, height: 520),
+        "diagram-pipeline.gif": ImageHeader(format: .gif, width: 1000, height: 560),
+        "artwork-grid.png": ImageHeader(format: .png, width: 800, height: 800),
+        "banner-waves.png": ImageHeader(format: .png, width: 1024, height: 256),
     ]
 
     @Test("every manifest image sniffs as an accepted image of the known size")
