@@ -70,13 +70,44 @@ struct Workspace {
 
     static var repository: URL { Repository.root }
 
-    init() throws {
+    /// The slice of the bundled sample most tests run on: the two Ice Cubes prompts and four
+    /// photos, so that their counts stay fixed as the sample and the prompt library grow.
+    static let basePrompts = ["icecubes.md", "icecubes-original.md"]
+    static let baseItems = ["chelsea", "coffee", "astronaut", "rocket"]
+
+    /// A fresh folder holding the two Ice Cubes prompts and a four-photo slice of
+    /// `datasets/sample`; with `everything`, the repository's whole prompt library, sample
+    /// and `altbench.yml`, as a fresh clone has them.
+    init(everything: Bool = false) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-e2e-\(UUID().uuidString)")
         let manager = FileManager.default
+        let sample = Self.repository.appendingPathComponent("datasets/sample")
         try manager.createDirectory(at: root.appendingPathComponent("datasets"), withIntermediateDirectories: true)
-        try manager.copyItem(at: Self.repository.appendingPathComponent("prompts"), to: root.appendingPathComponent("prompts"))
-        try manager.copyItem(
-            at: Self.repository.appendingPathComponent("datasets/sample"), to: root.appendingPathComponent("datasets/sample"))
+        if everything {
+            try manager.copyItem(at: Self.repository.appendingPathComponent("prompts"), to: root.appendingPathComponent("prompts"))
+            try manager.copyItem(at: sample, to: root.appendingPathComponent("datasets/sample"))
+            try manager.copyItem(at: Self.repository.appendingPathComponent("altbench.yml"), to: root.appendingPathComponent("altbench.yml"))
+            return
+        }
+        try manager.createDirectory(at: root.appendingPathComponent("prompts"), withIntermediateDirectories: true)
+        for name in Self.basePrompts {
+            try manager.copyItem(
+                at: Self.repository.appendingPathComponent("prompts/\(name)"), to: root.appendingPathComponent("prompts/\(name)"))
+        }
+        let target = root.appendingPathComponent("datasets/sample")
+        try manager.createDirectory(at: target, withIntermediateDirectories: true)
+        let manifest = try String(contentsOf: sample.appendingPathComponent("manifest.jsonl"), encoding: .utf8)
+        var lines: [String] = []
+        for line in manifest.split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let id = object["id"] as? String, Self.baseItems.contains(id), let image = object["image"] as? String
+            else { continue }
+            try manager.copyItem(at: sample.appendingPathComponent(image), to: target.appendingPathComponent(image))
+            lines.append(String(line))
+        }
+        precondition(lines.count == Self.baseItems.count, "datasets/sample lost one of \(Self.baseItems)")
+        try (lines.joined(separator: "\n") + "\n").write(
+            to: target.appendingPathComponent("manifest.jsonl"), atomically: true, encoding: .utf8)
     }
 
     func url(_ path: String) -> URL { root.appendingPathComponent(path) }

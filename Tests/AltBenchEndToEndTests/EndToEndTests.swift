@@ -49,6 +49,53 @@ struct EndToEndTests {
         #expect(try Self.value(db, "SELECT count(*) FROM trial_result WHERE chars > 0 AND first_person IS NOT NULL") as Int? == 8)
     }
 
+    /// What a fresh clone's `swift run altbench run` does: every prompt in the library at
+    /// every token limit of altbench.yml on every image of the sample, offline.
+    @Test func theDefaultRunCoversTheWholeSampleAndPromptLibrary() async throws {
+        let workspace = try Workspace(everything: true)
+        defer { workspace.remove() }
+        let prompts = try FileManager.default.contentsOfDirectory(atPath: workspace.url("prompts").path)
+            .filter { $0.hasSuffix(".md") && $0.uppercased() != "README.MD" }
+        let items = try workspace.read("datasets/sample/manifest.jsonl").split(separator: "\n").count
+        #expect(prompts.count >= 6)
+        #expect(items >= 24)
+
+        let started = Date()
+        let output = try await AltbenchProcess.run(["run"], in: workspace.root)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("OFFLINE MOCK"))
+        print("altbench run on the whole sample: \(prompts.count * items * 4) mock trials in \(String(format: "%.1f", seconds)) s")
+
+        let db = try Self.database(workspace)
+        #expect(try Self.value(db, "SELECT count(*) FROM variant") as Int? == prompts.count)
+        #expect(try Self.value(db, "SELECT count(*) FROM variant WHERE description IS NOT NULL") as Int? == prompts.count)
+        #expect(try Self.value(db, "SELECT count(*) FROM item WHERE problem IS NULL") as Int? == items)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == prompts.count * items * 4)
+        let limits = try await db.read { try Int.fetchAll($0, sql: "SELECT DISTINCT max_tokens FROM trial ORDER BY 1") }
+        #expect(limits == [30, 50, 80, 150])
+
+        // Templates are filled from each item: the post's language by name, the post's text.
+        func request(_ variant: String, _ item: String) throws -> String? {
+            try Self.value(
+                db,
+                """
+                SELECT r.request FROM trial t JOIN variant v ON v.id = t.variant_id JOIN item i ON i.id = t.item_id
+                JOIN response r ON r.id = t.response_id
+                WHERE v.name = '\(variant)' AND i.item_key = '\(item)' AND t.max_tokens = 50
+                """)
+        }
+        #expect(try request("language", "panneau-boulangerie")?.contains("Write the description in French") == true)
+        #expect(try request("language", "schild-enten")?.contains("Write the description in German") == true)
+        #expect(try request("context", "chelsea")?.contains("Chelsea has opinions about the new sofa.") == true)
+        #expect(try request("icecubes", "chelsea")?.contains("{{") == false)
+
+        let latest = try workspace.read("results/latest.md")
+        for item in ["sign-closed", "chart-alt-text", "banner-waves"] {
+            #expect(latest.contains("### \(item)") || latest.contains("![\(item)]"), "\(item) missing from the report")
+        }
+    }
+
     @Test func secondRunReusesEveryAnswer() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

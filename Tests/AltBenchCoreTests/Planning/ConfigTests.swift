@@ -30,9 +30,10 @@ struct ConfigTests {
         #expect(config.retries == 2)
         #expect(config.brevityBudget == 150)
         #expect(config.platformLimit == 1500)
-        // The commented-out keys stay unset, so prompts keep their own model and limits.
+        // The default run sweeps four token limits over every prompt.
+        #expect(config.maxTokens == [30, 50, 80, 150])
+        // The commented-out keys stay unset, so prompts keep their own model.
         #expect(config.model == nil)
-        #expect(config.maxTokens == nil)
         #expect(config.baseURL == nil)
         #expect(config.apiKeyEnv == nil)
         #expect(config.provider == nil)
