@@ -126,13 +126,13 @@ struct EndToEndTests {
         #expect(first.status == 0, "\(first.stderr)")
         #expect(requests.count == 16)
         for request in requests {
-        #expect(request.path == "/v1/chat/completions")
-        #expect(request.header("authorization") == "Bearer \(Self.fakeKey)")
+            #expect(request.path == "/v1/chat/completions")
+            #expect(request.header("authorization") == "Bearer \(Self.fakeKey)")
             let body = try request.json()
-        #expect(body["model"] == "gpt-4o-mini")
-        #expect(body["temperature"] == nil)
+            #expect(body["model"] == "gpt-4o-mini")
+            #expect(body["temperature"] == nil)
             let image = try #require(body["messages"]?[0]?["content"]?[1]?["image_url"]?["url"]?.stringValue)
-        #expect(image.hasPrefix("data:image/png;base64,") || image.hasPrefix("data:image/jpeg;base64,"))
+            #expect(image.hasPrefix("data:image/png;base64,") || image.hasPrefix("data:image/jpeg;base64,"))
         }
         #expect(!first.stdout.contains("MOCK"))
         let latest = try workspace.read("results/latest.md")
@@ -155,6 +155,42 @@ struct EndToEndTests {
         }
         #expect(!everything.contains(Self.fakeKey))
         #expect(!everything.contains("SECRET"))
+    }
+
+    /// Every shipped prompt, filled in for every sample image (PNG, JPEG, WEBP and GIF), is a
+    /// request that a server checking the API's rules accepts.
+    @Test func theWholeLibraryMakesValidRequests() async throws {
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: Self.fakeKey))
+        let workspace = try Workspace(everything: true)
+        defer { workspace.remove() }
+        let prompts = try FileManager.default.contentsOfDirectory(atPath: workspace.url("prompts").path)
+            .filter { $0.hasSuffix(".md") && $0.uppercased() != "README.MD" }.count
+        let items = try workspace.read("datasets/sample/manifest.jsonl").split(separator: "\n").count
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let output = try await AltbenchProcess.run(
+            ["run", "--base-url", server.baseURL, "--max-tokens", "50"], in: workspace.root, environment: environment)
+        let requests = await server.requests()
+        await server.stop()
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(requests.count == prompts * items)
+
+        var mimeTypes = Set<String>()
+        var systemMessages = 0
+        var inFrench = 0
+        for request in requests {
+            let body = try request.json()
+            let messages = try #require(body["messages"]?.arrayValue)
+            let user = try #require(messages.last)
+            let text = try #require(user["content"]?[0]?["text"]?.stringValue)
+            #expect(!text.contains("{{"), "a template tag was sent: \(text)")
+            let image = try #require(user["content"]?[1]?["image_url"]?["url"]?.stringValue)
+            if let mime = image.split(separator: ";").first { mimeTypes.insert(String(mime)) }
+            if messages.count == 2, messages[0]["role"] == "system" { systemMessages += 1 }
+            if text.hasSuffix("Write the description in French, the language of the post.") { inFrench += 1 }
+        }
+        #expect(mimeTypes == ["data:image/png", "data:image/jpeg", "data:image/webp", "data:image/gif"])
+        #expect(systemMessages == items, "only the system-message prompt sends one")
+        #expect(inFrench == 2, "the two French posts")
     }
 
     @Test func aBadImageFailsOnlyItsOwnTrialsAndExitsThree() async throws {
