@@ -16,8 +16,11 @@ struct SampleManifestTests {
         .deletingLastPathComponent()  // package root
         .appendingPathComponent("datasets/sample", isDirectory: true)
 
+    /// The sample, loaded (images read and hashed) once for every test here.
+    static let loaded = Result { try DatasetLoader().load(directory: folder, displayPath: "datasets/sample") }
+
     static func load() throws -> Dataset {
-        try DatasetLoader().load(directory: folder, displayPath: "datasets/sample")
+        try loaded.get()
     }
 
     /// The ids of the sample's items, read from the manifest, for parameterised tests.
