@@ -92,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchCoreTests",
-            dependencies: ["AltBenchCore"],
+            dependencies: ["AltBenchCore", "AltBenchTesting"],
             exclude: ["Fixtures"],
             swiftSettings: strict
         ),

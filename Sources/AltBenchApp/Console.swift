@@ -49,7 +49,7 @@ final class ProgressLine: @unchecked Sendable {
         drawn = true
         let seconds = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
         console.err(
-            "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.failed) errors, \(progress.cached) from cache, \(String(format: "%.1f", seconds)) s")
+            "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.failed) errors, \(progress.cached) from cache, \(progress.retries) retries, \(String(format: "%.1f", seconds)) s")
     }
 
     func finish() {

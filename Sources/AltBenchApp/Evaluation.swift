@@ -12,6 +12,10 @@ import Foundation
 public struct Evaluation: Sendable {
     /// Exit status when some trials failed but everything else was written.
     public static let partialFailureExitCode: Int32 = 3
+    /// Exit status when a misconfiguration (bad key, unknown model, no quota) stopped the run.
+    public static let stoppedExitCode: Int32 = 1
+    /// Exit status when the run deadline passed (as `timeout(1)` exits).
+    public static let deadlineExitCode: Int32 = 124
 
     public var options: RunOptions
     /// `--config FILE`; `nil` reads ./altbench.yml when present.
@@ -19,17 +23,27 @@ public struct Evaluation: Sendable {
     public var environment: [String: String]
     public var console: Console
     public var workingDirectory: URL
+    /// `--resume RUN`: the run to continue in place.
+    public var resume: String?
+    /// How the run is asked to stop (signals, tests).
+    public var control: RunControl
+    /// How long requests in flight may take to finish once the run is stopping.
+    public var gracePeriod: Duration
 
     public init(
         options: RunOptions, configPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         console: Console = .standard,
-        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        resume: String? = nil, control: RunControl = RunControl(), gracePeriod: Duration = .seconds(5)
     ) {
         self.options = options
         self.configPath = configPath
         self.environment = environment
         self.console = console
         self.workingDirectory = workingDirectory
+        self.resume = resume
+        self.control = control
+        self.gracePeriod = gracePeriod
     }
 
     /// The outcome of a run that got as far as the store.
@@ -38,13 +52,28 @@ public struct Evaluation: Sendable {
         public var exitCode: Int32
         public var reportPath: String
         public var results: RunResults
+        /// Why the run ended early; `nil` when every trial was done.
+        public var stopReason: StopReason?
+        /// `--offline`: the trials the store could not answer.
+        public var notStored: [RunResults.TrialRow]
     }
 
-    /// Runs the whole pipeline. Throws before any request for bad input; returns the exit
-    /// status otherwise (0 all answered, 3 some trials failed); throws `RunStopped` after
-    /// writing the partial report when the run was misconfigured.
+    /// Runs the whole pipeline. Throws before any request for bad input; otherwise writes the
+    /// report (marked incomplete when the run stopped early) and returns the exit status:
+    /// 0 all answered, 3 some trials failed, 1 stopped by a misconfiguration, 124 deadline,
+    /// 128 + the signal's number when interrupted.
     public func run() async throws -> Outcome {
-        let experiment = try resolveExperiment()
+        var options = options
+        var resumable: ResumableRun?
+        var store: ResultStore?
+        if let resume {
+            let opened = try openExistingStore()
+            let run = try await opened.resumableRun(id: try await opened.resolveRunID(resume))
+            try Self.applyResumedSettings(run, to: &options)
+            resumable = run
+            store = opened
+        }
+        let experiment = try resolveExperiment(options)
         let prompts = try PromptLoader().load(directory: resolve(experiment.promptsPath), displayPath: experiment.promptsPath)
         let dataset = try DatasetLoader().load(directory: resolve(experiment.datasetPath), displayPath: experiment.datasetPath)
         for note in dataset.notes { console.err("note: \(note)\n") }
@@ -54,76 +83,215 @@ public struct Evaluation: Sendable {
 
         let model: any VisionModel
         var httpClient: HTTPClient?
-        switch experiment.provider {
-        case .mock:
-            model = MockVisionModel(dataset: dataset)
-            console.err(
-                "*** OFFLINE MOCK: no model is called; answers are the dataset's reference texts cut to max_tokens (\(experiment.providerReason)). Set OPENAI_API_KEY, or --base-url URL for a local server, to evaluate a real model. ***\n")
-        case .openai:
-            let client = OpenAIVisionModel.makeHTTPClient()
-            httpClient = client
-            model = OpenAIVisionModel(
-                baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
-                timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: client)
-            if experiment.apiKey == nil {
-                console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
+        if experiment.offline {
+            model = StoreOnlyModel(endpoint: experiment.endpointIdentity)
+            console.err("altbench: --offline: answers come only from the store; nothing is sent to \(model.endpoint).\n")
+        } else {
+            switch experiment.provider {
+            case .mock:
+                model = MockVisionModel(dataset: dataset)
+                console.err(
+                    "*** OFFLINE MOCK: no model is called; answers are the dataset's reference texts cut to max_tokens (\(experiment.providerReason)). Set OPENAI_API_KEY, or --base-url URL for a local server, to evaluate a real model. ***\n")
+            case .openai:
+                let client = OpenAIVisionModel.makeHTTPClient()
+                httpClient = client
+                model = OpenAIVisionModel(
+                    baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
+                    timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: client)
+                if experiment.apiKey == nil {
+                    console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
+                }
             }
         }
+        defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
 
         let planner = Planner(experiment: experiment, endpoint: model.endpoint)
-        let trials = planner.plan(variants: prompts, dataset: dataset)
+        var trials = planner.plan(variants: prompts, dataset: dataset)
         let resultsDirectory = resolve(experiment.resultsPath)
-        let store = try ResultStore(url: resultsDirectory.appendingPathComponent("altbench.sqlite"))
         let redactor = Redactor(secrets: [experiment.apiKey?.value])
-        let info = RunResults.Info(
-            id: Self.newRunID(), startedAt: Date(), status: "running", provider: experiment.provider,
-            providerReason: experiment.providerReason, endpoint: model.endpoint, datasetPath: experiment.datasetPath,
-            promptsPath: experiment.promptsPath, settings: experiment.recordedSettings)
-        let recorder = try await store.beginRun(
-            info, variants: prompts, dataset: dataset, plannedTrials: trials.count, redactor: redactor)
+        let runID: String
+        let recorder: RunRecorder
+        if let resumable, let store {
+            try Self.checkUnchanged(resumable, prompts: prompts, dataset: dataset, plannedTrials: trials.count, endpoint: model.endpoint)
+            trials.removeAll { resumable.answered.contains(ResumableRun.Coordinates($0)) }
+            runID = resumable.info.id
+            recorder = try await store.continueRun(id: runID, endpoint: model.endpoint, redactor: redactor)
+            console.err(
+                "altbench: resuming run \(runID): \(resumable.answered.count) of \(resumable.plannedTrials) trials already answered; \(trials.count) to go\(resumable.failed > 0 ? " (\(resumable.failed) failed ones asked again)" : "").\n")
+        } else {
+            let opened = try ResultStore(url: resultsDirectory.appendingPathComponent("altbench.sqlite"))
+            store = opened
+            let info = RunResults.Info(
+                id: Self.newRunID(), startedAt: Date(), status: "running", provider: experiment.provider,
+                providerReason: experiment.providerReason, endpoint: model.endpoint, datasetPath: experiment.datasetPath,
+                promptsPath: experiment.promptsPath, settings: experiment.recordedSettings)
+            runID = info.id
+            recorder = try await opened.beginRun(
+                info, variants: prompts, dataset: dataset, plannedTrials: trials.count, redactor: redactor)
+            console.err("altbench: \(trials.count) trials (\(prompts.count) prompts × \(dataset.items.count) images\(experiment.repeats > 1 ? " × \(experiment.repeats) repeats" : "")), run \(runID)\n")
+        }
+        guard let store else { preconditionFailure("the store is open by now") }
 
         let progress = ProgressLine(console: console)
         let runner = Runner(
             model: model, sink: recorder, settings: experiment.scoring,
-            retryPolicy: RetryPolicy(maxRetries: experiment.retries), concurrency: experiment.concurrency,
-            useCache: experiment.useCache, onProgress: { progress.update($0) })
-        console.err("altbench: \(trials.count) trials (\(prompts.count) prompts × \(dataset.items.count) images\(experiment.repeats > 1 ? " × \(experiment.repeats) repeats" : "")), run \(info.id)\n")
-
-        var runError: (any Error)?
-        do {
-            try await runner.run(trials)
-        } catch {
-            runError = error
-        }
+            retryPolicy: RetryPolicy(maxRetries: experiment.maxRetries), concurrency: experiment.concurrency,
+            requestsPerMinute: experiment.requestsPerMinute, tokensPerMinute: experiment.tokensPerMinute,
+            useCache: experiment.useCache, control: control, gracePeriod: gracePeriod, deadline: experiment.deadline,
+            onProgress: { progress.update($0) })
+        let outcome = try await runner.run(trials)
         progress.finish()
         try? await httpClient?.shutdown()
-        let stopped = runError as? RunStopped
-        if let runError, stopped == nil { throw runError }
-        try await store.finishRun(
-            id: info.id, status: stopped == nil ? "finished" : "stopped", message: stopped?.failure.message,
-            redactor: redactor)
+        httpClient = nil
+
+        let recorded = try await store.loadRun(id: runID)
+        let complete = outcome.stopReason == nil && recorded.trials.count == recorded.plannedTrials
+        var message: String?
+        if let reason = outcome.stopReason {
+            message = "\(reason.description) (after \(recorded.trials.count) of \(recorded.plannedTrials) trials)"
+        }
+        try await store.finishRun(id: runID, status: complete ? "finished" : "stopped", message: message, redactor: redactor)
 
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
-            .write(runID: info.id, displayResults: experiment.resultsPath, updateLatest: true)
-        if let stopped { throw stopped }
+            .write(runID: runID, displayResults: experiment.resultsPath, updateLatest: true)
+        let notStored = results.trials.filter { $0.errorKind == ModelFailure.Kind.notStored.rawValue }
+        if !notStored.isEmpty { reportNotStored(notStored, endpoint: model.endpoint) }
         let failed = results.trials.filter(\.failed).count
-        if failed > 0 {
-            console.err("\(failed) of \(results.trials.count) trials failed; see the report for each reason.\n")
+        if failed > notStored.count {
+            console.err("\(failed - notStored.count) of \(results.trials.count) trials failed; see the report for each reason.\n")
         }
-        return Outcome(runID: info.id, exitCode: failed > 0 ? Self.partialFailureExitCode : 0, reportPath: reportPath, results: results)
+        var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
+        if let reason = outcome.stopReason {
+            exitCode = Self.exitCode(for: reason)
+            let missing = results.plannedTrials - results.trials.filter { !$0.failed }.count
+            switch reason {
+            case .failure(let failure):
+                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(failure.message)\n")
+            case .interrupted, .deadline:
+                console.err("altbench: stopped (\(reason)); \(results.trials.count) of \(results.plannedTrials) trials recorded. The report is marked incomplete.\n")
+            }
+            if missing > 0 {
+                console.err("Continue this run with: altbench run --resume \(runID)\(experiment.resultsPath == "results" ? "" : " --results \(experiment.resultsPath)")\n")
+            }
+        }
+        return Outcome(
+            runID: runID, exitCode: exitCode, reportPath: reportPath, results: results, stopReason: outcome.stopReason,
+            notStored: notStored)
     }
 
-    func resolveExperiment() throws -> Experiment {
-        let config: ConfigFile
+    /// The exit status of a run that stopped early.
+    public static func exitCode(for reason: StopReason) -> Int32 {
+        switch reason {
+        case .failure: return stoppedExitCode
+        case .deadline: return deadlineExitCode
+        case .interrupted(let signal): return signal == "SIGTERM" ? 128 + 15 : 128 + 2
+        }
+    }
+
+    /// Lists what `--offline` could not answer: the first 20, then a count.
+    func reportNotStored(_ trials: [RunResults.TrialRow], endpoint: String) {
+        var lines = ["--offline: \(trials.count) trial\(trials.count == 1 ? "" : "s") had no stored answer from \(endpoint):"]
+        for trial in trials.prefix(20) {
+            let limit = trial.maxTokens.map { " @ max_tokens \($0)" } ?? ""
+            let repeatText = trial.repeatIndex > 0 ? " (repeat \(trial.repeatIndex + 1))" : ""
+            lines.append("  \(trial.variant)\(limit) × \(trial.itemID)\(repeatText)")
+        }
+        if trials.count > 20 { lines.append("  … and \(trials.count - 20) more (the report lists them all)") }
+        lines.append("Record them with a run that can reach the model (the same prompts, dataset and settings, without --offline).")
+        console.err(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The stored run's plan replaces the flags and the file; flags that would change the
+    /// plan are refused, since a resumed run must ask the questions it was started with.
+    static func applyResumedSettings(_ run: ResumableRun, to options: inout RunOptions) throws {
+        let fixed: [(String, Bool)] = [
+            ("--prompts", options.prompts != nil), ("--dataset", options.dataset != nil),
+            ("--max-tokens", options.maxTokens != nil), ("--model", options.model != nil),
+            ("--base-url", options.baseURL != nil), ("--provider", options.provider != nil),
+            ("--repeats", options.repeats != nil), ("--token-field", options.tokenField != nil),
+            ("--brevity-budget", options.brevityBudget != nil),
+        ]
+        if let given = fixed.first(where: \.1) {
+            throw AltBenchError.cannotResume(
+                run: run.info.id,
+                reason: "\(given.0) would change what the run asks. A resumed run keeps its own prompts, dataset, model and limits; start a new run instead (it reuses every stored answer).")
+        }
+        let settings = run.info.settings
+        options.prompts = run.info.promptsPath
+        options.dataset = run.info.datasetPath
+        options.provider = run.info.provider
+        if run.info.provider == .openai, let base = settings["base_url"]?.stringValue, !base.isEmpty {
+            options.baseURL = base
+        }
+        options.model = settings["model"]?.stringValue
+        options.maxTokens = settings["max_tokens"]?.arrayValue?.compactMap(\.intValue)
+        options.repeats = settings["repeats"]?.intValue
+        options.tokenField = settings["token_field"]?.stringValue.flatMap(TokenField.init(rawValue:))
+        options.brevityBudget = settings["brevity_budget"]?.intValue
+        if options.offline == false, settings["offline"]?.boolValue == true {
+            // A run started offline resumes offline unless asked otherwise.
+            options.offline = true
+        }
+    }
+
+    /// Refuses a resume whose prompts, images or endpoint changed since the run began: its
+    /// stored answers and the new ones would not be comparable.
+    static func checkUnchanged(
+        _ run: ResumableRun, prompts: [PromptVariant], dataset: Dataset, plannedTrials: Int, endpoint: String
+    ) throws {
+        let fail = { (reason: String) in AltBenchError.cannotResume(run: run.info.id, reason: reason) }
+        let stored = Dictionary(run.variantHashes.map { ($0.name, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        for variant in prompts where stored[variant.name] != variant.fileHash {
+            throw fail(
+                stored[variant.name] == nil
+                    ? "the prompt '\(variant.name)' (\(variant.file)) is new since the run began. Start a new run instead (it reuses every stored answer)."
+                    : "the prompt file \(variant.file) changed since the run began. Restore it, or start a new run (it reuses every stored answer).")
+        }
+        if prompts.count != run.variantHashes.count {
+            let missing = run.variantHashes.map(\.name).filter { name in !prompts.contains { $0.name == name } }
+            throw fail("the prompt '\(missing.first ?? "?")' is gone since the run began. Restore it, or start a new run.")
+        }
+        let items = Dictionary(run.itemHashes.map { ($0.id, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        for item in dataset.items {
+            guard let hash = items[item.id] else {
+                throw fail("the dataset item '\(item.id)' is new since the run began. Start a new run instead.")
+            }
+            if hash != item.imageInfo?.sha256 {
+                throw fail("the image of dataset item '\(item.id)' changed since the run began. Restore it, or start a new run.")
+            }
+        }
+        if dataset.items.count != run.itemHashes.count {
+            throw fail("the dataset has \(dataset.items.count) items now, \(run.itemHashes.count) when the run began. Restore it, or start a new run.")
+        }
+        if endpoint != run.info.endpoint {
+            throw fail("it asked \(run.info.endpoint), and this run would ask \(endpoint). Resume with the same endpoint (or --offline), or start a new run.")
+        }
+        if plannedTrials != run.plannedTrials {
+            throw fail("it planned \(run.plannedTrials) trials and now plans \(plannedTrials). Start a new run instead.")
+        }
+    }
+
+    func openExistingStore() throws -> ResultStore {
+        let resultsPath = options.results ?? (try? configFile().results) ?? "results"
+        let database = resolve(resultsPath).appendingPathComponent("altbench.sqlite")
+        guard FileManager.default.fileExists(atPath: database.path) else {
+            throw AltBenchError.noRuns(database: "\(resultsPath)/altbench.sqlite")
+        }
+        return try ResultStore(url: database)
+    }
+
+    func resolveExperiment(_ options: RunOptions? = nil) throws -> Experiment {
+        try Experiment.resolve(options: options ?? self.options, config: try configFile(), environment: environment)
+    }
+
+    func configFile() throws -> ConfigFile {
         if let configPath {
             guard FileManager.default.fileExists(atPath: resolve(configPath).path) else {
                 throw AltBenchError.configFile(file: configPath, line: nil, message: "no such file. Check the --config path.")
             }
-            config = try ConfigFile.load(from: resolve(configPath), displayPath: configPath)
-        } else {
-            config = try ConfigFile.load(from: resolve("altbench.yml"), displayPath: "altbench.yml")
+            return try ConfigFile.load(from: resolve(configPath), displayPath: configPath)
         }
-        return try Experiment.resolve(options: options, config: config, environment: environment)
+        return try ConfigFile.load(from: resolve("altbench.yml"), displayPath: "altbench.yml")
     }
 
     func resolve(_ path: String) -> URL {

@@ -43,13 +43,17 @@ public enum ErrorBodyParser {
         case 500...599: retryable = true
         default: retryable = false
         }
-        switch headers["x-should-retry"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        let shouldRetry = headers["x-should-retry"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        switch shouldRetry {
         case "true": retryable = true
         case "false": retryable = false
         default: break
         }
 
-        let stops = [401, 403, 404].contains(effective) || quota
+        // A request too large for the tokens-per-minute limit fails the same way every time,
+        // and every trial of the run sends a similar one.
+        // The server's own `x-should-retry: true` outranks the status, as in the OpenAI SDKs.
+        let stops = ([401, 403, 404].contains(effective) || quota || tooLarge) && shouldRetry != "true"
         let source = url.map { " from \($0)" } ?? ""
         let codeText = [code, param.map { "param \($0)" }].compactMap { $0 }.joined(separator: ", ")
         var text = "HTTP \(status)\(source): \(detail)\(codeText.isEmpty ? "" : " (\(codeText))")"
@@ -62,6 +66,8 @@ public enum ErrorBodyParser {
             text += ". Nothing there: check --base-url (it usually ends in /v1) and --model."
         case _ where quota:
             text += ". The account has no quota left: check billing, or use another key."
+        case _ where tooLarge:
+            text += ". One request is larger than the tokens-per-minute limit allows: lower max_tokens, send smaller images (detail: low), or raise the limit."
         default:
             break
         }
@@ -70,7 +76,8 @@ public enum ErrorBodyParser {
             requestID: headers["x-request-id"] ?? headers["apim-request-id"], retryable: retryable,
             // The x-ratelimit-reset-* headers come with every OpenAI answer; they describe the
             // rate-limit window, so they mean "wait" only when the answer is a rate limit.
-            retryAfter: RetryAfter.parse(headers, includeRateLimitResets: effective == 429), stopsRun: stops)
+            retryAfter: RetryAfter.parse(headers, includeRateLimitResets: effective == 429), stopsRun: stops,
+            rateLimit: RateLimitStatus.parse(headers))
     }
 
     /// The `error` fields of a body, whichever shape it has.

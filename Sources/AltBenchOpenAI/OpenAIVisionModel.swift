@@ -137,6 +137,7 @@ public struct OpenAIVisionModel: VisionModel {
         var answer = try ChatCompletionParser.answer(
             from: data, requestID: requestID, redactor: redactor, headers: headers)
         answer.tokenField = request.maxTokens == nil ? nil : request.tokenField.rawValue
+        answer.rateLimit = RateLimitStatus.parse(headers)
         return answer
     }
 }

@@ -84,3 +84,21 @@ public enum RetryAfter {
         return .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
     }
 }
+
+extension RateLimitStatus {
+    /// The `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` headers (names lowercased);
+    /// `nil` when there are none. Values that do not parse are left out.
+    public static func parse(_ headers: [String: String]) -> RateLimitStatus? {
+        func integer(_ name: String) -> Int? {
+            headers[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        }
+        let status = RateLimitStatus(
+            limitRequests: integer("x-ratelimit-limit-requests"),
+            remainingRequests: integer("x-ratelimit-remaining-requests"),
+            resetRequests: headers["x-ratelimit-reset-requests"].flatMap(RetryAfter.resetDuration),
+            limitTokens: integer("x-ratelimit-limit-tokens"),
+            remainingTokens: integer("x-ratelimit-remaining-tokens"),
+            resetTokens: headers["x-ratelimit-reset-tokens"].flatMap(RetryAfter.resetDuration))
+        return status.isEmpty ? nil : status
+    }
+}

@@ -40,7 +40,7 @@ public struct MarkdownReport: Sendable {
         }
         if info.status != "finished" {
             let reason = info.statusMessage.map { ": \(MarkdownText.inline($0))" } ?? ""
-            out.append("> **This run did not finish** (\(info.status))\(reason). It holds \(results.trials.count) of \(results.plannedTrials) planned trials.")
+            out.append("> **Incomplete: this run did not finish** (\(info.status))\(reason). It holds \(results.trials.count) of \(results.plannedTrials) planned trials; `altbench run --resume \(info.id)` asks the rest.")
             out.append("")
         }
         let answered = results.trials.filter { !$0.failed }
@@ -67,14 +67,14 @@ public struct MarkdownReport: Sendable {
         out.append("")
         out.append("Rates are shares of answered trials. Lengths count Unicode scalars, as Mastodon does.")
         out.append("")
-        out.append("| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | mean completion tokens | p50 latency |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append("| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in summary.rows {
             let cells = [
                 MarkdownText.cell(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
                 Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
                 Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
-                Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
+                Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
             ]
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
@@ -175,7 +175,7 @@ public struct MarkdownReport: Sendable {
                     if text.isEmpty, let refusal = answer.refusal {
                         answerCell = "*refused:* " + MarkdownText.cell(refusal)
                     } else {
-                        answerCell = text.isEmpty ? "*(empty)*" : MarkdownText.cell(text)
+                        answerCell = text.isEmpty ? Self.emptyCell(answer) : MarkdownText.cell(text)
                     }
                     chars = trial.scores[ScoreName.chars].map { String(Int($0.value)) } ?? "–"
                     flags = Format.flags(trial.scores).joined(separator: ", ")
@@ -191,5 +191,14 @@ public struct MarkdownReport: Sendable {
             }
             out.append("")
         }
+    }
+
+    /// An answer with no visible text. With finish_reason "length" the token limit ran out
+    /// first, which reasoning models do when their hidden reasoning spends the whole budget.
+    static func emptyCell(_ answer: ModelAnswer) -> String {
+        guard answer.finishReason?.lowercased() == "length" else { return "*(empty)*" }
+        let reasoning = answer.reasoningTokens.map { ", \($0) of them on reasoning" } ?? ""
+        let spent = answer.completionTokens.map { " (\($0) tokens spent\(reasoning))" } ?? ""
+        return "*(empty: the token limit ran out before any visible text\(spent))*"
     }
 }

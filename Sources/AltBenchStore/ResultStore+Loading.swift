@@ -56,7 +56,7 @@ extension ResultStore {
                 db,
                 sql: """
                     SELECT t.id AS trial_id, t.max_tokens AS trial_max_tokens, t.repeat_index, t.model AS trial_model,
-                      t.status, t.cached, t.error, v.name AS variant_name, i.item_key, r.*
+                      t.status, t.cached, t.error, t.error_kind, v.name AS variant_name, i.item_key, r.*
                     FROM trial t
                     JOIN variant v ON v.id = t.variant_id
                     JOIN item i ON i.id = t.item_id
@@ -71,7 +71,7 @@ extension ResultStore {
                     variant: row["variant_name"], maxTokens: row["trial_max_tokens"], itemID: row["item_key"],
                     repeatIndex: row["repeat_index"], model: row["trial_model"],
                     answer: answered ? ResponseColumns.answer(from: row) : nil, cached: row["cached"],
-                    error: row["error"], scores: scores[trialID] ?? [:])
+                    error: row["error"], errorKind: row["error_kind"], scores: scores[trialID] ?? [:])
             }
             let planned: Int = run["planned_trials"]
             return RunResults(info: info, variants: variants, items: items, trials: trials, plannedTrials: planned)

@@ -4,6 +4,9 @@ import GRDB
 
 /// The sink of one run: writes each trial, its answer and its scores in one transaction as
 /// the trial completes, so a crash loses only the requests in flight.
+///
+/// Only answers are stored as cache entries; a failure is recorded on its trial and never
+/// found by `cachedAnswer`, so the next run asks again.
 public struct RunRecorder: ResultSink {
     let writer: any DatabaseWriter
     public let runID: String
@@ -52,6 +55,13 @@ public struct RunRecorder: ResultSink {
             case .failed:
                 responseID = nil
             }
+            // A trial asked again (`--resume` after a failure) replaces its earlier row.
+            try db.execute(
+                sql: """
+                    DELETE FROM trial WHERE run_id = ? AND variant_id = ? AND item_id = ? AND max_tokens IS ?
+                      AND repeat_index = ?
+                    """,
+                arguments: [runID, variantID, itemID, trial.maxTokens, trial.repeatIndex])
             let failure = result.failure
             try db.execute(
                 sql: """

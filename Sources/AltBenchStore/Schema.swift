@@ -115,6 +115,11 @@ enum Schema {
         migrator.registerMigration("v2: variant description") { db in
             try db.execute(sql: "ALTER TABLE variant ADD COLUMN description TEXT")
         }
+        // `--resume` and re-asked failures replace a trial's row by its coordinates.
+        migrator.registerMigration("v3: trial coordinates index") { db in
+            try db.execute(
+                sql: "CREATE INDEX trial_coordinates ON trial (run_id, variant_id, item_id, max_tokens, repeat_index)")
+        }
         return migrator
     }
 

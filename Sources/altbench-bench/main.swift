@@ -93,7 +93,7 @@ for (label, runID) in [("mock run, new answers", "bench-1"), ("mock run, all fro
     let runner = Runner(model: MockVisionModel(dataset: dataset), sink: recorder, concurrency: 4)
     try await measure(label, count: trials.count, unit: "trial") {
         let tally = try await runner.run(trials)
-        precondition(tally.done == trials.count)
+        precondition(tally.progress.done == trials.count)
     }
     try await store.finishRun(id: runID, status: "finished", message: nil)
 }

@@ -10,8 +10,10 @@ extension AltBench {
             discussion: """
                 Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
                 altbench.yml, then defaults. Exit status: 0 when every trial got an answer, 3 when some \
-                failed (everything else is still written), 1 when the run could not start or was stopped \
-                by a configuration error (bad key, unknown model or URL).
+                failed or --offline found no stored answer (everything else is still written), 1 when the \
+                run could not start or was stopped by a configuration error (bad key, unknown model or \
+                URL, no quota), 124 when --deadline passed, 130 after Ctrl-C and 143 after SIGTERM (the \
+                partial report is written and marked incomplete; continue with --resume RUN).
                 """)
 
         @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
@@ -43,11 +45,30 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("Times to ask each question (for variance). Default: 1.", valueName: "n"))
         var repeats: Int?
 
-        @Option(name: .long, help: ArgumentHelp("Seconds before a request is abandoned. Default: 60.", valueName: "seconds"))
+        @Option(name: .long, help: ArgumentHelp("Seconds before a request is abandoned (and retried). Default: 120.", valueName: "seconds"))
         var timeout: Double?
 
-        @Option(name: .long, help: ArgumentHelp("Retries of a failed request. Default: 2.", valueName: "n"))
-        var retries: Int?
+        @Option(
+            name: [.customLong("max-retries"), .customLong("retries")],
+            help: ArgumentHelp("Retries of a retryable failure (429, 5xx, timeouts, lost connections); 0 for none. Default: 4.", valueName: "n"))
+        var maxRetries: Int?
+
+        @Option(name: .long, help: ArgumentHelp("At most this many requests per minute.", valueName: "n"))
+        var rpm: Double?
+
+        @Option(name: .long, help: ArgumentHelp("At most this many (estimated) tokens per minute.", valueName: "n"))
+        var tpm: Double?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Stop the run after this long (e.g. 90s, 30m, 2h), writing an incomplete report.", valueName: "duration"))
+        var deadline: String?
+
+        @Option(name: .long, help: ArgumentHelp("Continue an interrupted run in place, asking only what it lacks.", valueName: "run"))
+        var resume: String?
+
+        @Flag(name: .long, help: "Answer only from the stored answers; send nothing. Lists the trials it could not answer.")
+        var offline = false
 
         @Option(
             name: .customLong("token-field"),
@@ -71,6 +92,20 @@ extension AltBench {
                 throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
             }
             _ = try parsedMaxTokens()
+            _ = try parsedDeadline()
+            for (name, value) in [("--rpm", rpm), ("--tpm", tpm)] {
+                if let value, !(value > 0 && value.isFinite) {
+                    throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
+                }
+            }
+        }
+
+        func parsedDeadline() throws -> Duration? {
+            guard let deadline else { return nil }
+            guard let duration = DurationText.parse(deadline) else {
+                throw ValidationError("--deadline takes a duration such as 90s, 30m or 2h, or a number of seconds (got '\(deadline)').")
+            }
+            return duration
         }
 
         func parsedMaxTokens() throws -> [Int]? {
@@ -95,17 +130,25 @@ extension AltBench {
             options.concurrency = concurrency
             options.repeats = repeats
             options.timeout = timeout
-            options.retries = retries
+            options.maxRetries = maxRetries
+            options.requestsPerMinute = rpm
+            options.tokensPerMinute = tpm
+            options.deadline = try parsedDeadline()
+            options.offline = offline
             options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
             options.noCache = noCache
             options.brevityBudget = brevityBudget
 
+            let control = RunControl()
+            let grace = Duration.seconds(5)
+            let trap = SignalTrap(control: control, console: .standard, gracePeriod: grace)
+            defer { trap.release() }
             do {
-                let outcome = try await Evaluation(options: options, configPath: config).run()
+                let outcome = try await Evaluation(
+                    options: options, configPath: config, resume: resume, control: control, gracePeriod: grace
+                ).run()
                 if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
             } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as RunStopped {
                 throw fail(error.description)
             } catch let error as StoreFailure {
                 throw fail(String(describing: error))

@@ -257,7 +257,7 @@ struct EndToEndTests {
         #expect(!output.stderr.contains(Self.fakeKey))
         #expect(await server.requests().count == 1, "a 401 stops the run instead of failing every trial")
         let latest = try workspace.read("results/latest.md")
-        #expect(latest.contains("This run did not finish"))
+        #expect(latest.contains("Incomplete: this run did not finish"))
         #expect(!latest.contains(Self.fakeKey))
         await server.stop()
     }

@@ -56,7 +56,9 @@ let errorCases: [ErrorCase] = [
         $0.never = ["sk-", "VKMIs", "wjh3"]
     },
     .fixture("08_429_rate_limit_request_too_large", status: 429, retryable: false) {
-        // "Request too large": the request can never fit the tokens-per-minute limit.
+        // "Request too large": the request can never fit the tokens-per-minute limit, and
+        // the run's other requests are much the same, so the run stops.
+        $0.stopsRun = true
         $0.code = "rate_limit_exceeded"
         $0.type = "tokens"
         $0.says = ["Request too large for gpt-4o", "Requested 31538"]

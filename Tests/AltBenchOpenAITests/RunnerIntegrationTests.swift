@@ -40,7 +40,7 @@ struct RunnerIntegrationTests {
             ]).handler)
         let sink = CollectingSink()
         let runner = Runner(model: model(server), sink: sink, retryPolicy: quickRetries, concurrency: 1)
-        let progress = try await runner.run(iceCubesTrials(1))
+        let progress = try await runner.run(iceCubesTrials(1)).progress
         let requests = await server.requests()
         await server.stop()
 
@@ -62,7 +62,7 @@ struct RunnerIntegrationTests {
             handler: ResponseScript([serverError, serverError, serverError]).handler)
         let sink = CollectingSink()
         let runner = Runner(model: model(server), sink: sink, retryPolicy: quickRetries, concurrency: 1)
-        let progress = try await runner.run(iceCubesTrials(1))
+        let progress = try await runner.run(iceCubesTrials(1)).progress
         let requests = await server.requests()
         await server.stop()
 
@@ -83,18 +83,24 @@ struct RunnerIntegrationTests {
             concurrency: 4)
         let clock = ContinuousClock()
         let start = clock.now
-        let stopped = try await #require(throws: RunStopped.self) { try await runner.run(iceCubesTrials(20)) }
+        let outcome = try await runner.run(iceCubesTrials(20))
         let elapsed = clock.now - start
         let requests = await server.requests()
         await server.stop()
 
-        #expect(stopped.failure.status == 401)
-        #expect(stopped.failure.message.contains("OPENAI_API_KEY"))
-        #expect(!stopped.description.contains("sk-"))
-        // Only the first wave was sent; no trial finished, so none was recorded.
-        #expect(requests.count <= 4)
+        guard case .failure(let failure) = outcome.stopReason else {
+            Issue.record("expected a run-fatal stop, got \(String(describing: outcome.stopReason))")
+            return
+        }
+        #expect(failure.status == 401)
+        #expect(failure.severity == .runFatal)
+        #expect(failure.message.contains("OPENAI_API_KEY"))
+        #expect(!failure.message.contains("sk-"))
+        // The first request probes alone; its 401 stops the run before any other is sent,
+        // and a trial stopped by a misconfiguration is not recorded as the item's failure.
+        #expect(requests.count == 1)
         #expect(await sink.results.isEmpty)
-        #expect(stopped.progress.done == 0)
+        #expect(outcome.progress.done == 0)
         #expect(elapsed < .seconds(2))
     }
 
@@ -108,13 +114,14 @@ struct RunnerIntegrationTests {
         let runner = Runner(
             model: model(server, key: "sk" + "-wrong-altbench-9876543210fedcba"), sink: sink, retryPolicy: quickRetries,
             concurrency: 1)
-        let stopped = try await #require(throws: RunStopped.self) { try await runner.run(iceCubesTrials(20)) }
+        let outcome = try await runner.run(iceCubesTrials(20))
         let requests = await server.requests()
         await server.stop()
 
         #expect(requests.count == 3)
         #expect(await sink.results.map { $0.answer?.content } == ["A cat.", "A dog."])
-        #expect(stopped.progress.done == 2)
-        #expect(stopped.progress.total == 20)
+        #expect(outcome.progress.done == 2)
+        #expect(outcome.progress.total == 20)
+        #expect(outcome.stopReason != nil)
     }
 }

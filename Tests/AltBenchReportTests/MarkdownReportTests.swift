@@ -13,7 +13,7 @@ struct MarkdownReportTests {
     }
 
     private static let summaryHeader =
-        "| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | mean completion tokens | p50 latency |"
+        "| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |"
     private static let perImageHeader = "| variant | max_tokens | answer | chars | flags |"
 
     /// The lines of the `### item` section, up to the next heading.
@@ -63,7 +63,7 @@ struct MarkdownReportTests {
         let reason = message.map { ": \(MarkdownText.inline($0))" } ?? ""
         #expect(
             report.contains(
-                "> **This run did not finish** (\(status))\(reason). It holds 7 of 12 planned trials."))
+                "> **Incomplete: this run did not finish** (\(status))\(reason). It holds 7 of 12 planned trials; `altbench run --resume 20260101-000000-abcd` asks the rest."))
         #expect(report.contains("| duration | – |"))
     }
 
@@ -75,9 +75,9 @@ struct MarkdownReportTests {
         let rows = try #require(GFMTable.rows(in: report, header: Self.summaryHeader))
         #expect(
             rows == [
-                ["short", "60", "4", "2", "22.5", "24", "100%", "50%", "50%", "0%", "34.0", "12.5 s"],
-                ["short", "120", "4", "1", "25.3", "42", "100%", "0%", "0%", "33%", "9.0", "650 ms"],
-                ["plain", "none", "4", "1", "80.7", "171", "67%", "0%", "0%", "0%", "22.0", "1200 ms"],
+                ["short", "60", "4", "2", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"],
+                ["short", "120", "4", "1", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"],
+                ["plain", "none", "4", "1", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"],
             ])
     }
 

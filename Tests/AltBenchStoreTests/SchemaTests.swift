@@ -63,11 +63,12 @@ struct SchemaTests {
         #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == Schema.migrator().migrations.count)
     }
 
-    @Test("migrations come in order, v2 adding the variant's description")
+    @Test("migrations come in order: v2 adds the variant's description, v3 the trial coordinates index")
     func migrationOrder() {
         #expect(
             Schema.migrator().migrations == [
                 "v1: runs, variants, items, responses, trials, scores", "v2: variant description",
+                "v3: trial coordinates index",
             ])
     }
 

@@ -71,7 +71,17 @@ extension ConfigFile {
                 config.maxTokens = limits
             case "repeats": config.repeats = try integer(in: Experiment.repeatsRange)
             case "concurrency": config.concurrency = try integer(in: Experiment.concurrencyRange)
-            case "retries": config.retries = try integer(in: Experiment.retriesRange)
+            case "max_retries": config.maxRetries = try integer(in: Experiment.retriesRange)
+            case "rpm", "tpm":
+                guard let number = value.scalar.flatMap({ Double($0.string) }), number > 0, number.isFinite else {
+                    throw fail("must be a positive number per minute, e.g. 500.")
+                }
+                if key == "rpm" { config.requestsPerMinute = number } else { config.tokensPerMinute = number }
+            case "deadline":
+                guard let duration = value.scalar.flatMap({ DurationText.parse($0.string) }) else {
+                    throw fail("must be a duration such as 90s, 30m or 2h (or a number of seconds).")
+                }
+                config.deadline = duration
             case "brevity_budget": config.brevityBudget = try positiveInteger()
             case "platform_limit": config.platformLimit = try positiveInteger()
             case "timeout":

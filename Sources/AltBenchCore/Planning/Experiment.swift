@@ -30,7 +30,10 @@ public struct ConfigFile: Sendable, Hashable {
     public var repeats: Int?
     public var concurrency: Int?
     public var timeout: Double?
-    public var retries: Int?
+    public var maxRetries: Int?
+    public var requestsPerMinute: Double?
+    public var tokensPerMinute: Double?
+    public var deadline: Duration?
     public var tokenField: TokenField?
     public var brevityBudget: Int?
     public var platformLimit: Int?
@@ -39,7 +42,8 @@ public struct ConfigFile: Sendable, Hashable {
 
     static let knownKeys = [
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
-        "concurrency", "timeout", "retries", "token_field", "brevity_budget", "platform_limit",
+        "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
+        "platform_limit",
     ]
 }
 
@@ -68,7 +72,15 @@ public struct Experiment: Sendable, Hashable {
     public var concurrency: Int
     /// Seconds one request may take before it is abandoned (and retried).
     public var timeout: Double
-    public var retries: Int
+    /// Retries of a retryable failure (`--max-retries`); 0 means none.
+    public var maxRetries: Int
+    /// Caps on the pace of requests and estimated tokens (`--rpm`, `--tpm`).
+    public var requestsPerMinute: Double?
+    public var tokensPerMinute: Double?
+    /// How long the whole run may take (`--deadline`).
+    public var deadline: Duration?
+    /// `--offline`: answers come only from the store; nothing is sent.
+    public var offline: Bool
     /// Forces the token-limit field; `nil` picks it from the model name.
     public var tokenField: TokenField?
     public var useCache: Bool
@@ -95,9 +107,13 @@ public struct RunOptions: Sendable, Hashable {
     public var repeats: Int?
     public var concurrency: Int?
     public var timeout: Double?
-    public var retries: Int?
+    public var maxRetries: Int?
+    public var requestsPerMinute: Double?
+    public var tokensPerMinute: Double?
+    public var deadline: Duration?
     public var tokenField: TokenField?
     public var noCache: Bool = false
+    public var offline: Bool = false
     public var brevityBudget: Int?
 
     public init() {}
@@ -129,6 +145,14 @@ extension Experiment {
             options.provider != nil ? "--provider \(provider.rawValue)" : "provider: \(provider.rawValue) in altbench.yml"
         }
         switch options.provider ?? config.provider {
+        case nil where options.offline:
+            // Replay: the endpoint the cache keys name is the configured one (OpenAI by
+            // default); no key is needed since nothing is sent.
+            provider = .openai
+            reason = "--offline: answers replayed from the store"
+        case .openai where options.offline:
+            provider = .openai
+            reason = "--offline: answers replayed from the store"
         case .mock:
             provider = .mock
             reason = chosenBy(.mock)
@@ -169,15 +193,26 @@ extension Experiment {
             throw AltBenchError.invalidSetting(
                 name: "repeats", message: "must be between \(repeatsRange.lowerBound) and \(repeatsRange.upperBound) (got \(repeats)).")
         }
-        let timeout = options.timeout ?? config.timeout ?? 60
+        let timeout = options.timeout ?? config.timeout ?? defaultTimeout
         guard isValidTimeout(timeout) else {
             throw AltBenchError.invalidSetting(
                 name: "timeout", message: "must be a positive number of seconds, at most \(Int(maxTimeout)).")
         }
-        let retries = options.retries ?? config.retries ?? 2
+        let retries = options.maxRetries ?? config.maxRetries ?? RetryPolicy.defaultMaxRetries
         guard retriesRange.contains(retries) else {
             throw AltBenchError.invalidSetting(
-                name: "retries", message: "must be between \(retriesRange.lowerBound) and \(retriesRange.upperBound) (got \(retries)).")
+                name: "max_retries", message: "must be between \(retriesRange.lowerBound) and \(retriesRange.upperBound) (got \(retries)).")
+        }
+        let rpm = options.requestsPerMinute ?? config.requestsPerMinute
+        let tpm = options.tokensPerMinute ?? config.tokensPerMinute
+        for (name, value) in [("rpm", rpm), ("tpm", tpm)] {
+            if let value, !(value > 0 && value.isFinite) {
+                throw AltBenchError.invalidSetting(name: name, message: "must be a positive number per minute (got \(value)).")
+            }
+        }
+        if options.offline && options.noCache {
+            throw AltBenchError.invalidSetting(
+                name: "--offline", message: "answers only from the store, which --no-cache turns off. Give one of them.")
         }
         let budget = options.brevityBudget ?? config.brevityBudget ?? 150
         let limit = config.platformLimit ?? 1500
@@ -190,12 +225,14 @@ extension Experiment {
 
         return Experiment(
             provider: provider, providerReason: reason, model: options.model ?? config.model,
-            baseURL: baseURL, baseURLConfigured: baseConfigured, apiKey: provider == .openai ? key : nil,
+            baseURL: baseURL, baseURLConfigured: baseConfigured, apiKey: provider == .openai && !options.offline ? key : nil,
             apiKeyVariable: keyVariable,
             promptsPath: options.prompts ?? config.prompts ?? "prompts",
             datasetPath: options.dataset ?? config.dataset ?? "datasets/sample",
             resultsPath: options.results ?? config.results ?? "results",
-            maxTokens: maxTokens, repeats: repeats, concurrency: concurrency, timeout: timeout, retries: retries,
+            maxTokens: maxTokens, repeats: repeats, concurrency: concurrency, timeout: timeout, maxRetries: retries,
+            requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
+            offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
             scoring: ScoringSettings(brevityBudget: budget, platformLimit: limit))
     }
@@ -203,7 +240,10 @@ extension Experiment {
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
     static let concurrencyRange = 1...256
     static let repeatsRange = 1...1000
-    static let retriesRange = 0...10
+    static let retriesRange = 0...20
+    /// Seconds a request may take by default: vision answers from a busy API can be slow,
+    /// and a retry costs more than waiting.
+    public static let defaultTimeout: Double = 120
     /// A day. The timeout becomes whole milliseconds in an Int64, which an infinite or huge
     /// value would overflow (a crash, not an error), and no request is worth waiting longer.
     static let maxTimeout: Double = 86_400
@@ -240,7 +280,7 @@ extension Experiment {
             "repeats": .int(repeats),
             "concurrency": .int(concurrency),
             "timeout": .double(timeout),
-            "retries": .int(retries),
+            "max_retries": .int(maxRetries),
             "cache": .bool(useCache),
             "brevity_budget": .int(scoring.brevityBudget),
             "platform_limit": .int(scoring.platformLimit),
@@ -248,6 +288,10 @@ extension Experiment {
         if let model { object["model"] = .string(model) }
         if let maxTokens { object["max_tokens"] = .array(maxTokens.map { .int($0) }) }
         if let tokenField { object["token_field"] = .string(tokenField.rawValue) }
+        if let requestsPerMinute { object["rpm"] = .double(requestsPerMinute) }
+        if let tokensPerMinute { object["tpm"] = .double(tokensPerMinute) }
+        if let deadline { object["deadline"] = .double(deadline.secondsValue) }
+        if offline { object["offline"] = .bool(true) }
         return .object(object)
     }
 }

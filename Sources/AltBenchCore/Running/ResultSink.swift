@@ -58,23 +58,16 @@ public struct RunProgress: Sendable, Hashable {
     public var failed: Int
     public var cached: Int
     public var elapsed: Duration
+    /// Requests sent again after a retryable failure.
+    public var retries: Int
 
-    public init(done: Int, total: Int, failed: Int, cached: Int, elapsed: Duration) {
+    public init(done: Int, total: Int, failed: Int, cached: Int, elapsed: Duration, retries: Int = 0) {
         self.done = done
         self.total = total
         self.failed = failed
         self.cached = cached
         self.elapsed = elapsed
+        self.retries = retries
     }
 }
 
-/// Raised when a failure means the whole run is misconfigured; the trials finished before it
-/// are already recorded.
-public struct RunStopped: Error, Sendable, CustomStringConvertible {
-    public var failure: ModelFailure
-    public var progress: RunProgress
-
-    public var description: String {
-        "The run stopped after \(progress.done) of \(progress.total) trials: \(failure.message)"
-    }
-}

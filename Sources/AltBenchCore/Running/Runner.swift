@@ -1,26 +1,39 @@
 import Foundation
 
-/// Executes trials with a bound on requests in flight: cache look-up, request with retries,
+/// Executes trials: cache look-up, pacing through a `RequestGate`, the request with retries,
 /// scoring, and hand-off to the sink as each trial completes.
 ///
-/// A failure that means the run is misconfigured (401, 403, 404, no quota) stops the run:
-/// requests in flight are cancelled and `RunStopped` is thrown; everything recorded so far
-/// stays recorded.
+/// Failures fall into three classes (`ModelFailure.Severity`): retryable ones are retried
+/// under the `RetryPolicy`; item-fatal ones are recorded as the trial's failure; run-fatal
+/// ones stop the run. A stop — that, a signal, or the deadline — starts no new request and
+/// ends every wait at once; requests in flight get `gracePeriod` to finish, then are
+/// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
+/// them again); everything recorded stays recorded.
 public struct Runner: Sendable {
     public var model: any VisionModel
     public var sink: any ResultSink
     public var scorers: [any Scorer]
     public var settings: ScoringSettings
     public var retryPolicy: RetryPolicy
+    /// The most requests in flight at once (`--concurrency`); the gate adapts below it.
     public var concurrency: Int
+    public var requestsPerMinute: Double?
+    public var tokensPerMinute: Double?
     public var useCache: Bool
-    public var clock: any Clock<Duration>
+    public var clock: any RunClock
+    public var control: RunControl
+    /// How long requests in flight may take to finish once the run is stopping.
+    public var gracePeriod: Duration
+    /// How long the run may take from its start (`--deadline`).
+    public var deadline: Duration?
     public var onProgress: (@Sendable (RunProgress) -> Void)?
 
     public init(
         model: any VisionModel, sink: any ResultSink, scorers: [any Scorer] = ScoringSuite.v1,
         settings: ScoringSettings = ScoringSettings(), retryPolicy: RetryPolicy = RetryPolicy(),
-        concurrency: Int = 4, useCache: Bool = true, clock: any Clock<Duration> = ContinuousClock(),
+        concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
+        useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
+        gracePeriod: Duration = .seconds(5), deadline: Duration? = nil,
         onProgress: (@Sendable (RunProgress) -> Void)? = nil
     ) {
         self.model = model
@@ -29,33 +42,98 @@ public struct Runner: Sendable {
         self.settings = settings
         self.retryPolicy = retryPolicy
         self.concurrency = max(1, concurrency)
+        self.requestsPerMinute = requestsPerMinute
+        self.tokensPerMinute = tokensPerMinute
         self.useCache = useCache
         self.clock = clock
+        self.control = control
+        self.gracePeriod = gracePeriod
+        self.deadline = deadline
         self.onProgress = onProgress
     }
 
-    /// Runs every trial; returns the final tally.
-    @discardableResult
-    public func run(_ trials: [Trial]) async throws -> RunProgress {
-        let tally = Tally(total: trials.count)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var pending = trials.makeIterator()
-            for _ in 0..<concurrency {
-                guard let trial = pending.next() else { break }
-                group.addTask { try await self.perform(trial, tally: tally) }
-            }
-            while try await group.next() != nil {
-                if let trial = pending.next() {
-                    group.addTask { try await self.perform(trial, tally: tally) }
-                }
-            }
-        }
-        return await tally.snapshot()
+    /// How a run ended.
+    public struct Outcome: Sendable {
+        public var progress: RunProgress
+        /// Why the run stopped early; `nil` when every trial was done.
+        public var stopReason: StopReason?
+        /// The gate's figures: 429s seen, window decreases, paced waits.
+        public var pacing: RequestGate.Statistics
     }
 
-    private func perform(_ trial: Trial, tally: Tally) async throws {
+    private enum Role: Sendable {
+        case worker, watchdog, timer
+    }
+
+    /// Raised inside the run when the grace period ends with requests still in flight.
+    private struct GraceExpired: Error {}
+
+    /// Runs every trial (or until stopped) and returns the tally.
+    @discardableResult
+    public func run(_ trials: [Trial]) async throws -> Outcome {
+        let tally = Tally(total: trials.count, start: clock.now, clock: clock)
+        let gate = RequestGate(
+            settings: .init(
+                maxConcurrency: concurrency, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute),
+            clock: clock, control: control)
+        let queue = TrialQueue(trials, control: control)
+        let workers = min(concurrency, max(trials.count, 1))
+        let start = clock.now
+        do {
+            try await withThrowingTaskGroup(of: Role.self) { group in
+                for _ in 0..<workers {
+                    group.addTask {
+                        while let trial = queue.next() {
+                            try await self.perform(trial, gate: gate, tally: tally)
+                        }
+                        return .worker
+                    }
+                }
+                group.addTask {
+                    await self.control.wait(for: .stopping)
+                    guard !Task.isCancelled else { return .watchdog }
+                    await gate.close()
+                    await self.graceWait()
+                    guard !Task.isCancelled else { return .watchdog }
+                    throw GraceExpired()
+                }
+                if let deadline {
+                    group.addTask {
+                        // Cancelled once every worker is done.
+                        if (try? await self.control.sleep(until: start + deadline, on: self.clock)) == true {
+                            self.control.stop(.deadline(deadline))
+                        }
+                        return .timer
+                    }
+                }
+                var working = workers
+                while let role = try await group.next() {
+                    guard role == .worker else { continue }
+                    working -= 1
+                    if working == 0 { group.cancelAll() }
+                }
+            }
+        } catch is GraceExpired {
+            // Requests still in flight were cancelled; their trials stay unrecorded.
+        } catch is CancellationError where control.isStopping {
+        }
+        return Outcome(
+            progress: await tally.snapshot(), stopReason: control.stopReason, pacing: await gate.statistics)
+    }
+
+    /// The grace period, cut short by `abort`.
+    private func graceWait() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await self.clock.sleep(for: self.gracePeriod) }
+            group.addTask { await self.control.wait(for: .aborting) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally) async throws {
         let started = Date()
-        let (outcome, attempts) = try await outcome(for: trial, tally: tally)
+        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally) else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings), scorers: scorers)
@@ -69,7 +147,8 @@ public struct Runner: Sendable {
         onProgress?(progress)
     }
 
-    private func outcome(for trial: Trial, tally: Tally) async throws -> (TrialOutcome, Int) {
+    /// The trial's outcome and the requests it took; `nil` when the run stopped first.
+    private func outcome(for trial: Trial, gate: RequestGate, tally: Tally) async throws -> (TrialOutcome, Int)? {
         guard let request = trial.request, let key = trial.key else {
             let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
             return (.failed(ModelFailure(kind: .image, message: message, retryable: false)), 0)
@@ -77,30 +156,66 @@ public struct Runner: Sendable {
         if useCache, let cached = try await sink.cachedAnswer(forKey: key) {
             return (.answered(cached, cached: true), 0)
         }
+        let cost = request.estimatedTokens
         var attempt = 0
         while true {
-            try Task.checkCancellation()
+            guard let permit = try await gate.acquire(cost: cost) else { return nil }
             attempt += 1
             let failure: ModelFailure
             let start = ContinuousClock.now
             do {
                 var answer = try await model.complete(request)
                 answer.latencyMs = (ContinuousClock.now - start).milliseconds
+                await gate.release(permit, .answered(answer.rateLimit, usedTokens: answer.totalTokens))
                 return (.answered(answer, cached: false), attempt)
             } catch let error as ModelFailure {
                 failure = error
-            } catch is CancellationError {
-                throw CancellationError()
             } catch {
+                if error is CancellationError || Task.isCancelled {
+                    await gate.release(permit, .abandoned)
+                    throw CancellationError()
+                }
                 failure = ModelFailure(kind: .transport, message: String(describing: error), retryable: true)
             }
-            if failure.stopsRun {
-                throw RunStopped(failure: failure, progress: await tally.snapshot())
-            }
-            guard let wait = retryPolicy.delay(afterFailure: failure, retry: attempt - 1) else {
+            await gate.release(
+                permit,
+                failure.isRateLimit
+                    ? .rateLimited(retryAfter: failure.retryAfter, failure.rateLimit) : .failed(failure.rateLimit))
+            switch failure.severity {
+            case .runFatal:
+                control.stop(.failure(failure))
+                return nil
+            case .itemFatal:
                 return (.failed(failure), attempt)
+            case .retryable:
+                guard let wait = retryPolicy.delay(afterFailure: failure, retry: attempt - 1) else {
+                    return (.failed(failure), attempt)
+                }
+                await tally.retried()
+                guard try await control.sleep(until: clock.now + wait, on: clock) else { return nil }
             }
-            try await clock.sleep(for: wait, tolerance: nil)
+        }
+    }
+}
+
+/// Hands out trials in plan order until the run starts stopping.
+private final class TrialQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private let trials: [Trial]
+    private var position = 0
+    private let control: RunControl
+
+    init(_ trials: [Trial], control: RunControl) {
+        self.trials = trials
+        self.control = control
+    }
+
+    func next() -> Trial? {
+        if control.isStopping { return nil }
+        return lock.withLock {
+            guard position < trials.count else { return nil }
+            defer { position += 1 }
+            return trials[position]
         }
     }
 }
@@ -108,12 +223,18 @@ public struct Runner: Sendable {
 /// Counts finished trials for progress lines.
 private actor Tally {
     let total: Int
+    let start: Duration
+    let clock: any RunClock
     var done = 0
     var failed = 0
     var cached = 0
-    let start = ContinuousClock.now
+    var retries = 0
 
-    init(total: Int) { self.total = total }
+    init(total: Int, start: Duration, clock: any RunClock) {
+        self.total = total
+        self.start = start
+        self.clock = clock
+    }
 
     func add(_ result: TrialResult) -> RunProgress {
         done += 1
@@ -122,8 +243,11 @@ private actor Tally {
         return snapshot()
     }
 
+    func retried() { retries += 1 }
+
     func snapshot() -> RunProgress {
-        RunProgress(done: done, total: total, failed: failed, cached: cached, elapsed: ContinuousClock.now - start)
+        RunProgress(
+            done: done, total: total, failed: failed, cached: cached, elapsed: clock.now - start, retries: retries)
     }
 }
 

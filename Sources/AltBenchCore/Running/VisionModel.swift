@@ -23,12 +23,16 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
     public var tokenField: String?
     /// The response body, secrets removed, for debugging.
     public var rawBody: String?
+    /// What the response's `x-ratelimit-*` headers said; not stored, only steers the pace of
+    /// the run.
+    public var rateLimit: RateLimitStatus?
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil, responseModel: String? = nil,
         responseID: String? = nil, requestID: String? = nil, systemFingerprint: String? = nil,
         promptTokens: Int? = nil, completionTokens: Int? = nil, totalTokens: Int? = nil,
-        reasoningTokens: Int? = nil, latencyMs: Double = 0, tokenField: String? = nil, rawBody: String? = nil
+        reasoningTokens: Int? = nil, latencyMs: Double = 0, tokenField: String? = nil, rawBody: String? = nil,
+        rateLimit: RateLimitStatus? = nil
     ) {
         self.content = content
         self.refusal = refusal
@@ -44,6 +48,7 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
         self.latencyMs = latencyMs
         self.tokenField = tokenField
         self.rawBody = rawBody
+        self.rateLimit = rateLimit
     }
 
     /// What the scorers judge.
@@ -65,6 +70,19 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case malformed
         /// The image could not be read or sent.
         case image
+        /// `--offline`: the store has no answer for the trial, and no request may be sent.
+        case notStored = "not_stored"
+    }
+
+    /// What a failure means for the trial and for the run.
+    public enum Severity: String, Sendable, Hashable {
+        /// Asking again may help: connection errors, timeouts, 408, 409, 429 rate limits, 5xx.
+        case retryable
+        /// This trial cannot succeed (400, 422: e.g. an image the model rejects); the others can.
+        case itemFatal = "item"
+        /// The whole run is misconfigured (401, 403, 404, no quota, a request too large for the
+        /// rate limit): the run stops rather than record the same failure for every trial.
+        case runFatal = "run"
     }
 
     public var kind: Kind
@@ -84,11 +102,13 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the whole run is misconfigured (bad key, no access, unknown model or path,
     /// no quota): the run stops at once rather than recording the same failure for every trial.
     public var stopsRun: Bool
+    /// The server's `x-ratelimit-*` headers on the error answer.
+    public var rateLimit: RateLimitStatus?
 
     public init(
         kind: Kind, status: Int? = nil, message: String, code: String? = nil, type: String? = nil,
         param: String? = nil, requestID: String? = nil, retryable: Bool, retryAfter: Duration? = nil,
-        stopsRun: Bool = false
+        stopsRun: Bool = false, rateLimit: RateLimitStatus? = nil
     ) {
         self.kind = kind
         self.status = status
@@ -100,9 +120,18 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryable = retryable
         self.retryAfter = retryAfter
         self.stopsRun = stopsRun
+        self.rateLimit = rateLimit
     }
 
     public var description: String { message }
+
+    public var severity: Severity {
+        if stopsRun { return .runFatal }
+        return retryable ? .retryable : .itemFatal
+    }
+
+    /// A 429 the client may retry after a pause: the signal to slow the whole run down.
+    public var isRateLimit: Bool { status == 429 && retryable && !stopsRun }
 }
 
 /// Anything that answers a vision request: the OpenAI-compatible client, the mock, a test fake.
@@ -111,4 +140,30 @@ public protocol VisionModel: Sendable {
     var endpoint: String { get }
     /// Sends one request once (the runner retries). Throws `ModelFailure`.
     func complete(_ request: ModelRequest) async throws -> ModelAnswer
+}
+
+/// What a response's `x-ratelimit-*` headers say about the server's limits: the bucket size,
+/// what is left of it, and how long until it is full again.
+public struct RateLimitStatus: Sendable, Hashable, Codable {
+    public var limitRequests: Int?
+    public var remainingRequests: Int?
+    public var resetRequests: Duration?
+    public var limitTokens: Int?
+    public var remainingTokens: Int?
+    public var resetTokens: Duration?
+
+    public init(
+        limitRequests: Int? = nil, remainingRequests: Int? = nil, resetRequests: Duration? = nil,
+        limitTokens: Int? = nil, remainingTokens: Int? = nil, resetTokens: Duration? = nil
+    ) {
+        self.limitRequests = limitRequests
+        self.remainingRequests = remainingRequests
+        self.resetRequests = resetRequests
+        self.limitTokens = limitTokens
+        self.remainingTokens = remainingTokens
+        self.resetTokens = resetTokens
+    }
+
+    /// Whether the headers said anything at all.
+    public var isEmpty: Bool { self == RateLimitStatus() }
 }

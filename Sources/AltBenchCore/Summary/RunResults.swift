@@ -76,12 +76,16 @@ public struct RunResults: Sendable, Hashable {
         public var answer: ModelAnswer?
         public var cached: Bool
         public var error: String?
+        /// `ModelFailure.Kind` of a failed trial ("http", "timeout", "not_stored", ...).
+        public var errorKind: String?
         public var scores: [String: Score]
 
         public init(
             variant: String, maxTokens: Int?, itemID: String, repeatIndex: Int, model: String? = nil,
-            answer: ModelAnswer?, cached: Bool = false, error: String? = nil, scores: [String: Score] = [:]
+            answer: ModelAnswer?, cached: Bool = false, error: String? = nil, errorKind: String? = nil,
+            scores: [String: Score] = [:]
         ) {
+            self.errorKind = errorKind
             self.variant = variant
             self.maxTokens = maxTokens
             self.itemID = itemID

@@ -21,6 +21,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingAPIKey(variable: String, reason: String)
     case runNotFound(id: String, database: String)
     case noRuns(database: String)
+    /// `--resume RUN` cannot continue the run as it was planned.
+    case cannotResume(run: String, reason: String)
 
     public var description: String {
         switch self {
@@ -52,6 +54,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "No run '\(id)' in \(database). `altbench report` with no argument shows the latest run; `sqlite3 \(database) 'select id from run'` lists them."
         case .noRuns(let database):
             return "\(database) holds no runs yet. Run `altbench run` first."
+        case .cannotResume(let run, let reason):
+            return "Cannot resume run \(run): \(reason)"
         }
     }
 }

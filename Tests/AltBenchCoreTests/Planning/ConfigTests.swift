@@ -26,8 +26,10 @@ struct ConfigTests {
         #expect(config.results == "results")
         #expect(config.concurrency == 4)
         #expect(config.repeats == 1)
-        #expect(config.timeout == 60)
-        #expect(config.retries == 2)
+        #expect(config.timeout == 120)
+        #expect(config.maxRetries == 4)
+        #expect(config.requestsPerMinute == nil)
+        #expect(config.deadline == nil)
         #expect(config.brevityBudget == 150)
         #expect(config.platformLimit == 1500)
         // The default run sweeps four token limits over every prompt.
@@ -59,7 +61,10 @@ struct ConfigTests {
             repeats: 3
             concurrency: 8
             timeout: 12.5
-            retries: 0
+            max_retries: 0
+            rpm: 60
+            tpm: 90000.5
+            deadline: 1h30m
             token_field: max_completion_tokens
             brevity_budget: 120
             platform_limit: 500
@@ -75,7 +80,10 @@ struct ConfigTests {
         #expect(config.repeats == 3)
         #expect(config.concurrency == 8)
         #expect(config.timeout == 12.5)
-        #expect(config.retries == 0)
+        #expect(config.maxRetries == 0)
+        #expect(config.requestsPerMinute == 60)
+        #expect(config.tokensPerMinute == 90000.5)
+        #expect(config.deadline == .seconds(5400))
         #expect(config.tokenField == .maxCompletionTokens)
         #expect(config.brevityBudget == 120)
         #expect(config.platformLimit == 500)
@@ -86,7 +94,8 @@ struct ConfigTests {
         #expect(
             Set(ConfigFile.knownKeys) == [
                 "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
-                "repeats", "concurrency", "timeout", "retries", "token_field", "brevity_budget", "platform_limit",
+                "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
+                "brevity_budget", "platform_limit",
             ])
     }
 
@@ -104,7 +113,11 @@ struct ConfigTests {
         ValueCase(yaml: "provider: mock", check: { $0.provider == .mock }),
         ValueCase(yaml: "timeout: 30", check: { $0.timeout == 30 }),
         ValueCase(yaml: "timeout: 0.5", check: { $0.timeout == 0.5 }),
-        ValueCase(yaml: "retries: 0", check: { $0.retries == 0 }),
+        ValueCase(yaml: "max_retries: 0", check: { $0.maxRetries == 0 }),
+        ValueCase(yaml: "rpm: 500", check: { $0.requestsPerMinute == 500 }),
+        ValueCase(yaml: "tpm: 200000", check: { $0.tokensPerMinute == 200_000 }),
+        ValueCase(yaml: "deadline: 30m", check: { $0.deadline == .seconds(1800) }),
+        ValueCase(yaml: "deadline: 90", check: { $0.deadline == .seconds(90) }),
         ValueCase(yaml: "model: \"gpt-4o\"  # a comment", check: { $0.model == "gpt-4o" }),
         ValueCase(yaml: "", check: { $0 == ConfigFile() }),
         ValueCase(yaml: "# only comments\n\n# here", check: { $0 == ConfigFile() }),
@@ -153,7 +166,13 @@ struct ConfigTests {
         ErrorCase(
             label: "concurrency 0", yaml: "concurrency: 0\n", line: 1, mentions: ["`concurrency`", "1"]),
         ErrorCase(
-            label: "retries -1", yaml: "retries: -1\n", line: 1, mentions: ["`retries`"]),
+            label: "max_retries -1", yaml: "max_retries: -1\n", line: 1, mentions: ["`max_retries`"]),
+        ErrorCase(
+            label: "rpm 0", yaml: "rpm: 0\n", line: 1, mentions: ["`rpm`", "per minute"]),
+        ErrorCase(
+            label: "deadline soon", yaml: "deadline: soon\n", line: 1, mentions: ["`deadline`", "30m"]),
+        ErrorCase(
+            label: "the old retries key", yaml: "retries: 2\n", line: 1, mentions: ["unknown key `retries`", "max_retries"]),
         ErrorCase(
             label: "brevity_budget 0", yaml: "brevity_budget: 0\n", line: 1, mentions: ["`brevity_budget`"]),
         ErrorCase(

@@ -41,8 +41,12 @@ struct ExperimentTests {
         #expect(experiment.repeats == 1)
         #expect(experiment.scoring.brevityBudget == 150)
         #expect(experiment.scoring.platformLimit == 1500)
-        #expect(experiment.timeout == 60)
-        #expect(experiment.retries == 2)
+        #expect(experiment.timeout == 120)
+        #expect(experiment.maxRetries == 4)
+        #expect(experiment.requestsPerMinute == nil)
+        #expect(experiment.tokensPerMinute == nil)
+        #expect(experiment.deadline == nil)
+        #expect(experiment.offline == false)
         #expect(experiment.model == nil)
         #expect(experiment.maxTokens == nil)
         #expect(experiment.tokenField == nil)
@@ -65,7 +69,10 @@ struct ExperimentTests {
             $0.repeats = 2
             $0.concurrency = 3
             $0.timeout = 9
-            $0.retries = 1
+            $0.maxRetries = 1
+            $0.requestsPerMinute = 30
+            $0.tokensPerMinute = 1000
+            $0.deadline = .seconds(60)
             $0.tokenField = .maxTokens
             $0.brevityBudget = 100
             $0.platformLimit = 500
@@ -79,7 +86,10 @@ struct ExperimentTests {
         #expect(experiment.repeats == 2)
         #expect(experiment.concurrency == 3)
         #expect(experiment.timeout == 9)
-        #expect(experiment.retries == 1)
+        #expect(experiment.maxRetries == 1)
+        #expect(experiment.requestsPerMinute == 30)
+        #expect(experiment.tokensPerMinute == 1000)
+        #expect(experiment.deadline == .seconds(60))
         #expect(experiment.tokenField == .maxTokens)
         #expect(experiment.scoring == ScoringSettings(brevityBudget: 100, platformLimit: 500))
     }
@@ -95,7 +105,9 @@ struct ExperimentTests {
             $0.repeats = 2
             $0.concurrency = 3
             $0.timeout = 9
-            $0.retries = 1
+            $0.maxRetries = 1
+            $0.requestsPerMinute = 30
+            $0.deadline = .seconds(60)
             $0.tokenField = .maxTokens
             $0.brevityBudget = 100
             $0.provider = .openai
@@ -109,7 +121,9 @@ struct ExperimentTests {
             $0.repeats = 5
             $0.concurrency = 7
             $0.timeout = 3
-            $0.retries = 4
+            $0.maxRetries = 4
+            $0.requestsPerMinute = 90
+            $0.deadline = .seconds(5)
             $0.tokenField = .maxCompletionTokens
             $0.brevityBudget = 90
             $0.noCache = true
@@ -124,7 +138,9 @@ struct ExperimentTests {
         #expect(experiment.repeats == 5)
         #expect(experiment.concurrency == 7)
         #expect(experiment.timeout == 3)
-        #expect(experiment.retries == 4)
+        #expect(experiment.maxRetries == 4)
+        #expect(experiment.requestsPerMinute == 90)
+        #expect(experiment.deadline == .seconds(5))
         #expect(experiment.tokenField == .maxCompletionTokens)
         #expect(experiment.scoring.brevityBudget == 90)
         #expect(experiment.useCache == false)
@@ -363,8 +379,8 @@ struct ExperimentTests {
         #expect(settings["dataset"] == "datasets/sample")
         #expect(settings["repeats"] == 1)
         #expect(settings["concurrency"] == 4)
-        #expect(settings["timeout"] == 60.0)
-        #expect(settings["retries"] == 2)
+        #expect(settings["timeout"] == 120.0)
+        #expect(settings["max_retries"] == 4)
         #expect(settings["cache"] == true)
         #expect(settings["brevity_budget"] == 150)
         #expect(settings["platform_limit"] == 1500)
@@ -480,8 +496,14 @@ struct ExperimentTests {
         InvalidCase("concurrency 0 in the file", name: "concurrency", config: config { $0.concurrency = 0 }),
         InvalidCase("repeats 0", name: "repeats", options: options { $0.repeats = 0 }),
         InvalidCase("repeats 1001", name: "repeats", options: options { $0.repeats = 1001 }),
-        InvalidCase("retries -1", name: "retries", options: options { $0.retries = -1 }),
-        InvalidCase("retries 11", name: "retries", options: options { $0.retries = 11 }),
+        InvalidCase("max retries -1", name: "max_retries", options: options { $0.maxRetries = -1 }),
+        InvalidCase("max retries 21", name: "max_retries", options: options { $0.maxRetries = 21 }),
+        InvalidCase("rpm 0", name: "rpm", options: options { $0.requestsPerMinute = 0 }),
+        InvalidCase("tpm NaN", name: "tpm", options: options { $0.tokensPerMinute = .nan }),
+        InvalidCase("offline without the cache", name: "--offline", options: options {
+            $0.offline = true
+            $0.noCache = true
+        }),
         InvalidCase("timeout 0", name: "timeout", options: options { $0.timeout = 0 }),
         InvalidCase("timeout infinite", name: "timeout", options: options { $0.timeout = .infinity }),
         InvalidCase("max_tokens []", name: "max_tokens", options: options { $0.maxTokens = [] }),
@@ -512,7 +534,7 @@ struct ExperimentTests {
             Self.options {
                 $0.concurrency = 1
                 $0.repeats = 1
-                $0.retries = 0
+                $0.maxRetries = 0
                 $0.brevityBudget = 1
                 $0.maxTokens = [1]
             })
@@ -521,7 +543,7 @@ struct ExperimentTests {
             Self.options {
                 $0.concurrency = 256
                 $0.repeats = 1000
-                $0.retries = 10
+                $0.maxRetries = 20
                 $0.brevityBudget = 1499
             })
         #expect(high.concurrency == 256)

@@ -1,3 +1,4 @@
+import AltBenchTesting
 import Foundation
 import Testing
 
@@ -52,27 +53,6 @@ private actor MemorySink: ResultSink {
     func record(_ result: TrialResult) async throws { results.append(result) }
 }
 
-/// A clock that records the waits asked of it and returns at once.
-private final class RecordingClock: Clock, @unchecked Sendable {
-    typealias Instant = ContinuousClock.Instant
-    private let lock = NSLock()
-    private var recorded: [Duration] = []
-    let fixedNow = ContinuousClock.now
-
-    var now: Instant { fixedNow }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        lock.withLock { recorded.append(deadline - fixedNow) }
-    }
-
-    var sleeps: [Duration] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
-}
-
 @Suite("Runner")
 struct RunnerTests {
     static func trials(_ count: Int, badEvery: Int? = nil) -> [Trial] {
@@ -101,7 +81,7 @@ struct RunnerTests {
         let state = ScriptedModel(delay: .milliseconds(20))
         let sink = MemorySink()
         let runner = Runner(model: FakeModel(state: state), sink: sink, concurrency: 3)
-        let tally = try await runner.run(Self.trials(12))
+        let tally = try await runner.run(Self.trials(12)).progress
         #expect(tally.done == 12)
         #expect(tally.failed == 0)
         #expect(await state.calls == 12)
@@ -125,7 +105,7 @@ struct RunnerTests {
         let cached = ModelAnswer(content: "Cached cat.", finishReason: "stop", latencyMs: 420)
         let sink = MemorySink(cache: [trials[1].key!: cached])
         let state = ScriptedModel()
-        let tally = try await Runner(model: FakeModel(state: state), sink: sink, concurrency: 1).run(trials)
+        let tally = try await Runner(model: FakeModel(state: state), sink: sink, concurrency: 1).run(trials).progress
         #expect(await state.calls == 2)
         #expect(tally.cached == 1)
         let results = await sink.results
@@ -146,7 +126,7 @@ struct RunnerTests {
     }
 
     @Test func retriesRetryableFailuresWithBackoffAndServerWaits() async throws {
-        let clock = RecordingClock()
+        let clock = VirtualClock()
         let state = ScriptedModel([
             .failure(Self.failure(status: 429, retryable: true, retryAfter: .milliseconds(1234))),
             .failure(Self.failure(status: 500, retryable: true)),
@@ -161,11 +141,11 @@ struct RunnerTests {
     }
 
     @Test func givesUpAfterTheRetryBudget() async throws {
-        let clock = RecordingClock()
+        let clock = VirtualClock()
         let state = ScriptedModel(fallback: .failure(Self.failure(status: 503, retryable: true)))
         let sink = MemorySink()
         let tally = try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: clock)
-            .run(Self.trials(1))
+            .run(Self.trials(1)).progress
         #expect(tally.failed == 1)
         let result = try #require(await sink.results.first)
         #expect(result.attempts == 3)
@@ -176,7 +156,7 @@ struct RunnerTests {
     @Test func doesNotRetryABadRequest() async throws {
         let state = ScriptedModel(fallback: .failure(Self.failure(status: 400, retryable: false)))
         let sink = MemorySink()
-        try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: RecordingClock())
+        try await Runner(model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, clock: VirtualClock())
             .run(Self.trials(2))
         #expect(await state.calls == 2)
         #expect(await sink.results.allSatisfy { $0.attempts == 1 && $0.failure?.status == 400 })
@@ -186,15 +166,21 @@ struct RunnerTests {
         let state = ScriptedModel(fallback: .failure(Self.failure(status: 401, retryable: false, stops: true)))
         let sink = MemorySink()
         let runner = Runner(model: FakeModel(state: state), sink: sink, concurrency: 2)
-        await #expect(throws: RunStopped.self) { try await runner.run(Self.trials(50)) }
-        #expect(await state.calls <= 2)
+        let outcome = try await runner.run(Self.trials(50))
+        guard case .failure(let failure) = outcome.stopReason else {
+            Issue.record("expected a run-fatal stop")
+            return
+        }
+        #expect(failure.status == 401)
+        // The first request goes alone, so a misconfiguration costs one request.
+        #expect(await state.calls == 1)
         #expect(await sink.results.isEmpty)
     }
 
     @Test func badImagesFailOnlyTheirOwnTrialsWithoutARequest() async throws {
         let state = ScriptedModel()
         let sink = MemorySink()
-        let tally = try await Runner(model: FakeModel(state: state), sink: sink).run(Self.trials(6, badEvery: 3))
+        let tally = try await Runner(model: FakeModel(state: state), sink: sink).run(Self.trials(6, badEvery: 3)).progress
         #expect(tally.done == 6)
         #expect(tally.failed == 2)
         #expect(await state.calls == 4)
@@ -218,11 +204,15 @@ struct RunnerTests {
         #expect(policy.delay(afterFailure: retryable, retry: 0) == .milliseconds(500))
         #expect(policy.delay(afterFailure: retryable, retry: 2) == .seconds(2))
         #expect(policy.delay(afterFailure: retryable, retry: 3) == nil)
-        #expect(RetryPolicy(maxRetries: 9, jitter: false).delay(afterFailure: retryable, retry: 6) == .seconds(8))
+        #expect(RetryPolicy(maxRetries: 9, jitter: false).delay(afterFailure: retryable, retry: 6) == .seconds(32))
+        #expect(RetryPolicy(maxRetries: 9, jitter: false).delay(afterFailure: retryable, retry: 8) == .seconds(60))
         #expect(policy.delay(afterFailure: Self.failure(status: 400, retryable: false), retry: 0) == nil)
         #expect(policy.delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(3)), retry: 0) == .seconds(3))
-        // A server wait beyond the cap falls back to our own backoff.
-        #expect(policy.delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(600)), retry: 0) == .milliseconds(500))
+        // A server wait beyond the cap is cut to the cap.
+        #expect(policy.delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(600)), retry: 0) == .seconds(8))
+        #expect(RetryPolicy().maxRetries == 4)
+        #expect(RetryPolicy().delay(afterFailure: Self.failure(status: 429, retryable: true, retryAfter: .seconds(600)), retry: 0) == .seconds(60))
+        #expect(RetryPolicy(maxRetries: 0).delay(afterFailure: retryable, retry: 0) == nil)
         let jittered = RetryPolicy(maxRetries: 2).delay(afterFailure: retryable, retry: 1)!
         #expect(jittered <= .seconds(1) && jittered >= .milliseconds(750))
     }
