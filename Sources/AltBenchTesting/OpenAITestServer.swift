@@ -141,14 +141,19 @@ public final class OpenAITestServer: Sendable {
         var buffer = ByteBufferAllocator().buffer(capacity: scripted.body.count)
         buffer.writeBytes(scripted.body)
         var body = ResponseBody(byteBuffer: buffer)
-        if let stall = scripted.bodyStall {
+        if scripted.bodyStall != nil || scripted.closesConnectionMidBody {
+            let stall = scripted.bodyStall
+            let closes = scripted.closesConnectionMidBody
             let half = buffer.readableBytes / 2
             let first = buffer.getSlice(at: buffer.readerIndex, length: half) ?? ByteBuffer()
             let rest = buffer.getSlice(at: buffer.readerIndex + half, length: buffer.readableBytes - half) ?? ByteBuffer()
             // The declared length tells the client more is coming while the server waits.
             body = ResponseBody(contentLength: buffer.readableBytes) { writer in
                 try await writer.write(first)
-                try await Task.sleep(for: stall)
+                if let stall { try await Task.sleep(for: stall) }
+                // An error from the body writer makes Hummingbird close the connection
+                // (after flushing what was written), without an end of message.
+                if closes { throw ConnectionClosedMidBody() }
                 try await writer.write(rest)
                 try await writer.finish(nil)
             }
@@ -161,6 +166,9 @@ public enum OpenAITestServerError: Error, Sendable {
     /// The server finished before it was listening.
     case stoppedBeforeListening
 }
+
+/// Thrown from a response body writer to drop the connection mid-body.
+private struct ConnectionClosedMidBody: Error {}
 
 /// Recorded requests and the arrival counter of one server.
 private actor RequestLog {

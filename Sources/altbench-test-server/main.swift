@@ -1,16 +1,22 @@
 // altbench-test-server: a local OpenAI-compatible vision endpoint for trying altbench's real
 // HTTP path without an API key.
 //
-//   swift run altbench-test-server [--port N] [--api-key KEY]
+//   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
+//                                  [--requests-per-second R [--burst N]]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
+//
+// --latency-ms N delays every answer (429s included) by N milliseconds.
+// --requests-per-second R puts OpenAI-style rate limiting in front of the handler: a bucket of
+// --burst request tokens (default R rounded, at least 1) refilled at R per second; requests
+// without a token get a 429 with retry-after-ms, retry-after and x-ratelimit-* headers.
 
 import AltBenchTesting
 import Dispatch
 import Foundation
 
-let usage = "usage: altbench-test-server [--port N] [--api-key KEY]"
+let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N]]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -19,6 +25,9 @@ func fail(_ message: String) -> Never {
 
 var port = 0
 var apiKey: String?
+var latencyMilliseconds = 0
+var requestsPerSecond: Double?
+var burst: Int?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -35,12 +44,35 @@ while let argument = arguments.popFirst() {
     case "--api-key":
         guard let value = inlineValue ?? arguments.popFirst(), !value.isEmpty else { fail("--api-key needs a value") }
         apiKey = value
+    case "--latency-ms":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("--latency-ms needs a value") }
+        guard let value = Int(text), value >= 0 else { fail("invalid latency '\(text)'") }
+        latencyMilliseconds = value
+    case "--requests-per-second":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("--requests-per-second needs a value") }
+        guard let value = Double(text), value > 0, value.isFinite else { fail("invalid request rate '\(text)'") }
+        requestsPerSecond = value
+    case "--burst":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("--burst needs a value") }
+        guard let value = Int(text), value >= 1 else { fail("invalid burst '\(text)'") }
+        burst = value
     case "-h", "--help":
         print(usage)
         exit(0)
     default:
         fail("unknown argument '\(argument)'")
     }
+}
+
+if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
+
+var handler = OpenAITestServer.compatible(apiKey: apiKey)
+if let requestsPerSecond {
+    let size = burst ?? max(1, Int(requestsPerSecond.rounded()))
+    handler = TokenBucketServerLimiter(requestsPerSecond: requestsPerSecond, burst: size, wrapping: handler).handler
+}
+if latencyMilliseconds > 0 {
+    handler = OpenAITestServer.withLatency(.milliseconds(latencyMilliseconds), handler)
 }
 
 // Signals are delivered through dispatch sources so the server can close cleanly.
@@ -55,7 +87,7 @@ let signalSources = [SIGINT, SIGTERM].map { signalNumber in
 
 let server: OpenAITestServer
 do {
-    server = try await OpenAITestServer.start(port: port, handler: OpenAITestServer.compatible(apiKey: apiKey))
+    server = try await OpenAITestServer.start(port: port, handler: handler)
 } catch {
     fail("cannot listen on 127.0.0.1:\(port): \(error)")
 }

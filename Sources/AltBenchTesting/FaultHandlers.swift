@@ -1,0 +1,338 @@
+import AltBenchCore
+import Foundation
+
+// Handlers that misbehave the way real OpenAI-compatible servers do: transient failures per
+// request, fixed latency, and a token-bucket rate limiter with OpenAI's headers.
+
+extension OpenAITestServer {
+    /// Answers the n-th arrival of each distinct request body (0-based) with `responses[n]`,
+    /// and later arrivals with `fallback`. `[.html(status: 503)]` gives "503, then success"
+    /// for every request, whatever the concurrency and arrival order. Use `RequestSequences`
+    /// directly to read how often each body was seen.
+    public static func sequencePerRequest(
+        _ responses: [ScriptedResponse],
+        then fallback: @escaping Handler = OpenAITestServer.compatible()
+    ) -> Handler {
+        RequestSequences(responses, then: fallback).handler
+    }
+
+    /// `handler` with `delay` added to every answer. The wait happens in the server's
+    /// responder (`ScriptedResponse.delay`), so `stop()` cancels it.
+    public static func withLatency(_ delay: Duration, _ handler: @escaping Handler) -> Handler {
+        { request in
+            var answer = await handler(request)
+            answer.delay = (answer.delay ?? .zero) + delay
+            return answer
+        }
+    }
+
+    /// Answers every request, whatever its path or body, with the same valid `chat.completion`
+    /// (plus `x-request-id: req_test_N`). The body is never parsed, so a benchmark measures
+    /// the client rather than the server's validation of large image bodies.
+    public static func fixedCompletion(
+        content: String = "A short test description.",
+        model: String = "gpt-4o-mini"
+    ) -> Handler {
+        let answer = ScriptedResponse.chatCompletion(content: content, model: model)
+        return { request in answer.adding(headers: [("x-request-id", "req_test_\(request.number)")]) }
+    }
+
+    /// A duration as OpenAI writes it in `x-ratelimit-reset-*` headers and rate-limit messages
+    /// (Go's duration format at millisecond precision, rounded up so a client never retries
+    /// early): "0s", "120ms", "1s", "1.5s", "59.999s", "6m0s", "1m30.5s", "1h0m0s".
+    public static func rateLimitDurationText(_ duration: Duration) -> String {
+        let milliseconds = ceilMilliseconds(duration)
+        if milliseconds == 0 { return "0s" }
+        if milliseconds < 1000 { return "\(milliseconds)ms" }
+        let hours = milliseconds / 3_600_000
+        let minutes = milliseconds / 60_000 % 60
+        let secondMilliseconds = milliseconds % 60_000
+        var seconds = String(secondMilliseconds / 1000)
+        let fraction = secondMilliseconds % 1000
+        if fraction != 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 3 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            seconds += "." + digits
+        }
+        if hours > 0 { return "\(hours)h\(minutes)m\(seconds)s" }
+        if minutes > 0 { return "\(minutes)m\(seconds)s" }
+        return "\(seconds)s"
+    }
+
+    /// Whole milliseconds in `duration`, rounded up; 0 for zero or negative durations.
+    static func ceilMilliseconds(_ duration: Duration) -> Int64 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        let perMillisecond: Int64 = 1_000_000_000_000_000
+        let partial = attoseconds % perMillisecond == 0 ? 0 : 1
+        return seconds * 1000 + attoseconds / perMillisecond + Int64(partial)
+    }
+}
+
+// MARK: Per-request sequences
+
+/// Scripted answers per distinct request body: the n-th arrival (0-based) of a body gets
+/// `responses[n]`, later arrivals the fallback. Bodies are told apart by the SHA-256 of their
+/// bytes, so a client's retry of the same request advances that request's sequence only.
+///
+/// ```swift
+/// let sequences = RequestSequences([.html(status: 503)])
+/// let server = try await OpenAITestServer.start(handler: sequences.handler)
+/// // ... every distinct request gets 503 first, then the compatible answer
+/// #expect(await sequences.counts.values.allSatisfy { $0 == 2 })
+/// ```
+public actor RequestSequences {
+    private let responses: [ScriptedResponse]
+    private let fallback: OpenAITestServer.Handler
+    private var seen: [String: Int] = [:]
+
+    public init(
+        _ responses: [ScriptedResponse],
+        then fallback: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible()
+    ) {
+        self.responses = responses
+        self.fallback = fallback
+    }
+
+    /// Arrivals so far per body, keyed by `key(for:)`.
+    public var counts: [String: Int] { seen }
+
+    /// Arrivals so far of `body`.
+    public func count(for body: Data) -> Int {
+        seen[Self.key(for: body), default: 0]
+    }
+
+    /// The key of `body` in `counts`: the lowercase hex SHA-256 of its bytes.
+    public static func key(for body: Data) -> String {
+        Hashing.sha256Hex(body)
+    }
+
+    /// The answer to `request`, counting its arrival.
+    public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+        let key = Self.key(for: request.body)
+        let index = seen[key, default: 0]
+        seen[key] = index + 1
+        if index < responses.count { return responses[index] }
+        return await fallback(request)
+    }
+
+    /// These sequences as a server handler.
+    public nonisolated var handler: OpenAITestServer.Handler {
+        { request in await self.respond(to: request) }
+    }
+}
+
+// MARK: Token bucket
+
+/// A bucket of `capacity` tokens refilled continuously at `refillPerSecond`, starting full.
+/// Times are passed in, so the arithmetic can be tested without waiting.
+public struct TokenBucket: Sendable {
+    public let capacity: Double
+    public let refillPerSecond: Double
+    /// Tokens in the bucket at `updated` (fractional while refilling).
+    public private(set) var tokens: Double
+    public private(set) var updated: ContinuousClock.Instant
+
+    public init(capacity: Double, refillPerSecond: Double, now: ContinuousClock.Instant = .now) {
+        precondition(capacity > 0 && refillPerSecond > 0, "a token bucket needs a positive capacity and refill rate")
+        self.capacity = capacity
+        self.refillPerSecond = refillPerSecond
+        self.tokens = capacity
+        self.updated = now
+    }
+
+    /// Adds the tokens refilled since the last update (never beyond `capacity`).
+    public mutating func refill(at now: ContinuousClock.Instant) {
+        guard now > updated else { return }
+        tokens = min(capacity, tokens + Self.seconds(now - updated) * refillPerSecond)
+        updated = now
+    }
+
+    /// Time from `updated` until `cost` tokens are in the bucket; zero when they are now.
+    public func timeUntilAvailable(_ cost: Double) -> Duration {
+        let missing = cost - tokens
+        guard missing > 0 else { return .zero }
+        return .seconds(missing / refillPerSecond)
+    }
+
+    /// Time from `updated` until the bucket is full again.
+    public var timeUntilFull: Duration { timeUntilAvailable(capacity) }
+
+    /// Refills up to `now`, then takes `cost` tokens if they are all there.
+    /// - Returns: whether the tokens were taken.
+    @discardableResult
+    public mutating func take(_ cost: Double, at now: ContinuousClock.Instant) -> Bool {
+        refill(at: now)
+        guard tokens >= cost else { return false }
+        tokens -= cost
+        return true
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// Counters of a `TokenBucketServerLimiter`.
+public struct RateLimitStats: Sendable, Equatable {
+    /// Requests seen.
+    public var requests = 0
+    /// 429s the limiter sent itself.
+    public var rateLimited = 0
+    /// Requests passed on to the wrapped handler.
+    public var admitted = 0
+    /// Admitted requests whose answer had a 2xx status.
+    public var succeeded = 0
+
+    public init(requests: Int = 0, rateLimited: Int = 0, admitted: Int = 0, succeeded: Int = 0) {
+        self.requests = requests
+        self.rateLimited = rateLimited
+        self.admitted = admitted
+        self.succeeded = succeeded
+    }
+}
+
+/// A rate limiter in front of another handler, behaving like OpenAI's: a bucket of `burst`
+/// request tokens refilled continuously at `requestsPerSecond` (wall clock). Each request
+/// takes one token; without one it gets a 429 `rate_limit_exceeded` of type "requests" with
+/// `retry-after-ms` (time until a token is available, rounded up), `retry-after` (the same in
+/// whole seconds, rounded up, at least 1) and the `x-ratelimit-*-requests` headers. Admitted
+/// answers carry `x-ratelimit-limit-requests` (`burst`), `x-ratelimit-remaining-requests`
+/// (tokens left after this request, floored) and `x-ratelimit-reset-requests` (time until
+/// the bucket is full, see `OpenAITestServer.rateLimitDurationText`).
+///
+/// With `tokensPerMinute`, a second bucket of that capacity refills at `tokensPerMinute / 60`
+/// per second, with the matching `-tokens` headers and 429s of type "tokens". A request
+/// costs `tokenCost(request)` tokens, by default `estimatedTokens` (body bytes / 4, so a
+/// base64 image counts by its size, not by OpenAI's tile price). A request costing more than
+/// the whole bucket gets OpenAI's "Request too large" 429 (no wait hint: waiting cannot help).
+/// A request is admitted only when both buckets can pay; a rejected one takes nothing.
+///
+/// ```swift
+/// let limiter = TokenBucketServerLimiter(requestsPerSecond: 1, burst: 5)
+/// let server = try await OpenAITestServer.start(handler: limiter.handler)
+/// // ...
+/// let stats = await limiter.stats
+/// ```
+public actor TokenBucketServerLimiter {
+    public nonisolated let requestsPerSecond: Double
+    public nonisolated let burst: Int
+    public nonisolated let tokensPerMinute: Int?
+    /// The model named in 429 messages.
+    public nonisolated let model: String
+
+    private var requestBucket: TokenBucket
+    private var tokenBucket: TokenBucket?
+    private let tokenCost: @Sendable (RecordedRequest) -> Int
+    private let wrapped: OpenAITestServer.Handler
+    private var counters = RateLimitStats()
+
+    public init(
+        requestsPerSecond: Double,
+        burst: Int,
+        tokensPerMinute: Int? = nil,
+        tokenCost: @escaping @Sendable (RecordedRequest) -> Int = TokenBucketServerLimiter.estimatedTokens,
+        model: String = "gpt-4o-mini",
+        wrapping handler: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible()
+    ) {
+        precondition(requestsPerSecond > 0 && requestsPerSecond.isFinite, "requestsPerSecond must be positive")
+        precondition(burst >= 1, "burst must be at least 1")
+        precondition(tokensPerMinute.map { $0 >= 1 } ?? true, "tokensPerMinute must be at least 1")
+        let now = ContinuousClock.now
+        self.requestsPerSecond = requestsPerSecond
+        self.burst = burst
+        self.tokensPerMinute = tokensPerMinute
+        self.model = model
+        self.requestBucket = TokenBucket(capacity: Double(burst), refillPerSecond: requestsPerSecond, now: now)
+        self.tokenBucket = tokensPerMinute.map {
+            TokenBucket(capacity: Double($0), refillPerSecond: Double($0) / 60, now: now)
+        }
+        self.tokenCost = tokenCost
+        self.wrapped = handler
+    }
+
+    /// A rough token count for a request: its body bytes / 4, rounded up, at least 1.
+    public static func estimatedTokens(_ request: RecordedRequest) -> Int {
+        max(1, (request.body.count + 3) / 4)
+    }
+
+    /// Counters so far.
+    public var stats: RateLimitStats { counters }
+
+    /// This limiter as a server handler.
+    public nonisolated var handler: OpenAITestServer.Handler {
+        { request in await self.respond(to: request) }
+    }
+
+    /// The limiter's 429, or the wrapped handler's answer with the rate-limit headers added.
+    public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+        let now = ContinuousClock.now
+        counters.requests += 1
+        requestBucket.refill(at: now)
+        tokenBucket?.refill(at: now)
+        let cost = tokenBucket == nil ? 0 : tokenCost(request)
+
+        if let tokenBucket, Double(cost) > tokenBucket.capacity {
+            counters.rateLimited += 1
+            let message = "Request too large for \(model) in organization org-test on tokens per min (TPM): "
+                + "Limit \(Int(tokenBucket.capacity)), Requested \(cost). The input or output tokens must be "
+                + "reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits "
+                + "to learn more."
+            return .error(status: 429, message: message, type: "tokens", code: "rate_limit_exceeded", headers: limitHeaders())
+        }
+
+        let requestWait = requestBucket.timeUntilAvailable(1)
+        let tokenWait = tokenBucket?.timeUntilAvailable(Double(cost)) ?? .zero
+        guard requestWait == .zero && tokenWait == .zero else {
+            counters.rateLimited += 1
+            let wait = max(requestWait, tokenWait)
+            let message: String
+            if requestWait > .zero {
+                message = ScriptedResponse.rateLimitMessage(
+                    model: model, resource: .requests, limit: burst, used: burst, requested: 1,
+                    wait: OpenAITestServer.rateLimitDurationText(requestWait))
+            } else {
+                let capacity = Int(tokenBucket?.capacity ?? 0)
+                let left = Int((tokenBucket?.tokens ?? 0).rounded(.down))
+                message = ScriptedResponse.rateLimitMessage(
+                    model: model, resource: .tokens, limit: capacity, used: capacity - left, requested: cost,
+                    wait: OpenAITestServer.rateLimitDurationText(tokenWait))
+            }
+            let milliseconds = OpenAITestServer.ceilMilliseconds(wait)
+            let seconds = max(1, (milliseconds + 999) / 1000)
+            let headers = [("retry-after-ms", String(milliseconds)), ("retry-after", String(seconds))] + limitHeaders()
+            return .error(
+                status: 429, message: message, type: requestWait > .zero ? "requests" : "tokens",
+                code: "rate_limit_exceeded", headers: headers)
+        }
+
+        requestBucket.take(1, at: now)
+        tokenBucket?.take(Double(cost), at: now)
+        counters.admitted += 1
+        let headers = limitHeaders()
+        var answer = await wrapped(request)
+        if (200..<300).contains(answer.status) { counters.succeeded += 1 }
+        let names = Set(headers.map { $0.0 })
+        answer.headers.removeAll { names.contains($0.name.lowercased()) }
+        return answer.adding(headers: headers)
+    }
+
+    /// `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` for the buckets' current state.
+    private func limitHeaders() -> [(String, String)] {
+        var headers = [
+            ("x-ratelimit-limit-requests", String(burst)),
+            ("x-ratelimit-remaining-requests", String(Int(requestBucket.tokens.rounded(.down)))),
+            ("x-ratelimit-reset-requests", OpenAITestServer.rateLimitDurationText(requestBucket.timeUntilFull)),
+        ]
+        if let tokenBucket {
+            headers += [
+                ("x-ratelimit-limit-tokens", String(Int(tokenBucket.capacity))),
+                ("x-ratelimit-remaining-tokens", String(Int(tokenBucket.tokens.rounded(.down)))),
+                ("x-ratelimit-reset-tokens", OpenAITestServer.rateLimitDurationText(tokenBucket.timeUntilFull)),
+            ]
+        }
+        return headers
+    }
+}
