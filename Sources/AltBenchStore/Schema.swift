@@ -115,10 +115,16 @@ enum Schema {
         migrator.registerMigration("v2: variant description") { db in
             try db.execute(sql: "ALTER TABLE variant ADD COLUMN description TEXT")
         }
-        // `--resume` and re-asked failures replace a trial's row by its coordinates.
-        migrator.registerMigration("v3: trial coordinates index") { db in
+        // `--resume` and re-asked failures replace a trial's row by its coordinates; deleting
+        // runs and answers (`cache prune`) follows the foreign keys from the other side.
+        migrator.registerMigration("v3: trial indexes") { db in
             try db.execute(
-                sql: "CREATE INDEX trial_coordinates ON trial (run_id, variant_id, item_id, max_tokens, repeat_index)")
+                sql: """
+                    CREATE INDEX trial_coordinates ON trial (run_id, variant_id, item_id, max_tokens, repeat_index);
+                    CREATE INDEX trial_variant ON trial (variant_id);
+                    CREATE INDEX trial_item ON trial (item_id);
+                    CREATE INDEX trial_response ON trial (response_id);
+                    """)
         }
         return migrator
     }

@@ -63,12 +63,12 @@ struct SchemaTests {
         #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == Schema.migrator().migrations.count)
     }
 
-    @Test("migrations come in order: v2 adds the variant's description, v3 the trial coordinates index")
+    @Test("migrations come in order: v2 adds the variant's description, v3 the trial indexes")
     func migrationOrder() {
         #expect(
             Schema.migrator().migrations == [
                 "v1: runs, variants, items, responses, trials, scores", "v2: variant description",
-                "v3: trial coordinates index",
+                "v3: trial indexes",
             ])
     }
 

@@ -1,0 +1,267 @@
+import AltBenchCore
+import Foundation
+import GRDB
+
+/// What the results database holds, for `altbench cache stats`.
+///
+/// Figures come from one read transaction, so they agree with each other even while a run
+/// is writing.
+public struct CacheStatistics: Sendable, Equatable {
+    /// Runs by the status the `run` table allows.
+    public struct RunCounts: Sendable, Equatable {
+        public var running: Int
+        public var finished: Int
+        public var stopped: Int
+
+        public var total: Int { running + finished + stopped }
+
+        public init(running: Int = 0, finished: Int = 0, stopped: Int = 0) {
+            self.running = running
+            self.finished = finished
+            self.stopped = stopped
+        }
+    }
+
+    /// The cached answers of one model at one endpoint.
+    public struct ModelAnswers: Sendable, Equatable {
+        public var endpoint: String
+        public var model: String
+        public var answers: Int
+        public var oldest: Date
+        public var newest: Date
+
+        public init(endpoint: String, model: String, answers: Int, oldest: Date, newest: Date) {
+            self.endpoint = endpoint
+            self.model = model
+            self.answers = answers
+            self.oldest = oldest
+            self.newest = newest
+        }
+    }
+
+    /// Bytes of the database file itself; 0 for an in-memory store.
+    public var fileBytes: Int64
+    /// Bytes of its write-ahead log (`altbench.sqlite-wal`), which holds recent writes until
+    /// SQLite copies them into the main file; 0 when there is none.
+    public var walBytes: Int64
+    public var runs: RunCounts
+    public var trials: Int
+    /// Rows of `response`: every answer a model gave, found again by cache key.
+    public var answers: Int
+    /// Distinct cache keys among the answers (fewer than answers after `--no-cache` runs).
+    public var cacheKeys: Int
+    /// Answers no trial points to any more; `cache prune --unreferenced` deletes them.
+    public var unreferencedAnswers: Int
+    public var oldestAnswer: Date?
+    public var newestAnswer: Date?
+    /// Answers per (endpoint, model), sorted by endpoint then model.
+    public var byModel: [ModelAnswers]
+
+    /// What the database takes on disk: the main file plus its write-ahead log.
+    public var totalBytes: Int64 { fileBytes + walBytes }
+
+    public init(
+        fileBytes: Int64 = 0, walBytes: Int64 = 0, runs: RunCounts = RunCounts(), trials: Int = 0, answers: Int = 0,
+        cacheKeys: Int = 0, unreferencedAnswers: Int = 0, oldestAnswer: Date? = nil, newestAnswer: Date? = nil,
+        byModel: [ModelAnswers] = []
+    ) {
+        self.fileBytes = fileBytes
+        self.walBytes = walBytes
+        self.runs = runs
+        self.trials = trials
+        self.answers = answers
+        self.cacheKeys = cacheKeys
+        self.unreferencedAnswers = unreferencedAnswers
+        self.oldestAnswer = oldestAnswer
+        self.newestAnswer = newestAnswer
+        self.byModel = byModel
+    }
+}
+
+/// Which runs and cached answers `ResultStore.prune` deletes.
+///
+/// The criteria add up: a run goes when any of them selects it. Runs still marked `running`
+/// that started within `ResultStore.inProgressWindow` are never deleted, since a run may be
+/// writing to them.
+public struct PruneSelection: Sendable, Equatable {
+    /// Deletes runs that started more than this many seconds before `now`, then the cached
+    /// answers created before that moment that no remaining trial uses.
+    public var olderThan: TimeInterval?
+    /// Deletes every run but the newest `keepRuns` (by start time, then id), then every
+    /// answer no remaining trial uses.
+    public var keepRuns: Int?
+    /// Deletes every cached answer no trial uses.
+    public var unreferenced: Bool
+
+    public init(olderThan: TimeInterval? = nil, keepRuns: Int? = nil, unreferenced: Bool = false) {
+        self.olderThan = olderThan
+        self.keepRuns = keepRuns
+        self.unreferenced = unreferenced
+    }
+
+    /// True when no criterion is given, so nothing would be deleted.
+    public var isEmpty: Bool { olderThan == nil && keepRuns == nil && !unreferenced }
+}
+
+/// What `ResultStore.prune` deleted, or would delete on a dry run.
+public struct PruneOutcome: Sendable, Equatable {
+    /// Deleted runs, oldest first; their variants, items, trials and scores went with them.
+    public var runIDs: [String]
+    /// Runs the selection matched but that were kept because they may still be in progress.
+    public var keptInProgress: [String]
+    public var trials: Int
+    public var answers: Int
+    /// The `--older-than` cutoff, when one was given.
+    public var cutoff: Date?
+    /// Database plus write-ahead log, before and after (after the VACUUM that follows a real
+    /// prune; equal on a dry run).
+    public var bytesBefore: Int64
+    public var bytesAfter: Int64
+    public var dryRun: Bool
+
+    public init(
+        runIDs: [String] = [], keptInProgress: [String] = [], trials: Int = 0, answers: Int = 0, cutoff: Date? = nil,
+        bytesBefore: Int64 = 0, bytesAfter: Int64 = 0, dryRun: Bool = false
+    ) {
+        self.runIDs = runIDs
+        self.keptInProgress = keptInProgress
+        self.trials = trials
+        self.answers = answers
+        self.cutoff = cutoff
+        self.bytesBefore = bytesBefore
+        self.bytesAfter = bytesAfter
+        self.dryRun = dryRun
+    }
+}
+
+extension ResultStore {
+    /// How recently a run marked `running` must have started for pruning to leave it alone: a
+    /// run that old may still be writing; an older one was most likely killed.
+    public static let inProgressWindow: TimeInterval = 24 * 60 * 60
+
+    /// The figures of `altbench cache stats`.
+    public func cacheStatistics() async throws -> CacheStatistics {
+        let (fileBytes, walBytes) = diskUsage()
+        return try await writer.read { db in
+            var runs = CacheStatistics.RunCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM run GROUP BY status") {
+                let count: Int = row["n"]
+                switch row["status"] as String {
+                case "running": runs.running = count
+                case "finished": runs.finished = count
+                case "stopped": runs.stopped = count
+                default: break
+                }
+            }
+            let trials = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trial") ?? 0
+            let totals = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS answers, COUNT(DISTINCT cache_key) AS keys,
+                      MIN(created_at) AS oldest, MAX(created_at) AS newest
+                    FROM response
+                    """)
+            let unreferenced = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM response WHERE \(Self.unreferencedAnswer)") ?? 0
+            let byModel = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT endpoint, model, COUNT(*) AS answers, MIN(created_at) AS oldest, MAX(created_at) AS newest
+                    FROM response GROUP BY endpoint, model ORDER BY endpoint, model
+                    """
+            ).map { row in
+                CacheStatistics.ModelAnswers(
+                    endpoint: row["endpoint"], model: row["model"], answers: row["answers"], oldest: row["oldest"],
+                    newest: row["newest"])
+            }
+            return CacheStatistics(
+                fileBytes: fileBytes, walBytes: walBytes, runs: runs, trials: trials,
+                answers: totals?["answers"] ?? 0, cacheKeys: totals?["keys"] ?? 0, unreferencedAnswers: unreferenced,
+                oldestAnswer: totals?["oldest"], newestAnswer: totals?["newest"], byModel: byModel)
+        }
+    }
+
+    /// Deletes the runs and cached answers `selection` picks, in one write transaction, then
+    /// VACUUMs so the file shrinks. With `dryRun`, the same deletions run and are rolled back,
+    /// so the outcome names exactly what a real prune would delete and nothing changes.
+    ///
+    /// Deleting a run deletes its variants, items, trials and scores (the schema cascades);
+    /// an answer goes only when no remaining trial uses it. Markdown reports are files, not
+    /// rows: removing `runs/<id>.md` is the caller's job.
+    public func prune(_ selection: PruneSelection, now: Date = Date(), dryRun: Bool = false) async throws -> PruneOutcome {
+        let bytesBefore = totalDiskUsage()
+        let cutoff = selection.olderThan.map { now.addingTimeInterval(-$0) }
+        let inProgressSince = now.addingTimeInterval(-Self.inProgressWindow)
+        // Which answers go once the runs are gone: all unused ones, or with only
+        // --older-than, the unused ones from before the cutoff.
+        let answerCutoff: Date? = selection.keepRuns != nil || selection.unreferenced ? nil : cutoff
+
+        var outcome = try await writer.writeWithoutTransaction { db -> PruneOutcome in
+            var outcome = PruneOutcome(
+                runIDs: [], keptInProgress: [], trials: 0, answers: 0, cutoff: cutoff, bytesBefore: bytesBefore,
+                bytesAfter: bytesBefore, dryRun: dryRun)
+            guard !selection.isEmpty else { return outcome }
+            try db.inTransaction(.immediate) {
+                // Newest first, the order --keep-runs counts in.
+                let runs = try Row.fetchAll(db, sql: "SELECT id, started_at, status FROM run ORDER BY started_at DESC, id DESC")
+                for (rank, run) in runs.enumerated() {
+                    let startedAt: Date = run["started_at"]
+                    var selected = false
+                    if let cutoff, startedAt < cutoff { selected = true }
+                    if let keep = selection.keepRuns, rank >= keep { selected = true }
+                    guard selected else { continue }
+                    if run["status"] as String == "running" && startedAt >= inProgressSince {
+                        outcome.keptInProgress.insert(run["id"], at: 0)
+                    } else {
+                        outcome.runIDs.insert(run["id"], at: 0)
+                    }
+                }
+                for id in outcome.runIDs {
+                    outcome.trials += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trial WHERE run_id = ?", arguments: [id]) ?? 0
+                    try db.execute(sql: "DELETE FROM run WHERE id = ?", arguments: [id])
+                }
+                if let answerCutoff {
+                    try db.execute(
+                        sql: "DELETE FROM response WHERE created_at < ? AND \(Self.unreferencedAnswer)",
+                        arguments: [answerCutoff])
+                } else {
+                    try db.execute(sql: "DELETE FROM response WHERE \(Self.unreferencedAnswer)")
+                }
+                outcome.answers = db.changesCount
+                return dryRun ? .rollback : .commit
+            }
+            return outcome
+        }
+        guard !dryRun, !selection.isEmpty else { return outcome }
+        try await writer.vacuum()
+        if location != ":memory:" {
+            // VACUUM leaves the new pages in the write-ahead log; copying them back and
+            // truncating the log is what makes the files smaller. A reader in another process
+            // can hold that off; SQLite then does it later, so it is no reason to fail.
+            try? await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        outcome.bytesAfter = totalDiskUsage()
+        return outcome
+    }
+
+    /// A `response` row no trial points to. `NOT IN` over a subquery is evaluated once.
+    /// Deleting runs and answers relies on the v3 indexes of `trial`'s references: without
+    /// them SQLite scans all of `trial` per variant, item and answer deleted (a minute on a
+    /// store of a hundred runs).
+    static let unreferencedAnswer = "id NOT IN (SELECT response_id FROM trial WHERE response_id IS NOT NULL)"
+
+    /// Bytes of the database file and of its write-ahead log; zeros in memory.
+    func diskUsage() -> (file: Int64, wal: Int64) {
+        guard location != ":memory:" else { return (0, 0) }
+        func size(_ path: String) -> Int64 {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return (size(location), size(location + "-wal"))
+    }
+
+    func totalDiskUsage() -> Int64 {
+        let (file, wal) = diskUsage()
+        return file + wal
+    }
+}
