@@ -125,3 +125,52 @@ struct Workspace {
         try? FileManager.default.removeItem(at: root)
     }
 }
+
+/// A running `altbench` process, for tests that signal or kill it midway.
+final class RunningAltbench: @unchecked Sendable {
+    let process = Process()
+    let outURL: URL
+    let errURL: URL
+    private let exited = AsyncStream<Int32>.makeStream()
+
+    init(_ arguments: [String], in directory: URL, environment: [String: String] = AltbenchProcess.cleanEnvironment()) throws {
+        outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.executableURL = AltbenchProcess.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        let continuation = exited.continuation
+        process.terminationHandler = { continuation.yield($0.terminationStatus) }
+        try process.run()
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) to the process.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end and returns what it printed.
+    func wait() async throws -> AltbenchProcess.Output {
+        var status: Int32 = -1
+        for await value in exited.stream {
+            status = value
+            break
+        }
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        return AltbenchProcess.Output(
+            status: status, stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    /// How the process ended: exit status, or the signal that killed it.
+    var terminationReason: Process.TerminationReason { process.terminationReason }
+}
