@@ -93,7 +93,7 @@ public struct Evaluation: Sendable {
                 console.err(
                     "*** OFFLINE MOCK: no model is called; answers are the dataset's reference texts cut to max_tokens (\(experiment.providerReason)). Set OPENAI_API_KEY, or --base-url URL for a local server, to evaluate a real model. ***\n")
             case .openai:
-                let client = OpenAIVisionModel.makeHTTPClient()
+                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
                 httpClient = client
                 model = OpenAIVisionModel(
                     baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,

@@ -72,10 +72,13 @@ public struct OpenAIVisionModel: VisionModel {
 
     /// An HTTP client for one run: a refused connection fails at once (and the runner's retry
     /// policy decides what next) instead of being retried inside the client until the request
-    /// timeout. The caller shuts it down.
-    public static func makeHTTPClient(connectTimeout: Duration = .seconds(10)) -> HTTPClient {
+    /// timeout; and the pool opens as many connections as the run has requests in flight
+    /// (AsyncHTTPClient's default of 8 per host would quietly cap `--concurrency`). The caller
+    /// shuts it down.
+    public static func makeHTTPClient(connectTimeout: Duration = .seconds(10), maxConnections: Int = 8) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, maxConnections)
         configuration.timeout.connect = .nanoseconds(
             connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
