@@ -71,7 +71,8 @@ public actor RequestGate {
         public var rateLimited = 0
         public var windowDecreases = 0
         public var smallestWindow: Int
-        /// Requests held back by the rate-limit model or the caps (not by the window).
+        /// Requests held back for time (a pause, the rate-limit model or the caps) before they
+        /// were let go; waits for a free place in the window are not counted.
         public var pacedWaits = 0
     }
 
@@ -111,16 +112,18 @@ public actor RequestGate {
 
     /// Waits until a request costing `cost` tokens may start; `nil` once the run is stopping.
     public func acquire(cost: Double = 0) async throws -> Permit? {
+        var paced = false
         while true {
             if closed || control.isStopping { return nil }
             let now = clock.now
             switch decision(at: now, cost: cost) {
             case .grant:
+                if paced { statistics.pacedWaits += 1 }
                 return grant(at: now, cost: cost)
             case .waitForRelease:
                 await withCheckedContinuation { waiters.append($0) }
             case .waitUntil(let instant):
-                statistics.pacedWaits += 1
+                paced = true
                 let until = min(instant, now + settings.longestWait)
                 guard try await control.sleep(until: until, on: clock) else { return nil }
             }

@@ -13,7 +13,9 @@ public struct TrialResult: Sendable, Hashable {
     public var trial: Trial
     public var outcome: TrialOutcome
     public var scores: [Score]
-    /// Requests sent for this trial (0 when cached or when the image was bad).
+    /// Tries of this trial: requests sent, retries included (a token-field fallback's second
+    /// request is part of its try). 0 when the answer came from the store, or when nothing
+    /// could be sent (a bad image, `--offline`).
     public var attempts: Int
     public var startedAt: Date
     public var finishedAt: Date

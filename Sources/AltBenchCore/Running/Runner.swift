@@ -186,7 +186,9 @@ public struct Runner: Sendable {
                 control.stop(.failure(failure))
                 return nil
             case .itemFatal:
-                return (.failed(failure), attempt)
+                // An image that could not be read, or --offline: nothing was sent.
+                let sent = failure.kind == .image || failure.kind == .notStored ? attempt - 1 : attempt
+                return (.failed(failure), sent)
             case .retryable:
                 guard let wait = retryPolicy.delay(afterFailure: failure, retry: attempt - 1) else {
                     return (.failed(failure), attempt)
