@@ -115,6 +115,10 @@ struct SupportTests {
         CanonicalCase(value: "bell\u{07}nul\u{00}esc\u{1B}", text: #""bell\u0007nul\u0000esc\u001b""#),
         CanonicalCase(value: "\u{1F}\u{20}", text: #""\u001f ""#),
         CanonicalCase(value: "What\u{2019}s caf\u{E9} \u{1F600}", text: "\"What\u{2019}s caf\u{E9} \u{1F600}\""),
+        // Escapes at both ends, back to back, and next to multi-byte characters.
+        CanonicalCase(value: "\"\u{1F600}\"\\\n\u{E9}\u{01}", text: #""\"😀\"\\\né\u0001""#),
+        CanonicalCase(value: "", text: #""""#),
+        CanonicalCase(value: "data:image/png;base64,iVBORw0KGgo+/=", text: #""data:image/png;base64,iVBORw0KGgo+/=""#),
     ]
 
     @Test("canonical text: integers stay integral, strings are escaped", arguments: canonical)
