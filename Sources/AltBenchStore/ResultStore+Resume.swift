@@ -89,7 +89,8 @@ extension ResultStore {
             return (variantIDs, itemIDs)
         }
         return RunRecorder(
-            writer: writer, runID: id, endpoint: endpoint, variantIDs: variantIDs, itemIDs: itemIDs, redactor: redactor)
+            writer: writer, runID: id, endpoint: endpoint, variantIDs: variantIDs, itemIDs: itemIDs, redactor: redactor,
+            replacesEarlierRows: true)
     }
 
     /// Runs that never finished (stopped, or still marked running because the process was

@@ -14,6 +14,9 @@ public struct RunRecorder: ResultSink {
     let variantIDs: [String: Int64]
     let itemIDs: [String: Int64]
     let redactor: Redactor
+    /// Whether a trial may already have a row (a resumed run asking failed trials again),
+    /// which the new result then replaces.
+    var replacesEarlierRows = false
 
     public func cachedAnswer(forKey key: String) async throws -> ModelAnswer? {
         try await writer.read { db in
@@ -56,12 +59,14 @@ public struct RunRecorder: ResultSink {
                 responseID = nil
             }
             // A trial asked again (`--resume` after a failure) replaces its earlier row.
-            try db.execute(
+            if replacesEarlierRows {
+                try db.execute(
                 sql: """
                     DELETE FROM trial WHERE run_id = ? AND variant_id = ? AND item_id = ? AND max_tokens IS ?
                       AND repeat_index = ?
                     """,
-                arguments: [runID, variantID, itemID, trial.maxTokens, trial.repeatIndex])
+                    arguments: [runID, variantID, itemID, trial.maxTokens, trial.repeatIndex])
+            }
             let failure = result.failure
             try db.execute(
                 sql: """
