@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "altbench-bench",
-            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport"],
+            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,9 +1,25 @@
-// altbench-bench: throughput and memory figures for the hot paths. Run in release:
+// altbench-bench: throughput and memory figures for the hot paths, and load figures for the
+// whole pipeline against the loopback test server. Run in release:
 //
-//     swift run -c release altbench-bench [--trials N]
+//     swift build -c release --product altbench-bench
+//     swift run -c release --skip-build altbench-bench [--trials N]    everything: hot paths, then load
+//     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
+//     swift run -c release --skip-build altbench-bench load [--runs N] [--diagnose]   load only
 //
-// It prints figures and judges nothing: targets live here, not in timed unit tests, because
-// shared machines are too noisy for a test to fail on a number.
+// Hot paths: scoring, planning, a mock run into SQLite, loading and rendering (`--trials`,
+// default 6000). Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
+// OpenAIVisionModel, Runner and a SQLite store to the in-process test server:
+//   - latency-bound: 2,000 trials at concurrency 50, 100 ms per answer; ideal 4.0 s, target
+//     wall ÷ ideal ≤ 1.10. Run `--runs` times (default 3); each run is printed and the median
+//     is the figure reported, with the best beside it.
+//   - rate-limited: 400 trials at concurrency 50 against a 20 req/s (burst 20) token bucket;
+//     ideal 20 s, targets time ÷ ideal ≤ 1.15 and 429s ≤ 5% of requests, every trial answered.
+//   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
+//   throughput with no server latency, at concurrency 8 and 50.
+//
+// It prints figures and judges nothing beyond saying whether a target was met: targets live
+// here, not in timed unit tests, because shared machines are too noisy for a test to fail on
+// a number.
 import AltBenchCore
 import AltBenchReport
 import AltBenchStore
@@ -40,7 +56,15 @@ func measure(_ name: String, count: Int, unit: String = "op", _ body: () async t
 }
 
 let arguments = CommandLine.arguments
-let trialCount = arguments.firstIndex(of: "--trials").flatMap { Int(arguments[$0 + 1]) } ?? 6000
+func option(_ name: String) -> Int? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
+}
+let trialCount = option("--trials") ?? 6000
+let mode = arguments.dropFirst().first { !$0.hasPrefix("-") && Int($0) == nil }
+guard mode == nil || mode == "hot" || mode == "load" else {
+    print("usage: altbench-bench [hot|load] [--trials N] [--runs N] [--diagnose]")
+    exit(2)
+}
 
 // Answers of the kinds the scorers meet: short, long, first person, cut off, refusals.
 let samples = [
@@ -51,59 +75,72 @@ let samples = [
     String(repeating: "A long description of a detailed chart with many labelled axes and numbers. ", count: 20),
 ]
 
-print("altbench-bench \(AltBenchVersion.current): \(trialCount) trials\n")
+/// Scoring, planning, a mock run into SQLite, loading and rendering.
+func hotPaths(trialCount: Int) async throws {
+    print("altbench-bench \(AltBenchVersion.current): \(trialCount) trials\n")
 
-// 1. Scoring.
-let scoringRounds = trialCount * 5
-await measure("score answers (v1 suite)", count: scoringRounds, unit: "answer") {
-    var flagged = 0
-    for index in 0..<scoringRounds {
-        let input = ScoringInput(content: samples[index % samples.count], finishReason: index % 3 == 0 ? "length" : "stop")
-        flagged += ScoringSuite.evaluate(input).filter(\.isFlagged).count
+    // 1. Scoring.
+    let scoringRounds = trialCount * 5
+    await measure("score answers (v1 suite)", count: scoringRounds, unit: "answer") {
+        var flagged = 0
+        for index in 0..<scoringRounds {
+            let input = ScoringInput(content: samples[index % samples.count], finishReason: index % 3 == 0 ? "length" : "stop")
+            flagged += ScoringSuite.evaluate(input).filter(\.isFlagged).count
+        }
+        precondition(flagged > 0)
     }
-    precondition(flagged > 0)
-}
 
-// 2. Planning and cache keys.
-let variants = (0..<4).map { PromptVariant(name: "v\($0)", file: "v\($0).md", text: "Describe image \($0) briefly.") }
-let items = (0..<(trialCount / 12)).map { index in
-    DatasetItem(
-        id: "item\(index)", image: .remote(URL(string: "https://media.example/\(index).png")!),
-        references: ["A reference description of picture number \(index), with a cat and a tree."])
-}
-let dataset = Dataset(name: "bench", path: "bench", root: URL(fileURLWithPath: "/tmp"), items: items)
-var options = RunOptions()
-options.provider = .mock
-options.maxTokens = [30, 50, 100]
-let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
-var trials: [Trial] = []
-await measure("plan trials with cache keys", count: items.count * 12, unit: "trial") {
-    trials = Planner(experiment: experiment, endpoint: "mock").plan(variants: variants, dataset: dataset)
-}
-
-// 3. A whole mock run into a SQLite file, then reading it back and rendering.
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-bench-\(UUID().uuidString)")
-defer { try? FileManager.default.removeItem(at: folder) }
-let store = try ResultStore(url: folder.appendingPathComponent("altbench.sqlite"))
-for (label, runID) in [("mock run, new answers", "bench-1"), ("mock run, all from cache", "bench-2")] {
-    let info = RunResults.Info(
-        id: runID, startedAt: Date(), status: "running", provider: .mock, providerReason: "bench",
-        endpoint: "mock", datasetPath: "bench", promptsPath: "bench")
-    let recorder = try await store.beginRun(info, variants: variants, dataset: dataset, plannedTrials: trials.count)
-    let runner = Runner(model: MockVisionModel(dataset: dataset), sink: recorder, concurrency: 4)
-    try await measure(label, count: trials.count, unit: "trial") {
-        let tally = try await runner.run(trials)
-        precondition(tally.progress.done == trials.count)
+    // 2. Planning and cache keys.
+    let variants = (0..<4).map { PromptVariant(name: "v\($0)", file: "v\($0).md", text: "Describe image \($0) briefly.") }
+    let items = (0..<(trialCount / 12)).map { index in
+        DatasetItem(
+            id: "item\(index)", image: .remote(URL(string: "https://media.example/\(index).png")!),
+            references: ["A reference description of picture number \(index), with a cat and a tree."])
     }
-    try await store.finishRun(id: runID, status: "finished", message: nil)
+    let dataset = Dataset(name: "bench", path: "bench", root: URL(fileURLWithPath: "/tmp"), items: items)
+    var options = RunOptions()
+    options.provider = .mock
+    options.maxTokens = [30, 50, 100]
+    let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+    var trials: [Trial] = []
+    await measure("plan trials with cache keys", count: items.count * 12, unit: "trial") {
+        trials = Planner(experiment: experiment, endpoint: "mock").plan(variants: variants, dataset: dataset)
+    }
+
+    // 3. A whole mock run into a SQLite file, then reading it back and rendering.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-bench-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = try ResultStore(url: folder.appendingPathComponent("altbench.sqlite"))
+    for (label, runID) in [("mock run, new answers", "bench-1"), ("mock run, all from cache", "bench-2")] {
+        let info = RunResults.Info(
+            id: runID, startedAt: Date(), status: "running", provider: .mock, providerReason: "bench",
+            endpoint: "mock", datasetPath: "bench", promptsPath: "bench")
+        let recorder = try await store.beginRun(info, variants: variants, dataset: dataset, plannedTrials: trials.count)
+        let runner = Runner(model: MockVisionModel(dataset: dataset), sink: recorder, concurrency: 4)
+        try await measure(label, count: trials.count, unit: "trial") {
+            let tally = try await runner.run(trials)
+            precondition(tally.progress.done == trials.count)
+        }
+        try await store.finishRun(id: runID, status: "finished", message: nil)
+    }
+    var loaded: RunResults?
+    try await measure("load a run from SQLite", count: trials.count, unit: "trial") {
+        loaded = try await store.loadRun(id: "bench-2")
+    }
+    await measure("render Markdown report", count: trials.count, unit: "trial") {
+        let text = MarkdownReport(results: loaded!, reportDirectory: folder).render()
+        precondition(text.count > 0)
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("altbench.sqlite").path)[.size] as? Int) ?? 0
+    print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))
 }
-var loaded: RunResults?
-try await measure("load a run from SQLite", count: trials.count, unit: "trial") {
-    loaded = try await store.loadRun(id: "bench-2")
+
+if mode != "load" {
+    try await hotPaths(trialCount: trialCount)
+    if mode == nil { print("") }
+} else {
+    print("altbench-bench \(AltBenchVersion.current): load\n")
 }
-await measure("render Markdown report", count: trials.count, unit: "trial") {
-    let text = MarkdownReport(results: loaded!, reportDirectory: folder).render()
-    precondition(text.count > 0)
+if mode != "hot" {
+    try await loadBenchmarks(runs: max(1, option("--runs") ?? 3), diagnose: arguments.contains("--diagnose"))
 }
-let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("altbench.sqlite").path)[.size] as? Int) ?? 0
-print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))

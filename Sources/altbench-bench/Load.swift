@@ -1,0 +1,453 @@
+// The load benchmarks of `altbench-bench load`: the real pipeline (DatasetLoader, Planner,
+// OpenAIVisionModel over AsyncHTTPClient, Runner with its RequestGate, a SQLite ResultStore)
+// against the in-process loopback test server, with 200 generated PNGs of ~150 KB each, so
+// every request carries a ~200 KB base64 body.
+//
+// 1. Latency-bound: 2,000 trials (10 variants × 200 images) at concurrency 50, the server
+//    answering after 100 ms. Ideal: 2000 × 0.1 s / 50 = 4.0 s. Target: wall ÷ ideal ≤ 1.10.
+// 2. Rate-limited: 400 trials (2 variants × 200 images) at concurrency 50, the server a
+//    token bucket of 20 requests per second (burst 20) answering after 100 ms. Ideal:
+//    400 / 20 = 20 s. Targets: time ÷ 20 s ≤ 1.15, 429s ≤ 5% of requests, every trial answered.
+//
+// The HTTP client is `OpenAIVisionModel.makeHTTPClient(maxConnections: concurrency)`, as
+// `altbench run` makes it. `--diagnose` then shows where the time goes: single-threaded costs
+// per request (reading and base64-encoding the image, building the JSON body, with a digest of
+// the bodies so a faster encoder can be checked to send the same bytes), and 2,000 trials at
+// concurrency 50 through less and less of the pipeline (a model answering at once, with and
+// without building bodies and the store; small images; a pool of AsyncHTTPClient's default
+// 8 connections).
+import AltBenchCore
+import AltBenchOpenAI
+import AltBenchStore
+import AltBenchTesting
+import Foundation
+
+// MARK: - Generated images
+
+/// SplitMix64: a seeded generator, so every run writes the same images.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// PNGs of random RGB pixels whose zlib stream uses "stored" (uncompressed) deflate blocks,
+/// so the file is as large as its pixels: 224 × 224 × 3 + filter bytes ≈ 150 KB.
+enum StoredPNG {
+    static let crcTable: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return b << 16 | a
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typed = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
+    }
+
+    /// An 8-bit RGB PNG of seeded random pixels.
+    static func make(width: Int, height: Int, seed: UInt64) -> Data {
+        var generator = SeededGenerator(seed: seed)
+        let rowBytes = width * 3
+        var raw = [UInt8](repeating: 0, count: height * (rowBytes + 1))
+        for row in 0..<height {
+            let start = row * (rowBytes + 1)
+            raw[start] = 0  // filter type: none
+            var column = 0
+            while column < rowBytes {
+                var bits = generator.next()
+                for _ in 0..<8 where column < rowBytes {
+                    raw[start + 1 + column] = UInt8(bits & 0xFF)
+                    bits >>= 8
+                    column += 1
+                }
+            }
+        }
+        // zlib: CMF/FLG (deflate, 32 KB window, no dictionary), stored blocks, Adler-32.
+        var zlib: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let length = min(65535, raw.count - offset)
+            let final: UInt8 = offset + length == raw.count ? 1 : 0
+            zlib.append(final)  // BFINAL, BTYPE 00; byte-aligned since the header is whole bytes
+            zlib += [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8 & 0xFF)]
+            zlib += raw[offset..<(offset + length)]
+            offset += length
+        } while offset < raw.count
+        zlib += bigEndian(adler32(raw))
+
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]  // 8-bit RGB
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        file += chunk("IHDR", header)
+        file += chunk("IDAT", zlib)
+        file += chunk("IEND", [])
+        return Data(file)
+    }
+
+    /// Writes `count` distinct `side` × `side` images into `folder` and loads it as a
+    /// bare-folder dataset.
+    static func dataset(count: Int, side: Int = 224, in folder: URL) throws -> Dataset {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in 0..<count {
+            let name = String(format: "image%03d.png", index)
+            try make(width: side, height: side, seed: UInt64(index + 1))
+                .write(to: folder.appendingPathComponent(name))
+        }
+        let dataset = try DatasetLoader().load(directory: folder, displayPath: "load-images")
+        for item in dataset.items {
+            guard item.problem == nil, let info = item.imageInfo, info.format == .png, info.width == side else {
+                fatalError("generated image \(item.id) was not accepted: \(item.problem?.message ?? "wrong header")")
+            }
+        }
+        precondition(dataset.items.count == count && Set(dataset.items.map { $0.imageInfo!.sha256 }).count == count)
+        return dataset
+    }
+}
+
+// MARK: - One run through the pipeline
+
+/// Figures of one run.
+struct LoadRun {
+    var seconds: Double
+    var trials: Int
+    var answered: Int
+    var failed: Int
+    var retries: Int
+    /// Requests the server received (what was sent on the wire).
+    var requestsReceived: Int
+    var pacing: RequestGate.Statistics
+    var firstFailure: String?
+}
+
+func secondsOf(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// A model answering at once, without HTTP: what the pipeline costs without the network.
+struct InstantModel: VisionModel {
+    /// Whether to read and encode the image and build the JSON body as `OpenAIVisionModel` does.
+    var buildsBody: Bool
+    /// How long each answer takes.
+    var latency: Duration = .zero
+    let body = OpenAIVisionModel(baseURL: URL(string: "http://127.0.0.1:9/v1")!, apiKey: nil)
+    var endpoint: String { body.endpoint }
+
+    func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+        if buildsBody {
+            let bytes = body.bodyData(request, imageURL: try request.image.urlString())
+            precondition(!bytes.isEmpty)
+        }
+        if latency > .zero { try await Task.sleep(for: latency) }
+        return ModelAnswer(
+            content: "A short test description.", finishReason: "stop", responseModel: "gpt-4o-mini",
+            promptTokens: 10, completionTokens: 5, totalTokens: 15, rawBody: "{}")
+    }
+}
+
+/// Keeps nothing.
+struct NullSink: ResultSink {
+    func cachedAnswer(forKey key: String) async throws -> ModelAnswer? { nil }
+    func record(_ result: TrialResult) async throws {}
+}
+
+/// Where a load run's requests go.
+enum LoadTarget {
+    /// The loopback server, through an HTTP client whose pool opens `maxConnections`
+    /// connections (`nil`: the run's concurrency, as `altbench run` does).
+    case server(OpenAITestServer, maxConnections: Int?)
+    /// `InstantModel`; with `stores` false the results go to `NullSink` instead of SQLite.
+    case instant(buildsBody: Bool, latency: Duration = .zero, stores: Bool = true)
+}
+
+/// Plans `variantCount` variants × the dataset's items, runs them at `concurrency` against
+/// `target` with a fresh SQLite store in `folder`, and returns the figures.
+func runLoad(
+    label: String, dataset: Dataset, variantCount: Int, target: LoadTarget, concurrency: Int, folder: URL
+) async throws -> LoadRun {
+    let variants = (0..<variantCount).map {
+        PromptVariant(
+            name: "v\($0)", file: "v\($0).md",
+            text: "Variant \($0): describe the image for a screen-reader user in one sentence.")
+    }
+    var options = RunOptions()
+    options.provider = .openai
+    if case .server(let server, _) = target {
+        options.baseURL = server.baseURL
+    } else {
+        options.baseURL = "http://127.0.0.1:9/v1"
+    }
+    options.concurrency = concurrency
+    options.maxTokens = [100]
+    let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+    let trials = Planner(experiment: experiment, endpoint: experiment.endpointIdentity)
+        .plan(variants: variants, dataset: dataset)
+    precondition(trials.allSatisfy { $0.request != nil } && Set(trials.compactMap(\.key)).count == trials.count)
+
+    // A fresh store: an answer from an earlier repetition must not be a cache hit.
+    let store = try ResultStore(url: folder.appendingPathComponent("\(label).sqlite"))
+    let info = RunResults.Info(
+        id: label, startedAt: Date(), status: "running", provider: .openai, providerReason: "bench",
+        endpoint: experiment.endpointIdentity, datasetPath: dataset.path, promptsPath: "bench",
+        settings: experiment.recordedSettings)
+    let recorder = try await store.beginRun(info, variants: variants, dataset: dataset, plannedTrials: trials.count)
+
+    let model: any VisionModel
+    var client: HTTPClientHandle?
+    switch target {
+    case .server(_, let maxConnections):
+        let http = OpenAIVisionModel.makeHTTPClient(maxConnections: maxConnections ?? concurrency)
+        client = HTTPClientHandle(shutdown: { try await http.shutdown() })
+        model = OpenAIVisionModel(
+            baseURL: experiment.baseURL, apiKey: nil,
+            timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: http)
+    case .instant(let buildsBody, let latency, _):
+        model = InstantModel(buildsBody: buildsBody, latency: latency)
+    }
+    var sink: any ResultSink = recorder
+    if case .instant(_, _, stores: false) = target { sink = NullSink() }
+    let runner = Runner(
+        model: model, sink: sink, retryPolicy: RetryPolicy(), concurrency: concurrency, clock: SystemRunClock())
+
+    var before = 0
+    if case .server(let server, _) = target { before = await server.requests().count }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let outcome: Runner.Outcome
+    do {
+        outcome = try await runner.run(trials)
+    } catch {
+        try? await client?.shutdown()
+        throw error
+    }
+    let elapsed = clock.now - start
+    try await client?.shutdown()
+    try await store.finishRun(id: label, status: "finished", message: nil)
+    var received = outcome.pacing.granted
+    if case .server(let server, _) = target {
+        received = await server.requests().count - before
+        await server.clearRequests()  // the log holds every ~200 KB body
+    }
+
+    var firstFailure: String?
+    if outcome.progress.failed > 0 {
+        let results = try await store.loadRun(id: label)
+        firstFailure = results.trials.lazy.compactMap(\.error).first
+    }
+    return LoadRun(
+        seconds: secondsOf(elapsed), trials: trials.count,
+        answered: outcome.progress.done - outcome.progress.failed, failed: outcome.progress.failed,
+        retries: outcome.progress.retries, requestsReceived: received, pacing: outcome.pacing,
+        firstFailure: firstFailure)
+}
+
+/// Shuts an HTTP client down without naming AsyncHTTPClient's type here.
+struct HTTPClientHandle {
+    var shutdown: () async throws -> Void
+}
+
+// MARK: - The benchmarks
+
+func loadBenchmarks(runs: Int, diagnose: Bool) async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-load-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+
+    let clock = ContinuousClock()
+    var dataset: Dataset!
+    let generation = try clock.measure {
+        dataset = try StoredPNG.dataset(count: 200, in: folder.appendingPathComponent("images"))
+    }
+    let bytes = dataset.items.map { $0.imageInfo!.byteCount }
+    print(
+        String(
+            format: "load: %d PNGs of %d bytes (224×224 RGB, stored deflate), written and loaded in %.2f s",
+            dataset.items.count, bytes[0], secondsOf(generation)))
+
+    // 1. Latency-bound.
+    let latency = Duration.milliseconds(100)
+    let concurrency = 50
+    let ideal = 2000 * secondsOf(latency) / Double(concurrency)
+    print(
+        "\nlatency-bound: 2000 trials (10 variants × 200 images), concurrency \(concurrency), "
+            + "100 ms per answer; ideal \(String(format: "%.1f", ideal)) s; target wall ÷ ideal ≤ 1.10")
+    var ratios: [Double] = []
+    for index in 1...runs {
+        let server = try await OpenAITestServer.start(
+            handler: OpenAITestServer.withLatency(latency, OpenAITestServer.fixedCompletion()))
+        let run = try await runLoad(
+            label: "latency-\(index)", dataset: dataset, variantCount: 10, target: .server(server, maxConnections: nil),
+            concurrency: concurrency, folder: folder)
+        await server.stop()
+        let ratio = run.seconds / ideal
+        ratios.append(ratio)
+        // Little's law: requests in flight on average = throughput × time each one takes.
+        let inFlight = Double(run.requestsReceived) / run.seconds * secondsOf(latency)
+        print(
+            String(
+                format: "  run %d: wall %6.2f s  wall÷ideal %5.2f  requests sent %d  failures %d  retries %d  "
+                    + "mean in flight %4.1f", index, run.seconds, ratio, run.requestsReceived, run.failed,
+                run.retries, inFlight))
+        if let message = run.firstFailure { print("    first failure: \(message)") }
+    }
+    let sorted = ratios.sorted()
+    let median = sorted[sorted.count / 2]
+    print(
+        String(
+            format: "  reported (median of %d): wall÷ideal %.2f (%.2f s); best %.2f — target ≤ 1.10: %@", runs,
+            median, median * ideal, sorted[0], median <= 1.10 ? "met" : "MISSED"))
+
+    // 2. Rate-limited.
+    let rate = 20.0
+    let trials = 400
+    let idealRate = Double(trials) / rate
+    print(
+        "\nrate-limited: \(trials) trials (2 variants × 200 images), concurrency \(concurrency), server bucket "
+            + "20 req/s burst 20, 100 ms per answer; ideal \(String(format: "%.0f", idealRate)) s; "
+            + "targets time ÷ ideal ≤ 1.15, 429s ≤ 5%")
+    let limiter = TokenBucketServerLimiter(
+        requestsPerSecond: rate, burst: 20,
+        wrapping: OpenAITestServer.withLatency(latency, OpenAITestServer.fixedCompletion()))
+    let server = try await OpenAITestServer.start(handler: limiter.handler)
+    let run = try await runLoad(
+        label: "rate", dataset: dataset, variantCount: 2, target: .server(server, maxConnections: nil),
+        concurrency: concurrency, folder: folder)
+    await server.stop()
+    let stats = await limiter.stats
+    let share = Double(stats.rateLimited) / Double(max(stats.requests, 1))
+    print(
+        String(
+            format: "  time %6.2f s  time÷ideal %5.2f  requests %d  429s %d (%.1f%%)  answered %d/%d  failures %d",
+            run.seconds, run.seconds / idealRate, stats.requests, stats.rateLimited, share * 100, run.answered,
+            run.trials, run.failed))
+    print(
+        "  pacing: 429s seen \(run.pacing.rateLimited), window decreases \(run.pacing.windowDecreases) "
+            + "(smallest window \(run.pacing.smallestWindow)), paced waits \(run.pacing.pacedWaits), "
+            + "permits \(run.pacing.granted), retries \(run.retries)")
+    if let message = run.firstFailure { print("    first failure: \(message)") }
+    print(
+        "  time÷ideal ≤ 1.15: \(run.seconds / idealRate <= 1.15 ? "met" : "MISSED"); "
+            + "429s ≤ 5%: \(share <= 0.05 ? "met" : "MISSED"); "
+            + "every trial answered: \(run.answered == run.trials ? "yes" : "NO")")
+
+    if diagnose { try await loadDiagnostics(dataset: dataset, folder: folder) }
+}
+
+// MARK: - Where the time goes
+
+/// Per-request costs on the client, then the same 2,000 trials at concurrency 50 with less and
+/// less of the pipeline: a latency-bound run cannot beat trials ÷ the slowest stage's rate.
+func loadDiagnostics(dataset: Dataset, folder: URL) async throws {
+    print("\ndiagnostics: single-threaded costs per request")
+    var options = RunOptions()
+    options.provider = .openai
+    options.baseURL = "http://127.0.0.1:9/v1"
+    options.maxTokens = [100]
+    let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+    let variant = PromptVariant(name: "v0", file: "v0.md", text: "Describe the image in one sentence.")
+    let requests = Planner(experiment: experiment, endpoint: experiment.endpointIdentity)
+        .plan(variants: [variant], dataset: dataset).map { $0.request! }
+    let model = OpenAIVisionModel(baseURL: experiment.baseURL, apiKey: nil)
+    var urls: [String] = []
+    await measure("read + base64 image", count: requests.count, unit: "req") {
+        urls = requests.map { try! $0.image.urlString() }
+    }
+    var total = 0
+    await measure("JSON body (canonicalText)", count: requests.count, unit: "req") {
+        for (request, url) in zip(requests, urls) { total += model.bodyData(request, imageURL: url).count }
+    }
+    // The bytes sent, and a string needing every kind of escape: a change to the encoder that
+    // is meant to be faster must leave this digest as it was.
+    let tricky: JSONValue = ["text": "quote \" backslash \\ newline \n return \r tab \t bell \u{07} é 😀 /"]
+    let digest = Hashing.sha256Hex(
+        zip(requests, urls).map { model.bodyData($0, imageURL: $1) }.reduce(Data(tricky.canonicalText.utf8), +))
+    print(
+        String(format: "body: %.0f KB per request; ", Double(total) / Double(requests.count) / 1000)
+            + "digest of the bodies sent: \(digest.prefix(16))")
+
+    print("\ndiagnostics: 2000 trials at concurrency 50 through less and less of the pipeline")
+    func show(_ name: String, _ run: LoadRun) {
+        let label = name.padding(toLength: 44, withPad: " ", startingAt: 0)
+        print(
+            label
+                + String(
+                    format: " %6.2f s  %5.0f trials/s  failures %d", run.seconds, Double(run.trials) / run.seconds,
+                    run.failed))
+    }
+    show(
+        "store + scoring only (instant model)",
+        try await runLoad(
+            label: "instant", dataset: dataset, variantCount: 10, target: .instant(buildsBody: false), concurrency: 50,
+            folder: folder))
+    show(
+        "+ base64 and JSON body (instant model)",
+        try await runLoad(
+            label: "instant-body", dataset: dataset, variantCount: 10, target: .instant(buildsBody: true),
+            concurrency: 50, folder: folder))
+    var server = try await OpenAITestServer.start(handler: OpenAITestServer.fixedCompletion())
+    show(
+        "+ HTTP to the loopback server, no latency",
+        try await runLoad(
+            label: "nolatency", dataset: dataset, variantCount: 10, target: .server(server, maxConnections: nil),
+            concurrency: 50, folder: folder))
+    await server.stop()
+    server = try await OpenAITestServer.start(
+        handler: OpenAITestServer.withLatency(.milliseconds(100), OpenAITestServer.fixedCompletion()))
+    show(
+        "100 ms latency, no HTTP (instant model)",
+        try await runLoad(
+            label: "instant-latency", dataset: dataset, variantCount: 10,
+            target: .instant(buildsBody: true, latency: .milliseconds(100)), concurrency: 50, folder: folder))
+    show(
+        "100 ms latency, no HTTP, no store",
+        try await runLoad(
+            label: "instant-nostore", dataset: dataset, variantCount: 10,
+            target: .instant(buildsBody: true, latency: .milliseconds(100), stores: false), concurrency: 50,
+            folder: folder))
+    let small = try StoredPNG.dataset(count: 200, side: 8, in: folder.appendingPathComponent("small"))
+    show(
+        "100 ms latency, HTTP, 8×8 images (~1 KB body)",
+        try await runLoad(
+            label: "small", dataset: small, variantCount: 10, target: .server(server, maxConnections: nil),
+            concurrency: 50, folder: folder))
+    show(
+        "100 ms latency, HTTP, 224×224 images again",
+        try await runLoad(
+            label: "again", dataset: dataset, variantCount: 10, target: .server(server, maxConnections: nil),
+            concurrency: 50, folder: folder))
+    let capped = try await runLoad(
+        label: "pool8", dataset: dataset, variantCount: 10, target: .server(server, maxConnections: 8),
+        concurrency: 50, folder: folder)
+    await server.stop()
+    show("100 ms latency, pool of 8 connections", capped)
+    print(
+        String(
+            format: "  (mean in flight %.1f: AsyncHTTPClient's default 8 connections per host caps concurrency 50)",
+            Double(capped.requestsReceived) / capped.seconds * 0.1))
+}
