@@ -127,6 +127,20 @@ struct ResultStoreTests {
         #expect((rows[1]["error"] as String?)?.contains("broken.png is not an image") == true)
     }
 
+    @Test("errors are never cached: a later run finds no answer for a trial that failed", arguments: StoreKind.allCases)
+    func errorsAreNotCached(kind: StoreKind) async throws {
+        let (store, folder) = try kind.open()
+        defer { withExtendedLifetime(folder) {} }
+        let trial = F.trial(F.short, F.dog)
+        let first = try await store.beginRun(F.info(), variants: [F.short], dataset: F.dataset(), plannedTrials: 1)
+        try await first.record(F.failed(trial, message: "HTTP 503: busy"))
+        let second = try await store.beginRun(
+            F.info(id: "20260101-000001-abcd"), variants: [F.short], dataset: F.dataset(), plannedTrials: 1)
+        #expect(try await second.cachedAnswer(forKey: trial.key!) == nil)
+        try await second.record(F.answered(trial, F.answer("A dog.")))
+        #expect(try await second.cachedAnswer(forKey: trial.key!)?.content == "A dog.")
+    }
+
     @Test("a trial, its response and its scores are written together or not at all")
     func recordIsOneTransaction() async throws {
         let store = try ResultStore()
