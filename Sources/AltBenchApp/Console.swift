@@ -47,7 +47,7 @@ final class ProgressLine: @unchecked Sendable {
         guard progress.done == progress.total || now - lastDraw >= .milliseconds(100) else { return }
         lastDraw = now
         drawn = true
-        let seconds = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
+        let seconds = progress.elapsed.secondsValue
         console.err(
             "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.failed) errors, \(progress.cached) from cache, \(progress.retries) retries, \(String(format: "%.1f", seconds)) s")
     }

@@ -36,24 +36,7 @@ public enum RetryAfter {
     /// Sums "(\d+(\.\d+)?)(ms|s|m|h)" parts: "6m0s" → 360 s, "120ms" → 0.12 s; nil for
     /// anything else.
     static func resetDuration(_ text: String) -> Duration? {
-        var total = 0.0
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        guard !rest.isEmpty else { return nil }
-        while !rest.isEmpty {
-            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-            guard let value = decimal(String(number)) else { return nil }
-            rest = rest.dropFirst(number.count)
-            let unit = rest.prefix { $0.isASCII && $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "ms": total += value
-            case "s": total += value * 1000
-            case "m": total += value * 60_000
-            case "h": total += value * 3_600_000
-            default: return nil
-            }
-        }
-        return duration(milliseconds: total)
+        DurationText.seconds(ofUnits: text).map { duration(milliseconds: $0 * 1000) }
     }
 
     /// A non-negative decimal such as "10" or "1.5". `Double(_:)` alone would also accept

@@ -10,11 +10,23 @@ public enum DurationText {
         if let seconds = Double(trimmed), seconds.isFinite, seconds > 0, trimmed.allSatisfy({ $0.isNumber || $0 == "." }) {
             return .seconds(clamping: seconds)
         }
+        guard let total = seconds(ofUnits: trimmed), total > 0 else { return nil }
+        return .seconds(clamping: total)
+    }
+
+    /// The seconds in a sum of `(\d+(\.\d+)?)(ms|s|m|h)` parts ("6m0s" → 360, "120ms" →
+    /// 0.12, "0s" → 0), as OpenAI's `x-ratelimit-reset-*` headers and people write them;
+    /// `nil` for anything else.
+    public static func seconds(ofUnits text: String) -> Double? {
         var total = 0.0
-        var rest = Substring(trimmed)
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard !rest.isEmpty else { return nil }
         while !rest.isEmpty {
             let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-            guard !number.isEmpty, let value = Double(number), value.isFinite else { return nil }
+            // Digits, optionally a point and more digits: not "1.", ".5" or "1.2.3".
+            let pieces = number.split(separator: ".", omittingEmptySubsequences: false)
+            guard pieces.count <= 2, pieces.allSatisfy({ !$0.isEmpty }), let value = Double(number), value.isFinite
+            else { return nil }
             rest = rest.dropFirst(number.count)
             let unit = rest.prefix { $0.isASCII && $0.isLetter }
             rest = rest.dropFirst(unit.count)
@@ -26,8 +38,7 @@ public enum DurationText {
             default: return nil
             }
         }
-        guard total > 0 else { return nil }
-        return .seconds(clamping: total)
+        return total
     }
 
     /// "2h 5m 3s", "90s", "1.5s", "250ms": short and exact enough for messages.
