@@ -177,7 +177,7 @@ public struct MarkdownReport: Sendable {
                     } else {
                         answerCell = text.isEmpty ? Self.emptyCell(answer) : MarkdownText.cell(text)
                     }
-                    chars = trial.scores[ScoreName.chars].map { String(Int($0.value)) } ?? "–"
+                    chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
                     flags = Format.flags(trial.scores).joined(separator: ", ")
                 } else {
                     answerCell = "*error:* " + MarkdownText.cell(trial.error ?? "unknown")

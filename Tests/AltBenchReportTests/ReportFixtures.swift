@@ -51,7 +51,7 @@ enum ReportFixtures {
     ) -> [String: Score] {
         let list = [
             Score.flag(ScoreName.empty, empty),
-            Score(name: ScoreName.chars, value: Double(chars)),
+            Score(name: ScoreName.length, value: Double(chars)),
             Score(name: ScoreName.words, value: Double(chars / 5)),
             Score(name: ScoreName.brevity, value: chars <= budget ? 1 : 0.9, passed: chars <= budget),
             Score.flag(ScoreName.overLimit, false),

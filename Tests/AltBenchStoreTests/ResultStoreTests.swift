@@ -148,7 +148,7 @@ struct ResultStoreTests {
         var result = F.answered(F.trial(F.short, F.cat), F.answer("A cat."))
         // Two scores with one name break the score table's primary key after the response and
         // the trial rows went in: those rows must roll back with it.
-        result.scores.append(Score(name: ScoreName.chars, value: 99))
+        result.scores.append(Score(name: ScoreName.length, value: 99))
         await #expect(throws: DatabaseError.self) { try await recorder.record(result) }
         #expect(try await F.count(store, "response") == 0)
         #expect(try await F.count(store, "trial") == 0)

@@ -14,6 +14,8 @@ public struct Runner: Sendable {
     public var sink: any ResultSink
     public var scorers: [any Scorer]
     public var settings: ScoringSettings
+    /// The run's references, for CIDEr-D's document frequencies (``ReferenceCorpus``).
+    public var corpus: ReferenceCorpus?
     public var retryPolicy: RetryPolicy
     /// The most requests in flight at once (`--concurrency`); the gate adapts below it.
     public var concurrency: Int
@@ -29,9 +31,9 @@ public struct Runner: Sendable {
     public var onProgress: (@Sendable (RunProgress) -> Void)?
 
     public init(
-        model: any VisionModel, sink: any ResultSink, scorers: [any Scorer] = ScoringSuite.v1,
-        settings: ScoringSettings = ScoringSettings(), retryPolicy: RetryPolicy = RetryPolicy(),
-        concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
+        model: any VisionModel, sink: any ResultSink, scorers: [any Scorer] = ScoringSuite.standard,
+        settings: ScoringSettings = ScoringSettings(), corpus: ReferenceCorpus? = nil,
+        retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
         useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
         gracePeriod: Duration = .seconds(5), deadline: Duration? = nil,
         onProgress: (@Sendable (RunProgress) -> Void)? = nil
@@ -40,6 +42,7 @@ public struct Runner: Sendable {
         self.sink = sink
         self.scorers = scorers
         self.settings = settings
+        self.corpus = corpus
         self.retryPolicy = retryPolicy
         self.concurrency = max(1, concurrency)
         self.requestsPerMinute = requestsPerMinute
@@ -136,7 +139,7 @@ public struct Runner: Sendable {
         guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally) else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
-            scores = ScoringSuite.evaluate(answer.scoringInput(settings), scorers: scorers)
+            scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
         } else {
             scores = []
         }

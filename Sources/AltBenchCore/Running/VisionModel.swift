@@ -52,8 +52,12 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
     }
 
     /// What the scorers judge.
-    public func scoringInput(_ settings: ScoringSettings) -> ScoringInput {
-        ScoringInput(content: content, refusal: refusal, finishReason: finishReason, settings: settings)
+    public func scoringInput(
+        _ settings: ScoringSettings, item: ScoringItem = ScoringItem(), corpus: ReferenceCorpus? = nil
+    ) -> ScoringInput {
+        ScoringInput(
+            content: content, refusal: refusal, finishReason: finishReason, settings: settings, item: item,
+            corpus: corpus)
     }
 }
 

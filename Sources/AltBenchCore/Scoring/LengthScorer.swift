@@ -9,7 +9,7 @@ public struct LengthScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         let text = input.text
         return [
-            Score(name: ScoreName.chars, value: Double(text.unicodeScalars.count)),
+            Score(name: ScoreName.length, value: Double(text.unicodeScalars.count)),
             Score(name: ScoreName.words, value: Double(Self.wordCount(text))),
         ]
     }

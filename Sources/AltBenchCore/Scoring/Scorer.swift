@@ -31,34 +31,124 @@ public struct Score: Sendable, Hashable, Codable {
     public var isFlagged: Bool { passed == false }
 }
 
-/// The names every v1 scorer writes, used by the summary, the store's view and reports.
+/// The stable ids of altbench's scores, used as keys in JSON, as `score.name` in SQLite and in
+/// reports. Most scorers write one score under their own id; `length` also writes `words`.
 public enum ScoreName {
     public static let empty = "empty"
-    public static let chars = "chars"
+    /// Unicode scalars of the trimmed answer (what Mastodon counts).
+    public static let length = "length"
+    /// Whitespace-separated words, the second figure of the `length` scorer.
     public static let words = "words"
     public static let brevity = "brevity"
     public static let overLimit = "over_limit"
     public static let firstPerson = "first_person"
-    public static let truncated = "truncated"
-    public static let refusal = "refusal"
+    public static let perceptionMeta = "perception_meta"
     public static let redundantPrefix = "redundant_prefix"
+    public static let metaLabel = "meta_label"
+    public static let refusal = "refusal"
+    public static let truncated = "truncated"
+    public static let terminalPunctuation = "terminal_punctuation"
+    public static let filename = "filename"
+    public static let markdown = "markdown"
+    public static let emoji = "emoji"
+    public static let socialTokens = "social_tokens"
+    public static let hedging = "hedging"
+    public static let readability = "readability"
+    public static let textRecall = "text_recall"
+    public static let keywordRecall = "keyword_recall"
+    public static let contextEcho = "context_echo"
+    public static let bleu4 = "bleu4"
+    public static let rougeL = "rougeL"
+    public static let ciderD = "ciderD"
+    public static let quality = "quality"
 }
 
-/// Budgets the scorers judge against; set in `altbench.yml`.
+/// Budgets and weights the scorers judge with; set under `scoring:` in `altbench.yml`.
 public struct ScoringSettings: Sendable, Hashable, Codable {
     /// Characters (Unicode scalars) an answer may use and still count as brief.
     public var brevityBudget: Int
     /// The platform's hard limit on a media description (Mastodon: 1,500 code points).
     public var platformLimit: Int
+    /// Hedges ("appears to", "probably") a sentence may carry before `hedging` drops below 1.
+    public var freeHedgesPerSentence: Int
+    /// The share of an answer's words found in order in the post text at or above which the
+    /// answer is flagged as echoing the post (`context_echo`).
+    public var contextEchoThreshold: Double
+    /// The weight of each 0...1 part of the composite `quality` score, by score id.
+    public var weights: [String: Double]
+    /// The pass/fail checks whose failure forces `quality` to 0, by score id.
+    public var hardFails: Set<String>
 
-    public init(brevityBudget: Int = 150, platformLimit: Int = 1500) {
+    public init(
+        brevityBudget: Int = 150, platformLimit: Int = 1500, freeHedgesPerSentence: Int = 1,
+        contextEchoThreshold: Double = 0.8, weights: [String: Double] = ScoringSettings.defaultWeights,
+        hardFails: Set<String> = ScoringSettings.defaultHardFails
+    ) {
         self.brevityBudget = brevityBudget
         self.platformLimit = platformLimit
+        self.freeHedgesPerSentence = freeHedgesPerSentence
+        self.contextEchoThreshold = contextEchoThreshold
+        self.weights = weights
+        self.hardFails = hardFails
+    }
+
+    /// The default weights of `quality`'s parts. What the image says in words matters most
+    /// (W3C: text in the image must be in the alt), then the key subject and brevity; style
+    /// parts weigh half.
+    public static let defaultWeights: [String: Double] = [
+        ScoreName.textRecall: 2,
+        ScoreName.keywordRecall: 1,
+        ScoreName.brevity: 1,
+        ScoreName.hedging: 0.5,
+        ScoreName.terminalPunctuation: 0.5,
+        ScoreName.emoji: 0.5,
+        ScoreName.socialTokens: 0.5,
+    ]
+
+    /// The checks that make an answer unusable as posted, each a "fail" in the scoring research.
+    public static let defaultHardFails: Set<String> = [
+        ScoreName.empty, ScoreName.overLimit, ScoreName.firstPerson, ScoreName.perceptionMeta,
+        ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.refusal, ScoreName.truncated,
+        ScoreName.filename, ScoreName.markdown, ScoreName.contextEcho,
+    ]
+}
+
+/// What the dataset knows about the image an answer describes. Empty when an answer is
+/// scored without a dataset; scorers that need a field it lacks write no score.
+public struct ScoringItem: Sendable, Hashable {
+    public var id: String
+    /// Human-written alt texts, for the reference metrics.
+    public var references: [String]
+    /// The post text the image is attached to.
+    public var context: String?
+    /// Text visible in the image, transcribed.
+    public var expectedText: String?
+    /// Terms a good description names.
+    public var mustMention: [String]
+    public var lang: String?
+
+    public init(
+        id: String = "", references: [String] = [], context: String? = nil, expectedText: String? = nil,
+        mustMention: [String] = [], lang: String? = nil
+    ) {
+        self.id = id
+        self.references = references
+        self.context = context
+        self.expectedText = expectedText
+        self.mustMention = mustMention
+        self.lang = lang
+    }
+
+    public init(_ item: DatasetItem) {
+        self.init(
+            id: item.id, references: item.references, context: item.context, expectedText: item.expectedText,
+            mustMention: item.mustMention, lang: item.lang)
     }
 }
 
-/// What a scorer looks at: one answer as the model returned it.
-public struct ScoringInput: Sendable, Hashable {
+/// What a scorer looks at: one answer as the model returned it, and what the dataset knows
+/// about its image.
+public struct ScoringInput: Sendable {
     /// `choices[0].message.content`; `nil` when the model sent none (e.g. a refusal).
     public let content: String?
     /// `choices[0].message.refusal`, set by models that refuse through the dedicated field.
@@ -66,25 +156,41 @@ public struct ScoringInput: Sendable, Hashable {
     /// `choices[0].finish_reason`: "stop", "length", "content_filter", ... or `nil`.
     public let finishReason: String?
     public let settings: ScoringSettings
+    public let item: ScoringItem
+    /// The run's reference corpus, for CIDEr-D's document frequencies; `nil` scores the
+    /// reference metrics against the item's own references alone.
+    public let corpus: ReferenceCorpus?
     /// The answer as the app would show it: content with leading and trailing whitespace
     /// removed (Ice Cubes trims the reply), or "" when there is none. Trimmed once here, since
     /// every scorer reads it.
     public let text: String
+    /// `text` as `Character`s, split once for every scorer.
+    public let characters: [Character]
+    /// The words of `text` (``TextAnalysis/words(in:)``), split once for every scorer.
+    public let words: [TextAnalysis.Word]
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil,
-        settings: ScoringSettings = ScoringSettings()
+        settings: ScoringSettings = ScoringSettings(), item: ScoringItem = ScoringItem(),
+        corpus: ReferenceCorpus? = nil
     ) {
         self.content = content
         self.refusal = refusal
         self.finishReason = finishReason
         self.settings = settings
-        self.text = (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        self.item = item
+        self.corpus = corpus
+        let text = (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        self.text = text
+        let characters = Array(text)
+        self.characters = characters
+        self.words = TextAnalysis.words(in: characters)
     }
 }
 
 /// A deterministic, pure judgement of an answer. One type per rule, one file per type.
 public protocol Scorer: Sendable {
-    /// The scores this scorer writes (most write one).
+    /// The scores this scorer writes (most write one; none when the input lacks what the
+    /// scorer needs, e.g. `text_recall` for an image with no text).
     func score(_ input: ScoringInput) -> [Score]
 }

@@ -59,7 +59,7 @@ public struct RunSummary: Sendable, Hashable {
             guard !flags.isEmpty else { return nil }
             return Double(flags.filter(\.isFlagged).count) / Double(flags.count)
         }
-        let chars = values(ScoreName.chars)
+        let chars = values(ScoreName.length)
         let budgetPasses = answered.compactMap { $0.scores[ScoreName.brevity]?.passed }
         return SummaryRow(
             variant: key.variant, maxTokens: key.maxTokens, n: trials.count, errors: trials.count - answered.count,

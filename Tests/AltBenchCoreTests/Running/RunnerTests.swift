@@ -97,7 +97,7 @@ struct RunnerTests {
         let scores = Dictionary(uniqueKeysWithValues: try #require(await sink.results.first).scores.map { ($0.name, $0) })
         #expect(scores[ScoreName.firstPerson]?.isFlagged == true)
         #expect(scores[ScoreName.truncated]?.isFlagged == true)
-        #expect(scores[ScoreName.chars]?.value == 19)
+        #expect(scores[ScoreName.length]?.value == 19)
     }
 
     @Test func reusesCachedAnswersWithoutARequest() async throws {

@@ -34,7 +34,7 @@ struct LengthScorerTests {
     @Test(arguments: rows)
     func countsScalarsAndWhitespaceSeparatedWords(_ row: Row) {
         let scores = LengthScorer().score(ScoringInput(content: row.content))
-        #expect(scores.map(\.name) == [ScoreName.chars, ScoreName.words])
+        #expect(scores.map(\.name) == [ScoreName.length, ScoreName.words])
         #expect(scores.first?.value == Double(row.chars))
         #expect(scores.last?.value == Double(row.words))
         #expect(scores.allSatisfy { $0.passed == nil && $0.detail == nil })

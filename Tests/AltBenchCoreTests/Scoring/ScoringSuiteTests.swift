@@ -5,7 +5,7 @@ import Testing
 @Suite("ScoringSuite")
 struct ScoringSuiteTests {
     static let v1Names = [
-        ScoreName.empty, ScoreName.chars, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
+        ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
         ScoreName.firstPerson, ScoreName.truncated, ScoreName.refusal, ScoreName.redundantPrefix,
     ]
 
@@ -28,7 +28,7 @@ struct ScoringSuiteTests {
         let input = ScoringInput(content: "This image shows my dog running on the", finishReason: "length")
         let scores = Dictionary(uniqueKeysWithValues: ScoringSuite.evaluate(input).map { ($0.name, $0) })
         #expect(scores[ScoreName.empty]?.isFlagged == false)
-        #expect(scores[ScoreName.chars]?.value == 38)
+        #expect(scores[ScoreName.length]?.value == 38)
         #expect(scores[ScoreName.words]?.value == 8)
         #expect(scores[ScoreName.brevity]?.value == 1)
         #expect(scores[ScoreName.overLimit]?.isFlagged == false)

@@ -26,7 +26,7 @@ struct RunSummaryTests {
         latencyMs: Double = 100, item: String = "img"
     ) -> RunResults.TrialRow {
         let scores = [
-            Score(name: ScoreName.chars, value: chars),
+            Score(name: ScoreName.length, value: chars),
             Score(name: ScoreName.brevity, value: withinBudget ? 1 : 0.5, passed: withinBudget),
             Score.flag(ScoreName.firstPerson, firstPerson, detail: "I"),
             Score.flag(ScoreName.truncated, truncated, detail: "finish_reason length"),
