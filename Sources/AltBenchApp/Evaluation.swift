@@ -135,6 +135,7 @@ public struct Evaluation: Sendable {
         let progress = ProgressLine(console: console)
         let runner = Runner(
             model: model, sink: recorder, settings: experiment.scoring,
+            corpus: ReferenceCorpus(items: dataset.items.map(ScoringItem.init)),
             retryPolicy: RetryPolicy(maxRetries: experiment.maxRetries), concurrency: experiment.concurrency,
             requestsPerMinute: experiment.requestsPerMinute, tokensPerMinute: experiment.tokensPerMinute,
             useCache: experiment.useCache, control: control, gracePeriod: gracePeriod, deadline: experiment.deadline,

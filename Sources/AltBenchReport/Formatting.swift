@@ -43,15 +43,56 @@ enum Format {
         return seconds < 60 ? String(format: "%.1f s", seconds) : String(format: "%d min %02d s", Int(seconds) / 60, Int(seconds) % 60)
     }
 
-    /// Names of the pass/fail scores that flagged an answer, in a fixed order.
+    /// A short label for a score id, as table headers and flag lists show it.
+    static func label(_ id: String) -> String {
+        switch id {
+        case ScoreName.empty: "empty"
+        case ScoreName.length: "chars"
+        case ScoreName.brevity: "brevity"
+        case ScoreName.overLimit: "over limit"
+        case ScoreName.firstPerson: "first person"
+        case ScoreName.perceptionMeta: "“I can see”"
+        case ScoreName.redundantPrefix: "“image of”"
+        case ScoreName.metaLabel: "“Alt text:”"
+        case ScoreName.refusal: "refusal"
+        case ScoreName.truncated: "truncated"
+        case ScoreName.terminalPunctuation: "no final stop"
+        case ScoreName.filename: "file name"
+        case ScoreName.markdown: "markdown"
+        case ScoreName.emoji: "emoji"
+        case ScoreName.socialTokens: "#tags/@/URLs"
+        case ScoreName.hedging: "hedging"
+        case ScoreName.readability: "Flesch"
+        case ScoreName.textRecall: "text recall"
+        case ScoreName.keywordRecall: "keyword recall"
+        case ScoreName.contextEcho: "echoes post"
+        case ScoreName.bleu4: "BLEU-4"
+        case ScoreName.rougeL: "ROUGE-L"
+        case ScoreName.ciderD: "CIDEr-D"
+        case ScoreName.quality: "quality"
+        default: id
+        }
+    }
+
+    /// A weight as written in `altbench.yml`: "2", "0.5".
+    static func weight(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+    }
+
+    /// The checks that flagged an answer, hard fails first, then brevity and style: the
+    /// per-image "flags" column.
     static func flags(_ scores: [String: Score]) -> [String] {
-        let order: [(String, String)] = [
-            (ScoreName.empty, "empty"), (ScoreName.refusal, "refusal"), (ScoreName.truncated, "truncated"),
-            (ScoreName.firstPerson, "first person"), (ScoreName.redundantPrefix, "“image of”"),
-            (ScoreName.overLimit, "over limit"),
+        let order = [
+            ScoreName.empty, ScoreName.refusal, ScoreName.truncated, ScoreName.firstPerson, ScoreName.perceptionMeta,
+            ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.contextEcho, ScoreName.filename,
+            ScoreName.markdown, ScoreName.overLimit,
         ]
-        var flags = order.compactMap { scores[$0.0]?.isFlagged == true ? $0.1 : nil }
+        var flags = order.compactMap { scores[$0]?.isFlagged == true ? label($0) : nil }
         if let brevity = scores[ScoreName.brevity], brevity.passed == false { flags.append("long") }
+        for id in [ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.terminalPunctuation]
+        where scores[id]?.passed == false {
+            flags.append(label(id))
+        }
         return flags
     }
 }

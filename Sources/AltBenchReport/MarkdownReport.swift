@@ -8,19 +8,39 @@ public struct MarkdownReport: Sendable {
     public var summary: RunSummary
     /// The folder the report file will live in, so image links are relative to it.
     public var reportDirectory: URL
+    public var kind: Kind
 
-    public init(results: RunResults, reportDirectory: URL) {
+    /// What the report is about.
+    public enum Kind: Sendable, Hashable {
+        /// A stored run of `altbench run`.
+        case run
+        /// Alt texts from a file, scored by `altbench score`: no requests, so no token
+        /// limits, errors, tokens or latency; variants are the file's groups.
+        case scoredFile(path: String, dataset: String?)
+    }
+
+    public init(results: RunResults, reportDirectory: URL, kind: Kind = .run) {
         self.results = results
         self.summary = RunSummary(results)
         self.reportDirectory = reportDirectory
+        self.kind = kind
     }
 
     public func render() -> String {
         var out: [String] = []
-        header(&out)
+        if case .scoredFile(let path, let dataset) = kind {
+            scoredFileHeader(&out, path: path, dataset: dataset)
+        } else {
+            header(&out)
+        }
         summaryTable(&out)
-        variantsSection(&out)
-        failuresSection(&out)
+        qualitySection(&out)
+        checksSection(&out)
+        referenceSection(&out)
+        if kind == .run {
+            variantsSection(&out)
+            failuresSection(&out)
+        }
         imagesSection(&out)
         // Each section closes with a blank line; the file ends with a single newline.
         while out.last == "" { out.removeLast() }
@@ -62,19 +82,128 @@ public struct MarkdownReport: Sendable {
         out.append("")
     }
 
+    private func scoredFileHeader(_ out: inout [String], path: String, dataset: String?) {
+        out.append("# altbench score \(MarkdownText.inline(path))")
+        out.append("")
+        out.append("| | |")
+        out.append("|---|---|")
+        out.append("| answers | \(results.trials.count) for \(results.items.count) items, in \(results.variants.count) group\(results.variants.count == 1 ? "" : "s") |")
+        out.append("| dataset | \(dataset.map { MarkdownText.cell($0) } ?? "none: references and the rest come from the file") |")
+        out.append("| brevity budget | \(summary.budget) characters |")
+        out.append("| altbench | \(MarkdownText.cell(results.info.version)) |")
+        out.append("")
+    }
+
+    /// Whether rows are (variant, max_tokens) pairs, as in a run, or variants alone.
+    private var showsTokenLimits: Bool { kind == .run }
+
+    /// The cells that name a row, and their header and alignment.
+    private var keyHeader: String { showsTokenLimits ? "| variant | max_tokens |" : "| variant |" }
+    private var keyRule: String { showsTokenLimits ? "|---|---:|" : "|---|" }
+    private func keyCells(_ row: SummaryRow) -> [String] {
+        showsTokenLimits ? [MarkdownText.cell(row.variant), Format.tokens(row.maxTokens)] : [MarkdownText.cell(row.variant)]
+    }
+
     private func summaryTable(_ out: inout [String]) {
         out.append("## Summary")
         out.append("")
-        out.append("Rates are shares of answered trials. Lengths count Unicode scalars, as Mastodon does.")
+        out.append(kind == .run
+            ? "Rates are shares of answered trials. Lengths count Unicode scalars, as Mastodon does."
+            : "Rates are shares of the answers. Lengths count Unicode scalars, as Mastodon does.")
         out.append("")
-        out.append("| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        var header = keyHeader + " n |"
+        var rule = keyRule + "---:|"
+        if showsTokenLimits {
+            header += " errors |"
+            rule += "---:|"
+        }
+        header += " quality | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty |"
+        rule += "---:|---:|---:|---:|---:|---:|---:|---:|"
+        if showsTokenLimits {
+            header += " mean completion tokens | p50 latency |"
+            rule += "---:|---:|"
+        }
+        out.append(header)
+        out.append(rule)
         for row in summary.rows {
-            let cells = [
-                MarkdownText.cell(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
-                Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
-                Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
-                Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
+            var cells = keyCells(row) + [String(row.n)]
+            if showsTokenLimits { cells.append(String(row.errors)) }
+            cells += [
+                Format.decimal(row.meanQuality, digits: 2), Format.decimal(row.meanChars), Format.whole(row.p90Chars),
+                Format.percent(row.withinBudget), Format.percent(row.firstPerson), Format.percent(row.truncated),
+                Format.percent(row.refusals), Format.percent(row.empty),
+            ]
+            if showsTokenLimits {
+                cells += [Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs)]
+            }
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("")
+    }
+
+    /// `quality` and the mean of each weighted part, so a change in the composite can be
+    /// traced to the part that moved.
+    private func qualitySection(_ out: inout [String]) {
+        // Parts no answer has (no dataset text, no scorer for it in an older run) stay out.
+        let parts = summary.weightedParts.filter { part in summary.rows.contains { $0.parts[part.id] != nil } }
+        out.append("## Quality")
+        out.append("")
+        let hard = summary.settings.hardFails.sorted().map { "`\($0)`" }.joined(separator: ", ")
+        out.append("`quality` is the weighted mean of the parts below (weight in brackets), and 0 for an answer with a hard fail (\(hard.isEmpty ? "none set" : hard)). Parts are means over \(kind == .run ? "answered trials" : "the answers"); a part an item cannot have (no `expected_text`, no `must_mention`) leaves that answer's mean. Weights and hard fails are set in `altbench.yml`.")
+        out.append("")
+        var header = keyHeader + " quality | hard fails |"
+        var rule = keyRule + "---:|---:|"
+        for part in parts {
+            header += " \(Format.label(part.id)) (×\(Format.weight(part.weight))) |"
+            rule += "---:|"
+        }
+        out.append(header)
+        out.append(rule)
+        for row in summary.rows {
+            var cells = keyCells(row) + [Format.decimal(row.meanQuality, digits: 2), Format.percent(row.hardFails)]
+            cells += parts.map { Format.decimal(row.parts[$0.id], digits: 2) }
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("")
+    }
+
+    /// The share of answers each check flagged.
+    private func checksSection(_ out: inout [String]) {
+        let checks = ScoringSettings.checkIDs.filter { $0 != ScoreName.brevity }
+            .filter { id in summary.rows.contains { $0.checkRates[id] != nil } }
+        guard !checks.isEmpty else { return }
+        out.append("## Checks")
+        out.append("")
+        out.append("Share of answered trials each check flagged. Hard fails, which zero `quality`, are in bold.")
+        out.append("")
+        let headers = checks.map { id in
+            summary.settings.hardFails.contains(id) ? "**\(Format.label(id))**" : Format.label(id)
+        }
+        out.append(keyHeader + " " + headers.joined(separator: " | ") + " |")
+        out.append(keyRule + String(repeating: "---:|", count: checks.count))
+        for row in summary.rows {
+            let cells = keyCells(row) + checks.map { Format.percent(row.checkRates[$0]) }
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("")
+    }
+
+    /// Reference metrics against the dataset's human references, and readability.
+    private func referenceSection(_ out: inout [String]) {
+        guard summary.rows.contains(where: { $0.reference != nil || $0.means[ScoreName.readability] != nil }) else {
+            return
+        }
+        out.append("## Reference metrics")
+        out.append("")
+        out.append("Against the dataset's human references, as pycocoevalcap 1.2 computes them: corpus BLEU-4, mean ROUGE-L (β = 1.2) and mean CIDEr-D (σ = 6, document frequencies over all the run's references), over the answers whose item has references. Flesch reading ease is textstat's formula (higher is easier; 60–70 is plain English).")
+        out.append("")
+        out.append(keyHeader + " BLEU-4 | ROUGE-L | CIDEr-D | scored | Flesch | hedging |")
+        out.append(keyRule + "---:|---:|---:|---:|---:|---:|")
+        for row in summary.rows {
+            let cells = keyCells(row) + [
+                Format.decimal(row.reference?.bleu4, digits: 3), Format.decimal(row.reference?.rougeL, digits: 3),
+                Format.decimal(row.reference?.ciderD, digits: 3), row.reference.map { String($0.count) } ?? "–",
+                Format.decimal(row.means[ScoreName.readability]), Format.decimal(row.means[ScoreName.hedging], digits: 2),
             ]
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
@@ -130,7 +259,7 @@ public struct MarkdownReport: Sendable {
     }
 
     private func imagesSection(_ out: inout [String]) {
-        out.append("## Per image")
+        out.append(kind == .run ? "## Per image" : "## Per item")
         out.append("")
         let byItem = Dictionary(grouping: results.trials, by: \.itemID)
         let showRepeat = results.trials.contains { $0.repeatIndex > 0 }
@@ -143,8 +272,10 @@ public struct MarkdownReport: Sendable {
                 ? MarkdownText.linkTarget(url: item.image)
                 : MarkdownText.linkTarget(MarkdownText.relativePath(to: item.image, from: reportDirectory.path))
             // An image that could not be sent is linked, not embedded: it may not render.
-            out.append("\(item.problem == nil ? "!" : "")[\(MarkdownText.inline(item.id))](\(target))")
-            out.append("")
+            if !item.image.isEmpty {
+                out.append("\(item.problem == nil ? "!" : "")[\(MarkdownText.inline(item.id))](\(target))")
+                out.append("")
+            }
             var facts: [String] = []
             if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
             if let format = item.format { facts.append(format.uppercased()) }
@@ -159,8 +290,8 @@ public struct MarkdownReport: Sendable {
                 out.append("Reference\(item.references.count > 1 ? " \(index + 1)" : ""): \(MarkdownText.inline(reference))")
                 out.append("")
             }
-            out.append(showRepeat ? "| variant | max_tokens | repeat | answer | chars | flags |" : "| variant | max_tokens | answer | chars | flags |")
-            out.append(showRepeat ? "|---|---:|---:|---|---:|---|" : "|---|---:|---|---:|---|")
+            out.append(keyHeader + (showRepeat ? " repeat |" : "") + " answer | chars | quality | flags |")
+            out.append(keyRule + (showRepeat ? "---:|" : "") + "---|---:|---:|---|")
             let order = Dictionary(results.variants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
             let trials = (byItem[item.id] ?? []).sorted {
                 (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex)
@@ -169,6 +300,7 @@ public struct MarkdownReport: Sendable {
             for trial in trials {
                 let answerCell: String
                 let chars: String
+                let quality: String
                 let flags: String
                 if let answer = trial.answer {
                     let text = (answer.content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -178,15 +310,18 @@ public struct MarkdownReport: Sendable {
                         answerCell = text.isEmpty ? Self.emptyCell(answer) : MarkdownText.cell(text)
                     }
                     chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
+                    quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
                     flags = Format.flags(trial.scores).joined(separator: ", ")
                 } else {
                     answerCell = "*error:* " + MarkdownText.cell(trial.error ?? "unknown")
                     chars = "–"
+                    quality = "–"
                     flags = "failed"
                 }
-                var cells = [MarkdownText.cell(trial.variant), Format.tokens(trial.maxTokens)]
+                var cells = [MarkdownText.cell(trial.variant)]
+                if showsTokenLimits { cells.append(Format.tokens(trial.maxTokens)) }
                 if showRepeat { cells.append(String(trial.repeatIndex)) }
-                cells += [answerCell, chars, flags]
+                cells += [answerCell, chars, quality, flags]
                 out.append("| " + cells.joined(separator: " | ") + " |")
             }
             out.append("")

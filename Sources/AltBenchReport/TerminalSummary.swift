@@ -6,13 +6,13 @@ public enum TerminalSummary {
     public static func render(_ results: RunResults) -> String {
         let summary = RunSummary(results)
         let headers = [
-            "variant", "max_tokens", "n", "errors", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
+            "variant", "max_tokens", "n", "errors", "quality", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
             "truncated", "refusals", "empty", "compl. tokens", "p50 latency",
         ]
         let rows = summary.rows.map { row in
             [
                 singleLine(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
-                Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
+                Format.decimal(row.meanQuality, digits: 2), Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
                 Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
                 Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
             ]

@@ -34,11 +34,15 @@ extension ResultStore {
                 db, sql: "SELECT * FROM item WHERE run_id = ? ORDER BY position", arguments: [id]
             ).map { row in
                 let path: String? = row["image_path"]
-                let references: String = row["reference_texts"]
+                func strings(_ column: String) -> [String] {
+                    guard let text: String = row[column] else { return [] }
+                    return ((try? JSONValue.parse(Data(text.utf8)))?.arrayValue ?? []).compactMap(\.stringValue)
+                }
                 return RunResults.Item(
                     id: row["item_key"], image: path ?? row["image"], isRemote: path == nil, width: row["width"],
                     height: row["height"], format: row["format"], problem: row["problem"],
-                    references: ((try? JSONValue.parse(Data(references.utf8)))?.arrayValue ?? []).compactMap(\.stringValue))
+                    references: strings("reference_texts"), context: row["context"], lang: row["lang"],
+                    expectedText: row["expected_text"], mustMention: strings("must_mention"))
             }
 
             var scores: [Int64: [String: Score]] = [:]

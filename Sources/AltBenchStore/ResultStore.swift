@@ -80,15 +80,16 @@ public final class ResultStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO item (run_id, position, item_key, image, image_path, image_sha256, format, width,
-                          height, bytes, problem, reference_texts, context, lang, tags)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          height, bytes, problem, reference_texts, context, lang, tags, expected_text, must_mention)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         info.id, position, item.id, image, imagePath, item.imageInfo?.sha256,
                         item.imageInfo?.format.rawValue, item.imageInfo?.width, item.imageInfo?.height,
                         item.imageInfo?.byteCount, item.problem?.message,
                         JSONValue.array(item.references.map { .string($0) }).canonicalText, item.context, item.lang,
-                        JSONValue.array(item.tags.map { .string($0) }).canonicalText,
+                        JSONValue.array(item.tags.map { .string($0) }).canonicalText, item.expectedText,
+                        JSONValue.array(item.mustMention.map { .string($0) }).canonicalText,
                     ])
                 itemIDs[item.id] = db.lastInsertedRowID
             }

@@ -109,7 +109,7 @@ enum Schema {
                       PRIMARY KEY (trial_id, name)
                     ) WITHOUT ROWID;
                     """)
-            try db.execute(sql: trialResultView)
+            try db.execute(sql: trialResultViewV1)
         }
         // A database made by v1 gains the column in place; its variants read back with none.
         migrator.registerMigration("v2: variant description") { db in
@@ -126,11 +126,66 @@ enum Schema {
                     CREATE INDEX trial_response ON trial (response_id);
                     """)
         }
+        // The full scorer set: `chars` is now `length`, items keep what the dataset-aware scorers
+        // read, and the view gains a column per score id.
+        migrator.registerMigration("v4: score ids, item text fields") { db in
+            try db.execute(
+                sql: """
+                    UPDATE score SET name = 'length' WHERE name = 'chars';
+                    ALTER TABLE item ADD COLUMN expected_text TEXT;
+                    ALTER TABLE item ADD COLUMN must_mention TEXT;
+                    DROP VIEW trial_result;
+                    """)
+            try db.execute(sql: trialResultView)
+        }
         return migrator
     }
 
-    /// One row per trial with its variant, item, answer and the v1 scores as columns.
+    /// The score ids that are columns of `trial_result`, in report order. `refusal` is
+    /// `refused` there, since `refusal_text` holds the model's refusal message.
+    static let viewScoreColumns: [(name: String, column: String)] = [
+        ("quality", "quality"), ("length", "length"), ("words", "words"), ("brevity", "brevity"),
+        ("empty", "empty"), ("over_limit", "over_limit"), ("first_person", "first_person"),
+        ("perception_meta", "perception_meta"), ("redundant_prefix", "redundant_prefix"),
+        ("meta_label", "meta_label"), ("refusal", "refused"), ("truncated", "truncated"),
+        ("terminal_punctuation", "terminal_punctuation"), ("filename", "filename"), ("markdown", "markdown"),
+        ("emoji", "emoji"), ("social_tokens", "social_tokens"), ("hedging", "hedging"),
+        ("readability", "readability"), ("text_recall", "text_recall"), ("keyword_recall", "keyword_recall"),
+        ("context_echo", "context_echo"), ("bleu4", "bleu4"), ("rougeL", "rougeL"), ("ciderD", "ciderD"),
+    ]
+
+    /// One row per trial with its variant, item, answer and every score as a column.
     static let trialResultView = """
+        CREATE VIEW trial_result AS
+        SELECT
+          t.run_id,
+          t.id AS trial_id,
+          v.name AS variant,
+          t.max_tokens,
+          i.item_key AS item,
+          t.repeat_index,
+          t.model,
+          t.status,
+          t.cached,
+          t.error,
+          r.content,
+          r.refusal AS refusal_text,
+          r.finish_reason,
+          r.prompt_tokens,
+          r.completion_tokens,
+          r.latency_ms,
+        \(viewScoreColumns.map { "  MAX(CASE s.name WHEN '\($0.name)' THEN s.value END) AS \($0.column)" }
+            .joined(separator: ",\n"))
+        FROM trial t
+        JOIN variant v ON v.id = t.variant_id
+        JOIN item i ON i.id = t.item_id
+        LEFT JOIN response r ON r.id = t.response_id
+        LEFT JOIN score s ON s.trial_id = t.id
+        GROUP BY t.id
+        """
+
+    /// One row per trial with its variant, item, answer and the v1 scores as columns (migration v1).
+    static let trialResultViewV1 = """
         CREATE VIEW trial_result AS
         SELECT
           t.run_id,

@@ -5,9 +5,12 @@
 //     swift run -c release --skip-build altbench-bench [--trials N]    everything: hot paths, then load
 //     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
 //     swift run -c release --skip-build altbench-bench load [--runs N] [--diagnose]   load only
+//     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering (`--trials`,
-// default 6000). Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
+// default 6000). Scoring (Scoring.swift): 100,000 realistic answers (`--texts`) built from the
+// sample dataset's references, scored on one core and on all; target ≥ 50,000 answers/s on one
+// core; and CIDEr-D over 5,000 items × 5 references, target < 2 s. Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
 // OpenAIVisionModel, Runner and a SQLite store to the in-process test server:
 //   - latency-bound: 2,000 trials at concurrency 50, 100 ms per answer; ideal 4.0 s, target
 //     wall ÷ ideal ≤ 1.10. Run `--runs` times (default 3); each run is printed and the median
@@ -61,8 +64,8 @@ func option(_ name: String) -> Int? {
 }
 let trialCount = option("--trials") ?? 6000
 let mode = arguments.dropFirst().first { !$0.hasPrefix("-") && Int($0) == nil }
-guard mode == nil || mode == "hot" || mode == "load" else {
-    print("usage: altbench-bench [hot|load] [--trials N] [--runs N] [--diagnose]")
+guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring" else {
+    print("usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--texts N] [--diagnose]")
     exit(2)
 }
 
@@ -135,12 +138,17 @@ func hotPaths(trialCount: Int) async throws {
     print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))
 }
 
-if mode != "load" {
+if mode == nil || mode == "hot" {
     try await hotPaths(trialCount: trialCount)
     if mode == nil { print("") }
-} else {
+}
+if mode == nil || mode == "scoring" {
+    try await scoringBenchmarks(texts: option("--texts") ?? 100_000)
+    if mode == nil { print("") }
+}
+if mode == "load" {
     print("altbench-bench \(AltBenchVersion.current): load\n")
 }
-if mode != "hot" {
+if mode == nil || mode == "load" {
     try await loadBenchmarks(runs: max(1, option("--runs") ?? 3), diagnose: arguments.contains("--diagnose"))
 }

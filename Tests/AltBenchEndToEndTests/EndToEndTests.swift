@@ -46,7 +46,13 @@ struct EndToEndTests {
         #expect(try Self.value(db, "SELECT count(*) FROM item") as Int? == 4)
         #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == 8)
         #expect(try Self.value(db, "SELECT count(*) FROM response") as Int? == 8)
-        #expect(try Self.value(db, "SELECT count(*) FROM trial_result WHERE chars > 0 AND first_person IS NOT NULL") as Int? == 8)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial_result WHERE length > 0 AND first_person IS NOT NULL") as Int? == 8)
+        // Every answer gets the full scorer set, reference metrics against the sample's
+        // references included (the mock answers with the first reference, cut).
+        #expect(try Self.value(db, "SELECT count(*) FROM trial_result WHERE quality IS NOT NULL AND readability IS NOT NULL AND bleu4 > 0 AND ciderD IS NOT NULL AND perception_meta IS NOT NULL") as Int? == 8)
+        #expect(try Self.value(db, "SELECT count(*) FROM item WHERE must_mention LIKE '[%'") as Int? == 4)
+        #expect(runReport.contains("## Reference metrics"))
+        #expect(runReport.contains("## Quality"))
     }
 
     /// What a fresh clone's `swift run altbench run` does: every prompt in the library at

@@ -469,7 +469,8 @@ extension FaultToleranceTests {
 
         var testDescription: String { rawValue }
 
-        /// The 429's header style; a date is the first whole second at least 3 s from now.
+        /// The 429's header style; a date is the first whole second at least 10 s from now,
+        /// far enough that a loaded machine reads the 429 before it passes.
         func style(now: Date) -> RateLimitHeaderStyle {
             switch self {
             case .retryAfterMs: return .retryAfterMilliseconds(1500)
@@ -481,7 +482,7 @@ extension FaultToleranceTests {
         }
 
         static func dateTarget(_ now: Date) -> Date {
-            Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 3).rounded(.up))
+            Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 10).rounded(.up))
         }
 
         /// Every sleep of a one-trial run at concurrency 1 (the date's is checked apart).

@@ -101,7 +101,8 @@ struct RunnerIntegrationTests {
         #expect(requests.count == 1)
         #expect(await sink.results.isEmpty)
         #expect(outcome.progress.done == 0)
-        #expect(elapsed < .seconds(2))
+        // No retry backoff (0.5 + 1 + 2 + 4 s) either; generous for a loaded machine.
+        #expect(elapsed < .seconds(6))
     }
 
     @Test func trialsFinishedBeforeTheStopStayRecorded() async throws {

@@ -13,8 +13,8 @@ struct MarkdownReportTests {
     }
 
     private static let summaryHeader =
-        "| variant | max_tokens | n | errors | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |"
-    private static let perImageHeader = "| variant | max_tokens | answer | chars | flags |"
+        "| variant | max_tokens | n | errors | quality | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |"
+    private static let perImageHeader = "| variant | max_tokens | answer | chars | quality | flags |"
 
     /// The lines of the `### item` section, up to the next heading.
     private static func section(_ item: String, in markdown: String) -> [String] {
@@ -75,9 +75,9 @@ struct MarkdownReportTests {
         let rows = try #require(GFMTable.rows(in: report, header: Self.summaryHeader))
         #expect(
             rows == [
-                ["short", "60", "4", "2", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"],
-                ["short", "120", "4", "1", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"],
-                ["plain", "none", "4", "1", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"],
+                ["short", "60", "4", "2", "0.50", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"],
+                ["short", "120", "4", "1", "0.67", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"],
+                ["plain", "none", "4", "1", "0.30", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"],
             ])
     }
 
@@ -106,13 +106,13 @@ struct MarkdownReportTests {
         #expect(table.first == Self.perImageHeader)
         let rows = table.dropFirst(2).map(GFMTable.cells)
         #expect(rows.map { $0[0] + "@" + $0[1] } == ["short@60", "short@120", "plain@none"])
-        #expect(rows[0] == ["short", "60", "I see a grey cat on a", "21", "truncated, first person"])
-        #expect(rows[1] == ["short", "120", "A grey cat asleep on a windowsill.", "34", ""])
+        #expect(rows[0] == ["short", "60", "I see a grey cat on a", "21", "0.00", "truncated, first person"])
+        #expect(rows[1] == ["short", "120", "A grey cat asleep on a windowsill.", "34", "1.00", ""])
         #expect(
             rows[2] == [
                 "plain", "none",
                 #"Image of a cat \| sleeping<br>in the \*sun\* &lt;b&gt;bold&lt;/b&gt; \[link\](http://x) \`code\`"#,
-                "71", "“image of”",
+                "71", "0.00", "“image of”",
             ])
         #expect(!report.contains("<b>"))
     }
@@ -126,9 +126,9 @@ struct MarkdownReportTests {
         #expect(beach.contains("Reference 2: Kids at the beach."))
         let rows = beach.filter { $0.hasPrefix("|") }.dropFirst(2).map(GFMTable.cells)
         #expect(rows.count == 3)
-        #expect(rows[0] == ["short", "60", "*error:* HTTP 500: The server had an error while processing your request.", "–", "failed"])
-        #expect(rows[1] == ["short", "120", "*refused:* I can't help with that.", "0", "empty, refusal"])
-        #expect(rows[2] == ["plain", "none", "*(empty)*", "0", "empty"])
+        #expect(rows[0] == ["short", "60", "*error:* HTTP 500: The server had an error while processing your request.", "–", "–", "failed"])
+        #expect(rows[1] == ["short", "120", "*refused:* I can't help with that.", "0", "0.00", "empty, refusal"])
+        #expect(rows[2] == ["plain", "none", "*(empty)*", "0", "0.00", "empty"])
 
         let remote = Self.section("remote", in: report)
         #expect(remote.contains("![remote](https://files.example.test/media/a%20b.png?width=600&format=png)"))
@@ -196,7 +196,7 @@ struct MarkdownReportTests {
             F.answered(F.short, 60, F.cat, "A cat on a sill.", repeatIndex: 1, scores: F.scores(chars: 16)))
         let report = Self.render(repeated)
         let cat = Self.section("cat", in: report).filter { $0.hasPrefix("|") }
-        #expect(cat.first == "| variant | max_tokens | repeat | answer | chars | flags |")
+        #expect(cat.first == "| variant | max_tokens | repeat | answer | chars | quality | flags |")
         let rows = cat.dropFirst(2).map(GFMTable.cells)
         #expect(rows.map { "\($0[0])@\($0[1])#\($0[2])" } == ["short@60#0", "short@60#1", "short@120#0", "plain@none#0"])
         GFMTable.expectWellFormed(report)

@@ -60,7 +60,8 @@ enum ReportFixtures {
             Score.flag(ScoreName.refusal, refusal, detail: "can't"),
             Score.flag(ScoreName.redundantPrefix, redundantPrefix, detail: "image of"),
         ]
-        return Dictionary(uniqueKeysWithValues: list.map { ($0.name, $0) })
+        let quality = QualityScorer().combine(list, settings: ScoringSettings(brevityBudget: budget))
+        return Dictionary(uniqueKeysWithValues: (list + [quality]).map { ($0.name, $0) })
     }
 
     static func answered(

@@ -30,7 +30,7 @@ struct TerminalSummaryTests {
         let lines = text.dropLast().components(separatedBy: "\n")
         #expect(lines.count == 2 + 3)
         let spans = Self.columns(lines[1])
-        #expect(spans.count == 13)
+        #expect(spans.count == 14)
         #expect(Set(lines.map(\.count)).count == 1, "lines differ in length:\n\(text)")
         let table = lines.enumerated().filter { $0.offset != 1 }.map { Array($0.element) }
         for line in table {
@@ -46,12 +46,12 @@ struct TerminalSummaryTests {
         let cells = table.map { line in spans.map { String(line[$0]).trimmingCharacters(in: .whitespaces) } }
         #expect(
             cells[0] == [
-                "variant", "max_tokens", "n", "errors", "mean chars", "p90 chars", "≤150", "1st person", "truncated",
+                "variant", "max_tokens", "n", "errors", "quality", "mean chars", "p90 chars", "≤150", "1st person", "truncated",
                 "refusals", "empty", "compl. tokens", "p50 latency",
             ])
-        #expect(cells[1] == ["short", "60", "4", "2", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"])
-        #expect(cells[2] == ["short", "120", "4", "1", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"])
-        #expect(cells[3] == ["plain", "none", "4", "1", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"])
+        #expect(cells[1] == ["short", "60", "4", "2", "0.50", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"])
+        #expect(cells[2] == ["short", "120", "4", "1", "0.67", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"])
+        #expect(cells[3] == ["plain", "none", "4", "1", "0.30", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"])
     }
 
     @Test("a small run renders exactly")
@@ -63,9 +63,9 @@ struct TerminalSummaryTests {
             plannedTrials: 1)
         #expect(
             TerminalSummary.render(results) == """
-                variant  max_tokens  n  errors  mean chars  p90 chars  ≤150  1st person  truncated  refusals  empty  compl. tokens  p50 latency
-                -------  ----------  -  ------  ----------  ---------  ----  ----------  ---------  --------  -----  -------------  -----------
-                v               100  1       0         6.0          6  100%          0%         0%        0%     0%            3.0        <1 ms
+                variant  max_tokens  n  errors  quality  mean chars  p90 chars  ≤150  1st person  truncated  refusals  empty  compl. tokens  p50 latency
+                -------  ----------  -  ------  -------  ----------  ---------  ----  ----------  ---------  --------  -----  -------------  -----------
+                v               100  1       0     1.00         6.0          6  100%          0%         0%        0%     0%            3.0        <1 ms
 
                 """)
     }

@@ -63,13 +63,57 @@ struct SchemaTests {
         #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == Schema.migrator().migrations.count)
     }
 
-    @Test("migrations come in order: v2 adds the variant's description, v3 the trial indexes")
+    @Test("migrations come in order: v2 adds the variant's description, v3 the trial indexes, v4 the score ids")
     func migrationOrder() {
         #expect(
             Schema.migrator().migrations == [
                 "v1: runs, variants, items, responses, trials, scores", "v2: variant description",
-                "v3: trial indexes",
+                "v3: trial indexes", "v4: score ids, item text fields",
             ])
+    }
+
+    @Test("v4 renames the chars score to length and rebuilds trial_result with a column per score id")
+    func upgradesV3ScoreNames() async throws {
+        let folder = try TemporaryDirectory()
+        try Self.v1Database(at: folder.databaseURL)
+        let queue = try DatabaseQueue(path: folder.databaseURL.path)
+        try Schema.migrator().migrate(queue, upTo: "v3: trial indexes")
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO item (run_id, position, item_key, image, reference_texts, tags)
+                    VALUES ('20251101-000000-0001', 0, 'cat', 'cat.png', '["A cat."]', '[]');
+                    INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, status, cached, attempts,
+                      started_at, finished_at)
+                    VALUES ('20251101-000000-0001', 1, 1, 50, 0, 'answered', 0, 1, '2025-11-01 00:00:00.000',
+                      '2025-11-01 00:00:01.000');
+                    INSERT INTO score (trial_id, name, value, passed) VALUES (1, 'chars', 6, NULL), (1, 'first_person', 1, 0);
+                    """)
+        }
+        try queue.close()
+
+        let store = try ResultStore(url: folder.databaseURL)
+        let (names, length, firstPerson, columns, itemColumns) = try await store.writer.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT name FROM score ORDER BY name"),
+                try Double.fetchOne(db, sql: "SELECT length FROM trial_result"),
+                try Double.fetchOne(db, sql: "SELECT first_person FROM trial_result"),
+                try db.columns(in: "trial_result").map(\.name),
+                try db.columns(in: "item").map(\.name)
+            )
+        }
+        #expect(names == ["first_person", "length"])
+        #expect(length == 6)
+        #expect(firstPerson == 1)
+        for column in Schema.viewScoreColumns.map(\.column) {
+            #expect(columns.contains(column), "trial_result lacks \(column)")
+        }
+        #expect(!columns.contains("chars"))
+        #expect(itemColumns.suffix(2) == ["expected_text", "must_mention"])
+        let run = try await store.loadRun(id: "20251101-000000-0001")
+        #expect(run.trials.first?.scores[ScoreName.length]?.value == 6)
+        #expect(run.items.first?.expectedText == nil)
+        #expect(run.items.first?.mustMention == [])
     }
 
     /// A `results/altbench.sqlite` written before v2: a run with one variant, v1 columns only.

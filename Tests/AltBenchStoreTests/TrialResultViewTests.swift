@@ -28,19 +28,23 @@ struct TrialResultViewTests {
         return store
     }
 
-    @Test("one row per trial, with every v1 score as a column")
+    @Test("one row per trial, with every score id as a column")
     func oneRowPerTrial() async throws {
         let store = try await Self.recordedStore()
         let rows = try store.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM trial_result ORDER BY trial_id")
         }
         #expect(rows.count == 6)
-        let scoreColumns = [
-            "chars", "words", "brevity", "empty", "over_limit", "first_person", "truncated", "refused",
-            "redundant_prefix",
+        // Scores every answer has; the item-dependent ones (references, expected text, ...) and
+        // readability (none for an empty answer) may be NULL.
+        let optional: Set<String> = [
+            "readability", "text_recall", "keyword_recall", "context_echo", "bleu4", "rougeL", "ciderD",
         ]
+        let allScoreColumns = Schema.viewScoreColumns.map(\.column)
+        let scoreColumns = allScoreColumns.filter { !optional.contains($0) }
         let columns = Set(try #require(rows.first).columnNames)
-        for column in scoreColumns + ["run_id", "variant", "max_tokens", "item", "status", "content", "error"] {
+        #expect(allScoreColumns.count == ScoringSuite.scoreIDs.count)
+        for column in allScoreColumns + ["run_id", "variant", "max_tokens", "item", "status", "content", "error"] {
             #expect(columns.contains(column), "trial_result lacks \(column)")
         }
         for row in rows.prefix(5) {
@@ -58,7 +62,10 @@ struct TrialResultViewTests {
         #expect(first["variant"] as String == "short")
         #expect(first["item"] as String == "cat")
         #expect(first["max_tokens"] as Int? == 60)
-        #expect(first["chars"] as Double? == 11)
+        #expect(first["length"] as Double? == 11)
+        #expect(first["quality"] as Double? == 0)
+        #expect(first["perception_meta"] as Double? == 1)
+        #expect(rows[2]["quality"] as Double? == 1)
         #expect(first["words"] as Double? == 4)
         #expect(first["first_person"] as Double? == 1)
         #expect(first["truncated"] as Double? == 1)
@@ -79,10 +86,10 @@ struct TrialResultViewTests {
 
     /// README: "Show me the longest answers."
     static let longestAnswersSQL = """
-        SELECT variant, max_tokens, item, chars, content
+        SELECT variant, max_tokens, item, length, content
         FROM trial_result
         WHERE status = 'answered'
-        ORDER BY chars DESC
+        ORDER BY length DESC
         LIMIT 3
         """
 
@@ -101,7 +108,7 @@ struct TrialResultViewTests {
         let store = try await Self.recordedStore()
         let rows = try store.writer.read { db in try Row.fetchAll(db, sql: Self.longestAnswersSQL) }
         let table = rows.map { row in
-            "\(row["variant"] as String) \(row["max_tokens"] as Int? ?? -1) \(row["item"] as String) \(Int(row["chars"] as Double)) \(row["content"] as String? ?? "")"
+            "\(row["variant"] as String) \(row["max_tokens"] as Int? ?? -1) \(row["item"] as String) \(Int(row["length"] as Double)) \(row["content"] as String? ?? "")"
         }
         #expect(
             table == [

@@ -84,6 +84,47 @@ extension ConfigFile {
                 config.deadline = duration
             case "brevity_budget": config.brevityBudget = try positiveInteger()
             case "platform_limit": config.platformLimit = try positiveInteger()
+            case "free_hedges_per_sentence": config.freeHedgesPerSentence = try integer(in: 0...100)
+            case "context_echo_threshold":
+                guard let number = value.scalar.flatMap({ Double($0.string) }), number > 0, number <= 1 else {
+                    throw fail("must be a share above 0 and at most 1, e.g. 0.8.")
+                }
+                config.contextEchoThreshold = number
+            case "quality_weights":
+                guard let entries = value.mapping else {
+                    throw fail("must map score ids to weights, e.g. {text_recall: 2, brevity: 1}.")
+                }
+                var weights: [String: Double] = [:]
+                for (idNode, weightNode) in entries {
+                    let id = idNode.string ?? ""
+                    let entryLine = idNode.mark?.line ?? line
+                    guard QualityScorer.partKinds[id] != nil else {
+                        let hint = YAMLDiagnostics.closest(to: id, in: Array(QualityScorer.partKinds.keys)).map {
+                            " Did you mean `\($0)`?"
+                        } ?? ""
+                        throw AltBenchError.configFile(
+                            file: displayPath, line: entryLine,
+                            message: "`quality_weights` has `\(id)`, which is not a 0...1 score.\(hint) Weighable: \(QualityScorer.partKinds.keys.sorted().joined(separator: ", ")).")
+                    }
+                    guard let weight = weightNode.scalar.flatMap({ Double($0.string) }), weight >= 0, weight.isFinite else {
+                        throw AltBenchError.configFile(
+                            file: displayPath, line: entryLine,
+                            message: "`quality_weights.\(id)` must be a number of 0 or more (0 leaves the part out).")
+                    }
+                    weights[id] = weight
+                }
+                config.qualityWeights = weights
+            case "hard_fails":
+                let nodes = value.sequence.map(Array.init) ?? []
+                let ids = nodes.compactMap { $0.scalar?.string }
+                guard value.sequence != nil, ids.count == nodes.count else {
+                    throw fail("must be a list of check ids, e.g. [empty, first_person, truncated], or [] for none.")
+                }
+                for id in ids where !ScoringSettings.checkIDs.contains(id) {
+                    let hint = YAMLDiagnostics.closest(to: id, in: ScoringSettings.checkIDs).map { " Did you mean `\($0)`?" } ?? ""
+                    throw fail("lists `\(id)`, which is not a pass/fail check.\(hint) Checks: \(ScoringSettings.checkIDs.joined(separator: ", ")).")
+                }
+                config.hardFails = ids
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")

@@ -37,13 +37,34 @@ public struct ConfigFile: Sendable, Hashable {
     public var tokenField: TokenField?
     public var brevityBudget: Int?
     public var platformLimit: Int?
+    public var freeHedgesPerSentence: Int?
+    public var contextEchoThreshold: Double?
+    /// Weights of `quality`'s parts, merged over ``ScoringSettings/defaultWeights``.
+    public var qualityWeights: [String: Double]?
+    /// The checks that force `quality` to 0, replacing ``ScoringSettings/defaultHardFails``.
+    public var hardFails: [String]?
 
     public init() {}
+
+    /// The scorers' settings: budgets, `quality` weights (merged over the defaults) and hard
+    /// fails, with `brevityBudget` (a flag) winning over the file's.
+    public func scoringSettings(brevityBudget override: Int? = nil) throws -> ScoringSettings {
+        let budget = override ?? brevityBudget ?? 150
+        let limit = platformLimit ?? 1500
+        guard budget > 0, limit > budget else {
+            throw AltBenchError.invalidSetting(name: "brevity_budget", message: "must be positive and below platform_limit (\(limit)).")
+        }
+        return ScoringSettings(
+            brevityBudget: budget, platformLimit: limit, freeHedgesPerSentence: freeHedgesPerSentence ?? 1,
+            contextEchoThreshold: contextEchoThreshold ?? 0.8,
+            weights: ScoringSettings.defaultWeights.merging(qualityWeights ?? [:]) { $1 },
+            hardFails: hardFails.map(Set.init) ?? ScoringSettings.defaultHardFails)
+    }
 
     static let knownKeys = [
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
-        "platform_limit",
+        "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
     ]
 }
 
@@ -214,11 +235,7 @@ extension Experiment {
             throw AltBenchError.invalidSetting(
                 name: "--offline", message: "answers only from the store, which --no-cache turns off. Give one of them.")
         }
-        let budget = options.brevityBudget ?? config.brevityBudget ?? 150
-        let limit = config.platformLimit ?? 1500
-        guard budget > 0, limit > budget else {
-            throw AltBenchError.invalidSetting(name: "brevity_budget", message: "must be positive and below platform_limit (\(limit)).")
-        }
+        let scoring = try config.scoringSettings(brevityBudget: options.brevityBudget)
         if let model = options.model ?? config.model, model.trimmingCharacters(in: .whitespaces).isEmpty {
             throw AltBenchError.invalidSetting(name: "model", message: "must not be empty.")
         }
@@ -234,7 +251,7 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
-            scoring: ScoringSettings(brevityBudget: budget, platformLimit: limit))
+            scoring: scoring)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -282,9 +299,7 @@ extension Experiment {
             "timeout": .double(timeout),
             "max_retries": .int(maxRetries),
             "cache": .bool(useCache),
-            "brevity_budget": .int(scoring.brevityBudget),
-            "platform_limit": .int(scoring.platformLimit),
-        ]
+        ].merging(scoring.recorded) { first, _ in first }
         if let model { object["model"] = .string(model) }
         if let maxTokens { object["max_tokens"] = .array(maxTokens.map { .int($0) }) }
         if let tokenField { object["token_field"] = .string(tokenField.rawValue) }

@@ -24,6 +24,11 @@ public struct FirstPersonScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
+        // Most answers have no candidate at all; finding none in the input's own words is
+        // cheaper than the voice scan.
+        guard input.words.contains(where: { Self.pronouns.contains($0.normalized) }) else {
+            return [.flag(ScoreName.firstPerson, false)]
+        }
         let found = Self.firstPersonWords(in: input.text)
         return [.flag(ScoreName.firstPerson, !found.isEmpty, detail: found.joined(separator: ", "))]
     }

@@ -15,6 +15,24 @@ public struct LengthScorer: Scorer {
     }
 
     static func wordCount(_ text: String) -> Int {
+        var text = text
+        // ASCII first: the Unicode property lookup is most of the cost.
+        if let ascii = text.withUTF8({ bytes -> Int? in
+            var count = 0
+            var inWord = false
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                    inWord = false
+                } else if !inWord {
+                    count += 1
+                    inWord = true
+                }
+            }
+            return count
+        }) {
+            return ascii
+        }
         var count = 0
         var inWord = false
         for scalar in text.unicodeScalars {

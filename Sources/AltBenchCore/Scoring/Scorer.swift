@@ -105,6 +105,39 @@ public struct ScoringSettings: Sendable, Hashable, Codable {
         ScoreName.socialTokens: 0.5,
     ]
 
+    /// The settings a run recorded (``Experiment/recordedSettings``), with defaults for what
+    /// an older run did not record.
+    public init(recorded settings: JSONValue) {
+        let defaults = ScoringSettings()
+        self.init(
+            brevityBudget: settings["brevity_budget"]?.intValue ?? defaults.brevityBudget,
+            platformLimit: settings["platform_limit"]?.intValue ?? defaults.platformLimit,
+            freeHedgesPerSentence: settings["free_hedges_per_sentence"]?.intValue ?? defaults.freeHedgesPerSentence,
+            contextEchoThreshold: settings["context_echo_threshold"]?.doubleValue ?? defaults.contextEchoThreshold,
+            weights: settings["quality_weights"]?.objectValue?.compactMapValues(\.doubleValue) ?? defaults.weights,
+            hardFails: settings["hard_fails"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) } ?? defaults.hardFails)
+    }
+
+    /// The settings as a run records them, read back by ``init(recorded:)``.
+    public var recorded: [String: JSONValue] {
+        [
+            "brevity_budget": .int(brevityBudget),
+            "platform_limit": .int(platformLimit),
+            "free_hedges_per_sentence": .int(freeHedgesPerSentence),
+            "context_echo_threshold": .double(contextEchoThreshold),
+            "quality_weights": .object(weights.filter { $0.value > 0 }.mapValues { .double($0) }),
+            "hard_fails": .array(hardFails.sorted().map { .string($0) }),
+        ]
+    }
+
+    /// The scores with a pass/fail reading, which `hard_fails` may list.
+    public static let checkIDs: [String] = [
+        ScoreName.empty, ScoreName.brevity, ScoreName.overLimit, ScoreName.firstPerson, ScoreName.perceptionMeta,
+        ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.refusal, ScoreName.truncated,
+        ScoreName.terminalPunctuation, ScoreName.filename, ScoreName.markdown, ScoreName.emoji,
+        ScoreName.socialTokens, ScoreName.hedging, ScoreName.contextEcho,
+    ]
+
     /// The checks that make an answer unusable as posted, each a "fail" in the scoring research.
     public static let defaultHardFails: Set<String> = [
         ScoreName.empty, ScoreName.overLimit, ScoreName.firstPerson, ScoreName.perceptionMeta,
@@ -182,9 +215,7 @@ public struct ScoringInput: Sendable {
         self.corpus = corpus
         let text = (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         self.text = text
-        let characters = Array(text)
-        self.characters = characters
-        self.words = TextAnalysis.words(in: characters)
+        (self.characters, self.words) = TextAnalysis.split(text)
     }
 }
 

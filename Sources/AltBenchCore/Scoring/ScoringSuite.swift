@@ -1,3 +1,5 @@
+import Foundation
+
 /// The scorers altbench runs on every answer, and the way to run them.
 public enum ScoringSuite {
     /// Every per-answer scorer, in the order their scores are reported. The composite
@@ -8,9 +10,35 @@ public enum ScoringSuite {
         BrevityScorer(),
         OverLimitScorer(),
         FirstPersonScorer(),
-        TruncationScorer(),
-        RefusalScorer(),
+        PerceptionMetaScorer(),
         RedundantPrefixScorer(),
+        MetaLabelScorer(),
+        RefusalScorer(),
+        TruncationScorer(),
+        TerminalPunctuationScorer(),
+        FilenameScorer(),
+        MarkdownScorer(),
+        EmojiScorer(),
+        SocialTokensScorer(),
+        HedgingScorer(),
+        ReadabilityScorer(),
+        TextRecallScorer(),
+        KeywordRecallScorer(),
+        ContextEchoScorer(),
+        Bleu4Scorer(),
+        RougeLScorer(),
+        CiderDScorer(),
+    ]
+
+    /// Every score id the standard suite writes, in report order (`words` is `length`'s
+    /// second figure; `quality` comes last).
+    public static let scoreIDs: [String] = [
+        ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
+        ScoreName.firstPerson, ScoreName.perceptionMeta, ScoreName.redundantPrefix, ScoreName.metaLabel,
+        ScoreName.refusal, ScoreName.truncated, ScoreName.terminalPunctuation, ScoreName.filename,
+        ScoreName.markdown, ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.readability,
+        ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho, ScoreName.bleu4, ScoreName.rougeL,
+        ScoreName.ciderD, ScoreName.quality,
     ]
 
     /// Every score of `scorers` on `input`, in scorer order, then `quality` over them.
@@ -30,4 +58,39 @@ public enum ScoringSuite {
         }
         return scores
     }
+
+    /// Every input's scores, in input order, scored in parallel: the scorers are pure, so
+    /// chunks of inputs go to all cores (`threads` caps them; 1 scores on the calling thread).
+    public static func evaluateAll(
+        _ inputs: [ScoringInput], scorers: [any Scorer] = standard, threads: Int? = nil
+    ) -> [[Score]] {
+        let workers = max(1, min(threads ?? ProcessInfoCores.active, inputs.count))
+        guard workers > 1 else { return inputs.map { evaluate($0, scorers: scorers) } }
+        let results = ResultSlots(count: inputs.count)
+        let chunk = (inputs.count + workers - 1) / workers
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let range = (worker * chunk)..<min(inputs.count, (worker + 1) * chunk)
+            for index in range { results.set(index, evaluate(inputs[index], scorers: scorers)) }
+        }
+        return results.values
+    }
+}
+
+/// The number of cores the scorers may use.
+enum ProcessInfoCores {
+    static var active: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+}
+
+/// Output slots that parallel workers fill at distinct indices.
+private final class ResultSlots: @unchecked Sendable {
+    // Each index is written by exactly one worker, and read only after concurrentPerform returns.
+    private var storage: [[Score]]
+
+    init(count: Int) { storage = Array(repeating: [], count: count) }
+
+    func set(_ index: Int, _ value: [Score]) {
+        storage.withUnsafeMutableBufferPointer { $0[index] = value }
+    }
+
+    var values: [[Score]] { storage }
 }

@@ -107,6 +107,58 @@ public enum TextAnalysis {
         words(in: Array(text))
     }
 
+    /// The characters and words of `text`, split once for all scorers.
+    ///
+    /// Most alt text is ASCII, where a `Character` is a byte (but for "\r\n", one Character
+    /// of two bytes): there both come straight from the UTF-8 bytes, without the grapheme
+    /// breaking that dominates a general split. The result is the same either way.
+    static func split(_ text: String) -> (characters: [Character], words: [Word]) {
+        var text = text
+        if let fast = text.withUTF8({ bytes -> ([Character], [Word])? in
+            guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
+            return (bytes.map { Character(Unicode.Scalar($0)) }, asciiWords(bytes))
+        }) {
+            return fast
+        }
+        let characters = Array(text)
+        return (characters, words(in: characters))
+    }
+
+    /// ``words(in:)`` over ASCII bytes without a carriage return, where `Character` offsets are
+    /// byte offsets: letters and digits, joined across an inner ' or -.
+    static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [Word] {
+        @inline(__always) func isWord(_ b: UInt8) -> Bool {
+            let folded = b | 0x20
+            return (b >= 48 && b <= 57) || (folded >= 97 && folded <= 122)
+        }
+        var result: [Word] = []
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            guard isWord(bytes[i]) else {
+                i += 1
+                continue
+            }
+            let start = i
+            i += 1
+            while i < n {
+                if isWord(bytes[i]) {
+                    i += 1
+                } else if (bytes[i] == 0x27 || bytes[i] == 0x2D) && i + 1 < n && isWord(bytes[i + 1]) {
+                    i += 2
+                } else {
+                    break
+                }
+            }
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+            let text = String(decoding: slice, as: UTF8.self)
+            let normalized = slice.contains(where: { $0 >= 65 && $0 <= 90 })
+                ? String(decoding: slice.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self) : text
+            result.append(Word(text: text, normalized: normalized, range: start..<i))
+        }
+        return result
+    }
+
     /// The first `limit` words of `chars` (all of them by default).
     static func words(in chars: [Character], limit: Int = .max) -> [Word] {
         var result: [Word] = []

@@ -17,7 +17,7 @@ public struct TruncationScorer: Scorer {
         if let reason = input.finishReason?.lowercased(), Self.cutOffReasons.contains(reason) {
             return [.flag(ScoreName.truncated, true, detail: "finish_reason \(reason)")]
         }
-        let evidence = Self.evidence(in: input.text)
+        let evidence = Self.evidence(chars: input.characters)
         return [.flag(ScoreName.truncated, evidence != nil, detail: evidence)]
     }
 
@@ -44,7 +44,11 @@ public struct TruncationScorer: Scorer {
 
     /// Why `text` looks cut off, or `nil` when it looks complete (or is empty).
     static func evidence(in text: String) -> String? {
-        let chars = Array(text)
+        evidence(chars: Array(text))
+    }
+
+    /// ``evidence(in:)`` over text already split into `Character`s.
+    static func evidence(chars: [Character]) -> String? {
         guard let last = chars.last(where: { !$0.isWhitespace }) else { return nil }
 
         // Straight single quotes are left out: they are also apostrophes at word starts

@@ -50,10 +50,15 @@ public struct RunResults: Sendable, Hashable {
         public var format: String?
         public var problem: String?
         public var references: [String]
+        public var context: String?
+        public var lang: String?
+        public var expectedText: String?
+        public var mustMention: [String]
 
         public init(
             id: String, image: String, isRemote: Bool, width: Int? = nil, height: Int? = nil, format: String? = nil,
-            problem: String? = nil, references: [String] = []
+            problem: String? = nil, references: [String] = [], context: String? = nil, lang: String? = nil,
+            expectedText: String? = nil, mustMention: [String] = []
         ) {
             self.id = id
             self.image = image
@@ -63,6 +68,17 @@ public struct RunResults: Sendable, Hashable {
             self.format = format
             self.problem = problem
             self.references = references
+            self.context = context
+            self.lang = lang
+            self.expectedText = expectedText
+            self.mustMention = mustMention
+        }
+
+        /// What the scorers know of this item.
+        public var scoringItem: ScoringItem {
+            ScoringItem(
+                id: id, references: references, context: context, expectedText: expectedText,
+                mustMention: mustMention, lang: lang)
         }
     }
 

@@ -22,6 +22,37 @@ public struct SummaryRow: Sendable, Hashable {
     public var meanCompletionTokens: Double?
     /// Median request latency of the answers, in milliseconds (cached answers keep theirs).
     public var p50LatencyMs: Double?
+    /// Mean composite `quality` of the answered trials, 0...1.
+    public var meanQuality: Double?
+    /// Share of answered trials with a hard fail (`quality` forced to 0).
+    public var hardFails: Double?
+    /// Mean of each weighted `quality` part (``QualityScorer/part(of:)``), by score id.
+    public var parts: [String: Double] = [:]
+    /// Share of answered trials each pass/fail check flagged, by score id.
+    public var checkRates: [String: Double] = [:]
+    /// Mean of graded and figure scores (readability, hedging, text_recall, ...), by score id.
+    public var means: [String: Double] = [:]
+    /// BLEU-4, ROUGE-L and CIDEr-D over the pair's answers, as pycocoevalcap computes them.
+    public var reference: ReferenceFigures?
+}
+
+/// The reference metrics of a group of answers, over the items that have references.
+public struct ReferenceFigures: Sendable, Hashable {
+    /// Corpus BLEU-4 (pycocoevalcap's `Bleu(4)` score, index 3).
+    public var bleu4: Double
+    /// Mean ROUGE-L F (β = 1.2).
+    public var rougeL: Double
+    /// Mean CIDEr-D (σ = 6) with document frequencies over the run's references.
+    public var ciderD: Double
+    /// Answers scored: those whose item has references.
+    public var count: Int
+
+    public init(bleu4: Double, rougeL: Double, ciderD: Double, count: Int) {
+        self.bleu4 = bleu4
+        self.rougeL = rougeL
+        self.ciderD = ciderD
+        self.count = count
+    }
 }
 
 /// Aggregates a run's trials per (variant, max_tokens), in variant then token-limit order.
@@ -31,9 +62,13 @@ public struct SummaryRow: Sendable, Hashable {
 public struct RunSummary: Sendable, Hashable {
     public var rows: [SummaryRow]
     public var budget: Int
+    /// The scoring settings the run recorded: budgets, `quality` weights and hard fails.
+    public var settings: ScoringSettings
 
     public init(_ results: RunResults) {
-        budget = results.info.settings["brevity_budget"]?.intValue ?? ScoringSettings().brevityBudget
+        let settings = ScoringSettings(recorded: results.info.settings)
+        self.settings = settings
+        budget = settings.brevityBudget
         var order: [String: Int] = [:]
         for (index, variant) in results.variants.enumerated() { order[variant.name] = index }
         let groups = Dictionary(grouping: results.trials) { GroupKey(variant: $0.variant, maxTokens: $0.maxTokens) }
@@ -43,7 +78,23 @@ public struct RunSummary: Sendable, Hashable {
             if $0.variant != $1.variant { return $0.variant < $1.variant }
             return ($0.maxTokens ?? Int.max) < ($1.maxTokens ?? Int.max)
         }
-        rows = keys.map { Self.row($0, trials: groups[$0]!) }
+        let corpus = ReferenceCorpus(items: results.items.map(\.scoringItem))
+        rows = keys.map { Self.row($0, trials: groups[$0]!, settings: settings, corpus: corpus) }
+    }
+
+    /// BLEU-4, ROUGE-L and CIDEr-D of `answered` against the corpus; `nil` when no answer's
+    /// item has references.
+    static func referenceFigures(_ answered: [RunResults.TrialRow], corpus: ReferenceCorpus) -> ReferenceFigures? {
+        let answers = answered.map { (itemID: $0.itemID, text: $0.answer?.content ?? "") }
+        guard let result = ReferenceMetrics.score(answers, corpus: corpus) else { return nil }
+        return ReferenceFigures(bleu4: result.bleu4, rougeL: result.rougeL, ciderD: result.ciderD, count: result.count)
+    }
+
+    /// The weighted parts of `quality`, heaviest first, then by id.
+    public var weightedParts: [(id: String, weight: Double)] {
+        settings.weights.filter { $0.value > 0 && QualityScorer.partKinds[$0.key] != nil }
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            .map { (id: $0.key, weight: $0.value) }
     }
 
     struct GroupKey: Hashable {
@@ -51,7 +102,9 @@ public struct RunSummary: Sendable, Hashable {
         var maxTokens: Int?
     }
 
-    static func row(_ key: GroupKey, trials: [RunResults.TrialRow]) -> SummaryRow {
+    static func row(
+        _ key: GroupKey, trials: [RunResults.TrialRow], settings: ScoringSettings, corpus: ReferenceCorpus
+    ) -> SummaryRow {
         let answered = trials.filter { !$0.failed }
         func values(_ name: String) -> [Double] { answered.compactMap { $0.scores[name]?.value } }
         func rate(_ name: String) -> Double? {
@@ -61,7 +114,7 @@ public struct RunSummary: Sendable, Hashable {
         }
         let chars = values(ScoreName.length)
         let budgetPasses = answered.compactMap { $0.scores[ScoreName.brevity]?.passed }
-        return SummaryRow(
+        var row = SummaryRow(
             variant: key.variant, maxTokens: key.maxTokens, n: trials.count, errors: trials.count - answered.count,
             answered: answered.count, meanChars: Stats.mean(chars), p90Chars: Stats.percentile(chars, 0.9),
             withinBudget: budgetPasses.isEmpty ? nil : Double(budgetPasses.filter { $0 }.count) / Double(budgetPasses.count),
@@ -70,6 +123,25 @@ public struct RunSummary: Sendable, Hashable {
             redundantPrefix: rate(ScoreName.redundantPrefix), meanBrevity: Stats.mean(values(ScoreName.brevity)),
             meanCompletionTokens: Stats.mean(answered.compactMap { $0.answer?.completionTokens.map(Double.init) }),
             p50LatencyMs: Stats.percentile(answered.compactMap { $0.answer?.latencyMs }, 0.5))
+        row.meanQuality = Stats.mean(values(ScoreName.quality))
+        let qualities = answered.compactMap { $0.scores[ScoreName.quality] }
+        if !qualities.isEmpty {
+            row.hardFails = Double(qualities.filter(\.isFlagged).count) / Double(qualities.count)
+        }
+        for (id, weight) in settings.weights where weight > 0 {
+            if let mean = Stats.mean(answered.compactMap { $0.scores[id].flatMap(QualityScorer.part(of:)) }) {
+                row.parts[id] = mean
+            }
+        }
+        for id in ScoringSettings.checkIDs {
+            if let rate = rate(id) { row.checkRates[id] = rate }
+        }
+        for id in [ScoreName.readability, ScoreName.hedging, ScoreName.textRecall, ScoreName.keywordRecall,
+                   ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD] {
+            if let mean = Stats.mean(values(id)) { row.means[id] = mean }
+        }
+        row.reference = referenceFigures(answered, corpus: corpus)
+        return row
     }
 }
 

@@ -23,6 +23,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case noRuns(database: String)
     /// `--resume RUN` cannot continue the run as it was planned.
     case cannotResume(run: String, reason: String)
+    /// A file of answers for `altbench score` that cannot be read; `line` is 1-based.
+    case answerFile(file: String, line: Int?, message: String)
 
     public var description: String {
         switch self {
@@ -56,6 +58,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(database) holds no runs yet. Run `altbench run` first."
         case .cannotResume(let run, let reason):
             return "Cannot resume run \(run): \(reason)"
+        case .answerFile(let file, let line, let message):
+            return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
         }
     }
 }

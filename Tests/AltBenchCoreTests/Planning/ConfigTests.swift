@@ -95,7 +95,8 @@ struct ConfigTests {
             Set(ConfigFile.knownKeys) == [
                 "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
-                "brevity_budget", "platform_limit",
+                "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
+                "quality_weights", "hard_fails",
             ])
     }
 
@@ -207,7 +208,59 @@ struct ConfigTests {
             line: 2, mentions: ["not valid YAML"]),
         ErrorCase(
             label: "a list instead of keys", yaml: "- prompts\n- dataset\n", line: 1, mentions: ["`key: value` lines"]),
+        ErrorCase(
+            label: "quality_weights as a list", yaml: "quality_weights: [brevity]\n", line: 1,
+            mentions: ["`quality_weights` must map score ids to weights"]),
+        ErrorCase(
+            label: "a misspelt weight names its line and the closest id", yaml: "quality_weights:\n  brevity: 1\n  text_recal: 2\n",
+            line: 3, mentions: ["`text_recal`", "Did you mean `text_recall`?", "Weighable:"]),
+        ErrorCase(
+            label: "a figure cannot be weighted", yaml: "quality_weights: {length: 1}\n", line: 1,
+            mentions: ["`length`, which is not a 0...1 score"]),
+        ErrorCase(
+            label: "a negative weight", yaml: "quality_weights:\n  brevity: -1\n", line: 2,
+            mentions: ["`quality_weights.brevity` must be a number of 0 or more"]),
+        ErrorCase(
+            label: "hard_fails as text", yaml: "hard_fails: first_person\n", line: 1, mentions: ["`hard_fails` must be a list"]),
+        ErrorCase(
+            label: "hard_fails with a figure", yaml: "hard_fails: [empty, readability]\n", line: 1,
+            mentions: ["`hard_fails` lists `readability`, which is not a pass/fail check"]),
+        ErrorCase(
+            label: "context_echo_threshold above 1", yaml: "context_echo_threshold: 80\n", line: 1,
+            mentions: ["`context_echo_threshold` must be a share"]),
+        ErrorCase(
+            label: "free_hedges_per_sentence -1", yaml: "free_hedges_per_sentence: -1\n", line: 1,
+            mentions: ["`free_hedges_per_sentence`"]),
     ]
+
+    @Test("scoring settings: weights merge over the defaults, hard_fails replaces them, and a run records both")
+    func scoringSettings() throws {
+        let config = try Self.parse(
+            """
+            quality_weights:
+              bleu4: 1.5
+              emoji: 0
+            hard_fails: [empty, refusal]
+            free_hedges_per_sentence: 2
+            context_echo_threshold: 0.9
+            brevity_budget: 120
+            """)
+        let settings = try config.scoringSettings()
+        #expect(settings.weights[ScoreName.bleu4] == 1.5)
+        #expect(settings.weights[ScoreName.emoji] == 0)
+        #expect(settings.weights[ScoreName.textRecall] == ScoringSettings.defaultWeights[ScoreName.textRecall])
+        #expect(settings.hardFails == [ScoreName.empty, ScoreName.refusal])
+        #expect(settings.freeHedgesPerSentence == 2 && settings.contextEchoThreshold == 0.9 && settings.brevityBudget == 120)
+        #expect(try config.scoringSettings(brevityBudget: 90).brevityBudget == 90)
+
+        // What a run records reads back as the same settings, zero weights aside.
+        var expected = settings
+        expected.weights[ScoreName.emoji] = nil
+        #expect(ScoringSettings(recorded: .object(settings.recorded)) == expected)
+        // An older run that recorded only the budget gets the defaults for the rest.
+        let old = ScoringSettings(recorded: .object(["brevity_budget": .int(100)]))
+        #expect(old == ScoringSettings(brevityBudget: 100))
+    }
 
     @Test("bad configuration names the file, the key and the line", arguments: errors)
     func error(_ row: ErrorCase) throws {

@@ -73,7 +73,7 @@ struct RunnerStopTests {
             control.stop(.interrupted(signal: "SIGTERM"))
         }
         let outcome = try await runner.run(Self.trials(10))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason == .interrupted(signal: "SIGTERM"))
         #expect(await sink.results.isEmpty)
         #expect(model.requests == 1, "only the probe was in flight")
@@ -92,7 +92,7 @@ struct RunnerStopTests {
             control.abort(.interrupted(signal: "SIGINT"))
         }
         let outcome = try await runner.run(Self.trials(10))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason == .interrupted(signal: "SIGINT"))
     }
 
@@ -103,7 +103,9 @@ struct RunnerStopTests {
         let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .milliseconds(450))
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(100))
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // All 100 would take 10 s; a generous bound, since the suite runs in parallel on a
+        // loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(8))
         #expect(outcome.stopReason == .deadline(.milliseconds(450)))
         let recorded = await sink.results.count
         // At least the request in flight at the deadline, which finishes within the grace
@@ -133,7 +135,7 @@ struct RunnerStopTests {
         }
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(3))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason != nil)
         #expect(await sink.results.isEmpty)
         #expect(model.requests == 1)

@@ -42,6 +42,12 @@ struct BrevityScorerTests {
         Row(chars: 150, budget: 200, limit: 100, value: 1, passed: true),
         Row(chars: 201, budget: 200, limit: 100, value: 0, passed: false),
         Row(chars: 201, budget: 200, limit: 200, value: 0, passed: false),
+        // Emoji count their scalars: a skin-toned thumb is two.
+        Row(chars: 150, value: 1, passed: true, unit: "\u{1F44D}\u{1F3FD}"),
+        Row(chars: 80, value: 1, passed: true, unit: "\u{1F431}"),
+        Row(chars: 125, value: 1, passed: true),
+        Row(chars: 99, budget: 100, value: 1, passed: true),
+        Row(chars: 1, budget: 1, limit: 2, value: 1, passed: true),
     ]
 
     @Test(arguments: rows)

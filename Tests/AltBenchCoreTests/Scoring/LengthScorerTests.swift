@@ -29,6 +29,13 @@ struct LengthScorerTests {
         Row(content: "A\u{00A0}cat", chars: 5, words: 2),
         Row(content: "A cat — sleeping", chars: 16, words: 4),
         Row(content: "T-shirt", chars: 7, words: 1),
+        Row(content: "A sign reads \u{201C}OPEN\u{201D}.", chars: 20, words: 4),
+        Row(content: "Un café au lait.", chars: 16, words: 4),
+        Row(content: "猫が寝ている。", chars: 7, words: 1),
+        Row(content: "#1 C# 🐱", chars: 7, words: 3),
+        Row(content: "1\u{FE0F}\u{20E3} first", chars: 9, words: 2),
+        Row(content: "\u{1F1EB}\u{1F1F7} France", chars: 9, words: 2),
+        Row(content: String(repeating: "word ", count: 300), chars: 1499, words: 300),
     ]
 
     @Test(arguments: rows)

@@ -4,10 +4,23 @@ import Testing
 
 @Suite("ScoringSuite")
 struct ScoringSuiteTests {
-    static let v1Names = [
-        ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
-        ScoreName.firstPerson, ScoreName.truncated, ScoreName.refusal, ScoreName.redundantPrefix,
-    ]
+    /// Scores every answer gets, whatever its item: all but readability (none for text with
+    /// no words) and the scorers that need a dataset field.
+    static let alwaysWritten = ScoringSuite.scoreIDs.filter {
+        ![ScoreName.readability, ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho,
+          ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD].contains($0)
+    }
+
+    /// An item with every field, so that every scorer writes.
+    static let fullItem = ScoringItem(
+        id: "sign", references: ["A shop door with a sign reading OPEN.", "A sign on a glass door says OPEN."],
+        context: "Finally back at my favourite bakery!", expectedText: "OPEN", mustMention: ["sign", "door"])
+
+    /// Whether `names` follows the suite's report order.
+    static func inReportOrder(_ names: [String]) -> Bool {
+        let positions = names.compactMap { ScoringSuite.scoreIDs.firstIndex(of: $0) }
+        return positions.count == names.count && positions == positions.sorted()
+    }
 
     static let inputs: [ScoringInput] = [
         ScoringInput(content: nil),
@@ -18,10 +31,38 @@ struct ScoringSuiteTests {
     ]
 
     @Test(arguments: inputs)
-    func writesEveryV1ScoreOnceInAFixedOrder(_ input: ScoringInput) {
+    func writesEveryScoreOnceInAFixedOrder(_ input: ScoringInput) {
         let scores = ScoringSuite.evaluate(input)
-        #expect(scores.map(\.name) == Self.v1Names)
-        #expect(Set(scores.map(\.name)).count == scores.count)
+        let names = scores.map(\.name)
+        #expect(Set(names).count == scores.count)
+        #expect(Self.inReportOrder(names), "\(names)")
+        for name in Self.alwaysWritten { #expect(names.contains(name), "\(name) missing") }
+        #expect(names.last == ScoreName.quality)
+    }
+
+    @Test func anItemWithEveryFieldGetsEveryScore() {
+        let input = ScoringInput(content: "A glass shop door with a sign reading OPEN.", item: Self.fullItem)
+        let scores = ScoringSuite.evaluate(input)
+        #expect(scores.map(\.name) == ScoringSuite.scoreIDs)
+        let byName = Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) })
+        #expect(byName[ScoreName.textRecall]?.value == 1)
+        #expect(byName[ScoreName.keywordRecall]?.value == 1)
+        #expect(byName[ScoreName.contextEcho]?.isFlagged == false)
+        #expect((byName[ScoreName.rougeL]?.value ?? 0) > 0.5)
+        #expect(byName[ScoreName.quality]?.value == 1)
+    }
+
+    @Test("scoring many inputs in parallel gives the same scores, in input order")
+    func parallelMatchesSerial() {
+        let inputs = (0..<500).map { index in
+            ScoringInput(
+                content: index % 7 == 0 ? "I see a cat on the" : "A sign reading OPEN on door \(index).",
+                finishReason: index % 5 == 0 ? "length" : "stop", item: Self.fullItem)
+        }
+        let serial = inputs.map { ScoringSuite.evaluate($0) }
+        #expect(ScoringSuite.evaluateAll(inputs, threads: 4) == serial)
+        #expect(ScoringSuite.evaluateAll(inputs, threads: 1) == serial)
+        #expect(ScoringSuite.evaluateAll([]).isEmpty)
     }
 
     @Test func judgesATypicalBadAnswer() {
@@ -41,13 +82,15 @@ struct ScoringSuiteTests {
     @Test func aGoodAnswerPassesEveryCheck() {
         let scores = ScoringSuite.evaluate(ScoringInput(content: "A tabby cat asleep on a red sofa.", finishReason: "stop"))
         #expect(scores.allSatisfy { $0.passed != false })
-        #expect(scores.filter { $0.passed != nil }.allSatisfy { $0.value == ($0.name == ScoreName.brevity ? 1 : 0) })
+        // Flags are 0 when passed; brevity, hedging and quality are 1 at best.
+        let best: Set<String> = [ScoreName.brevity, ScoreName.hedging, ScoreName.quality]
+        #expect(scores.filter { $0.passed != nil }.allSatisfy { $0.value == (best.contains($0.name) ? 1 : 0) })
     }
 
     @Test func aRefusalWithoutContentIsEmptyAndARefusal() {
         let scores = ScoringSuite.evaluate(ScoringInput(content: nil, refusal: "I can't help with that."))
         let flagged = scores.filter(\.isFlagged).map(\.name)
-        #expect(flagged == [ScoreName.empty, ScoreName.refusal])
+        #expect(flagged == [ScoreName.empty, ScoreName.refusal, ScoreName.quality])
     }
 
     /// Pieces that stress the character scans: quotes and apostrophes of every kind, brackets,
@@ -71,10 +114,17 @@ struct ScoringSuiteTests {
             let count = next(24)
             let text = (0..<count).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
             let reasons: [String?] = [nil, "stop", "length", "content_filter"]
-            let input = ScoringInput(content: text, finishReason: reasons[next(reasons.count)])
+            let input = ScoringInput(
+                content: text, finishReason: reasons[next(reasons.count)], item: next(2) == 0 ? Self.fullItem : ScoringItem())
             let scores = ScoringSuite.evaluate(input)
-            #expect(scores.map(\.name) == Self.v1Names, "\(text.debugDescription)")
-            for score in scores where score.passed != nil {
+            let names = scores.map(\.name)
+            #expect(Self.inReportOrder(names), "\(text.debugDescription)")
+            #expect(Self.alwaysWritten.allSatisfy(names.contains), "\(text.debugDescription)")
+            for score in scores {
+                #expect(score.value.isFinite, "\(score.name) on \(text.debugDescription)")
+            }
+            let counts: Set<String> = [ScoreName.emoji, ScoreName.socialTokens]
+            for score in scores where score.passed != nil && !counts.contains(score.name) {
                 #expect((0...1).contains(score.value), "\(score.name) on \(text.debugDescription)")
                 #expect((score.detail ?? "").unicodeScalars.count <= 80, "\(score.name) on \(text.debugDescription)")
             }
@@ -92,7 +142,7 @@ struct ScoringSuiteTests {
             Fixed(scores: [Score(name: "a", value: 3), Score(name: "c", value: 4)]),
         ]
         let scores = ScoringSuite.evaluate(ScoringInput(content: "A cat."), scorers: scorers)
-        #expect(scores.map(\.name) == ["a", "b", "c"])
-        #expect(scores.map(\.value) == [1, 2, 4])
+        #expect(scores.map(\.name) == ["a", "b", "c", ScoreName.quality])
+        #expect(scores.map(\.value) == [1, 2, 4, 1])
     }
 }
