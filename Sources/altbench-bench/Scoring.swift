@@ -103,6 +103,14 @@ func scoringBenchmarks(texts: Int) async throws {
             }
             precondition(total > 0)
         }
+        for ascii in [true, false] {
+            let texts = answers.prefix(sample.count).map(\.text).filter { $0.utf8.allSatisfy { $0 < 0x80 } == ascii }
+            await measure(ascii ? "  ScoringInput.init, ASCII" : "  ScoringInput.init, non-ASCII", count: texts.count, unit: "answer") {
+                var total = 0
+                for text in texts { total += ScoringInput(content: text).words.count }
+                precondition(total > 0)
+            }
+        }
         for scorer in ScoringSuite.standard {
             let name = "  " + String(describing: type(of: scorer))
             await measure(name, count: sample.count, unit: "answer") {

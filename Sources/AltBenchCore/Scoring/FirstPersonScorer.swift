@@ -29,7 +29,8 @@ public struct FirstPersonScorer: Scorer {
         guard input.words.contains(where: { Self.pronouns.contains($0.normalized) }) else {
             return [.flag(ScoreName.firstPerson, false)]
         }
-        let found = Self.firstPersonWords(in: input.text)
+        let voice = TermMatching.ownVoice(of: input)
+        let found = Self.firstPersonWords(chars: voice.characters, words: voice.words)
         return [.flag(ScoreName.firstPerson, !found.isEmpty, detail: found.joined(separator: ", "))]
     }
 
@@ -68,7 +69,11 @@ public struct FirstPersonScorer: Scorer {
             return []
         }
         let chars = Array(TextAnalysis.ownVoice(text))
-        let words = TextAnalysis.words(in: chars)
+        return firstPersonWords(chars: chars, words: TextAnalysis.words(in: chars))
+    }
+
+    /// The first-person words of an own voice already split into characters and words.
+    static func firstPersonWords(chars: [Character], words: [TextAnalysis.Word]) -> [String] {
         var found: [String] = []
         for (index, word) in words.enumerated() where pronouns.contains(word.normalized) {
             guard counts(word, at: index, in: words, chars: chars) else { continue }

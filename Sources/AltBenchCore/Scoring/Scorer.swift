@@ -201,6 +201,11 @@ public struct ScoringInput: Sendable {
     public let characters: [Character]
     /// The words of `text` (``TextAnalysis/words(in:)``), split once for every scorer.
     public let words: [TextAnalysis.Word]
+    /// The answer's tokens and n-grams against its references, made by the first reference
+    /// metric that needs them and shared with the others.
+    let referenceCandidate = OnceCache<
+        (candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus)?
+    >()
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil,
@@ -213,7 +218,7 @@ public struct ScoringInput: Sendable {
         self.settings = settings
         self.item = item
         self.corpus = corpus
-        let text = (content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = TextAnalysis.trimmed(content ?? "")
         self.text = text
         (self.characters, self.words) = TextAnalysis.split(text)
     }
@@ -224,4 +229,22 @@ public protocol Scorer: Sendable {
     /// The scores this scorer writes (most write one; none when the input lacks what the
     /// scorer needs, e.g. `text_recall` for an image with no text).
     func score(_ input: ScoringInput) -> [Score]
+}
+
+/// A value computed at most once, on first use, by whichever thread asks first.
+final class OnceCache<Value: Sendable>: @unchecked Sendable {
+    // `value` is written once under the lock and never changed after.
+    private let lock = NSLock()
+    private var stored: Value?
+    private var done = false
+
+    func value(_ make: () -> Value) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if done, let stored { return stored }
+        let made = make()
+        stored = made
+        done = true
+        return made
+    }
 }

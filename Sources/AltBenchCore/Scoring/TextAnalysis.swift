@@ -39,12 +39,29 @@ public enum TextAnalysis {
 
     /// Whether `c` is an apostrophe: straight ', curly ’ (U+2019) or modifier ʼ (U+02BC).
     public static func isApostrophe(_ c: Character) -> Bool {
-        c == "'" || c == "\u{2019}" || c == "\u{02BC}"
+        if let a = c.asciiValue { return a == 0x27 }
+        return c == "\u{2019}" || c == "\u{02BC}"
+    }
+
+    // The predicates below test an ASCII character by its byte first: comparing Characters
+    // is a string comparison, and these run for every character of every answer.
+
+    /// `c.isNewline`, with ASCII decided by its byte ("\r\n" is one Character).
+    @inline(__always) static func isNewline(_ c: Character) -> Bool {
+        if let a = c.asciiValue { return a >= 0x0A && a <= 0x0D }
+        return c.isNewline
+    }
+
+    /// `c.isWhitespace`, with ASCII decided by its byte.
+    @inline(__always) static func isSpace(_ c: Character) -> Bool {
+        if let a = c.asciiValue { return a == 0x20 || (a >= 0x09 && a <= 0x0D) }
+        return c.isWhitespace
     }
 
     /// Whether `c` ends a sentence: . ! ? … and their full-width and CJK forms.
     public static func isSentenceTerminator(_ c: Character) -> Bool {
-        switch c {
+        if let a = c.asciiValue { return a == 0x2E || a == 0x21 || a == 0x3F }
+        return switch c {
         case ".", "!", "?", "\u{2026}", "\u{203C}", "\u{2047}", "\u{2048}", "\u{2049}",
              "\u{3002}", "\u{FF01}", "\u{FF0E}", "\u{FF1F}":
             true
@@ -55,7 +72,8 @@ public enum TextAnalysis {
 
     /// Whether `c` may follow a sentence's final punctuation: closing quotes and brackets.
     public static func isClosingMark(_ c: Character) -> Bool {
-        switch c {
+        if let a = c.asciiValue { return a == 0x22 || a == 0x27 || a == 0x29 || a == 0x5D || a == 0x7D }
+        return switch c {
         case "\"", "'", "\u{201D}", "\u{2019}", "\u{00BB}", "\u{203A}", "\u{300D}", "\u{300F}",
              ")", "]", "}":
             true
@@ -65,7 +83,8 @@ public enum TextAnalysis {
     }
 
     static func isOpeningMark(_ c: Character) -> Bool {
-        switch c {
+        if let a = c.asciiValue { return a == 0x22 || a == 0x27 || a == 0x28 || a == 0x5B || a == 0x7B }
+        return switch c {
         case "\"", "'", "\u{201C}", "\u{2018}", "\u{201E}", "\u{00AB}", "\u{2039}", "\u{300C}",
              "\u{300E}", "(", "[", "{":
             true
@@ -75,11 +94,13 @@ public enum TextAnalysis {
     }
 
     static func isHyphen(_ c: Character) -> Bool {
-        c == "-" || c == "\u{2010}" || c == "\u{2011}"
+        if let a = c.asciiValue { return a == 0x2D }
+        return c == "\u{2010}" || c == "\u{2011}"
     }
 
     static func isDash(_ c: Character) -> Bool {
-        isHyphen(c) || c == "\u{2012}" || c == "\u{2013}" || c == "\u{2014}" || c == "\u{2015}"
+        if let a = c.asciiValue { return a == 0x2D }
+        return isHyphen(c) || c == "\u{2012}" || c == "\u{2013}" || c == "\u{2014}" || c == "\u{2015}"
     }
 
     static func isWordCharacter(_ c: Character) -> Bool {
@@ -93,7 +114,8 @@ public enum TextAnalysis {
 
     /// Markdown that may precede the first word without hiding it ("**Image of**", "> I'm").
     static func isLeadingMarkup(_ c: Character) -> Bool {
-        c.isWhitespace || c == "*" || c == "_" || c == "#" || c == ">"
+        if let a = c.asciiValue { return isSpace(c) || a == 0x2A || a == 0x5F || a == 0x23 || a == 0x3E }
+        return c.isWhitespace
     }
 
     // MARK: - Words
@@ -107,6 +129,26 @@ public enum TextAnalysis {
         words(in: Array(text))
     }
 
+    /// `text` without leading and trailing whitespace and line breaks: what
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives (that set is the White_Space
+    /// property, Z*, tab to carriage return and U+0085, plus the zero-width space), without
+    /// Foundation's bridging.
+    static func trimmed(_ text: String) -> String {
+        @inline(__always) func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            if scalar.isASCII {
+                let v = scalar.value
+                return v == 0x20 || (v >= 0x09 && v <= 0x0D)
+            }
+            // Foundation's set also holds the zero-width space.
+            return scalar.properties.isWhitespace || scalar.value == 0x200B
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isSpace($0) })!
+        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
+        return String(scalars[first...last])
+    }
+
     /// The characters and words of `text`, split once for all scorers.
     ///
     /// Most alt text is ASCII, where a `Character` is a byte (but for "\r\n", one Character
@@ -116,13 +158,94 @@ public enum TextAnalysis {
         var text = text
         if let fast = text.withUTF8({ bytes -> ([Character], [Word])? in
             guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
-            return (bytes.map { Character(Unicode.Scalar($0)) }, asciiWords(bytes))
+            return (asciiCharacters(bytes), asciiWords(bytes))
         }) {
             return fast
         }
-        let characters = Array(text)
-        return (characters, words(in: characters))
+        // Latin letters with precomposed accents, curly quotes, dashes and guillemets are one
+        // scalar and one Character each; a scalar that could join its neighbour (a combining
+        // mark, a joiner, an emoji modifier, ...) sends the text through grapheme breaking.
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.allSatisfy(isOwnCharacter) else {
+            let characters = Array(text)
+            return (characters, words(in: characters))
+        }
+        return (scalars.map(Character.init), scalarWords(scalars))
     }
+
+    /// ``words(in:)`` over scalars that are one Character each, so scalar offsets are
+    /// `Character` offsets.
+    static func scalarWords(_ scalars: [Unicode.Scalar]) -> [Word] {
+        @inline(__always) func isWord(_ scalar: Unicode.Scalar) -> Bool {
+            let v = scalar.value
+            if v < 0x80 {
+                let folded = v | 0x20
+                return (v >= 48 && v <= 57) || (folded >= 97 && folded <= 122)
+            }
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber:
+                return true
+            default:
+                return false
+            }
+        }
+        @inline(__always) func isJoiner(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x27, 0x2019, 0x02BC, 0x2D, 0x2010, 0x2011: true
+            default: false
+            }
+        }
+        var result: [Word] = []
+        let n = scalars.count
+        var i = 0
+        while i < n {
+            guard isWord(scalars[i]) else {
+                i += 1
+                continue
+            }
+            let start = i
+            i += 1
+            while i < n {
+                if isWord(scalars[i]) {
+                    i += 1
+                } else if isJoiner(scalars[i]) && i + 1 < n && isWord(scalars[i + 1]) {
+                    i += 2
+                } else {
+                    break
+                }
+            }
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars[start..<i])
+            let text = String(view)
+            result.append(Word(text: text, normalized: normalize(text), range: start..<i))
+        }
+        return result
+    }
+
+    /// Whether `scalar` is always a Character of its own: below the combining marks
+    /// (U+0300) but for a carriage return, which joins a following line feed; or general
+    /// punctuation (but for the joiners U+200C and U+200D), currency, letterlike symbols and
+    /// arrows.
+    @inline(__always) static func isOwnCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x300 { return v != 0x0D }
+        return (v >= 0x2000 && v < 0x2070 && v != 0x200C && v != 0x200D) || (v >= 0x20A0 && v < 0x20D0)
+            || (v >= 0x2100 && v < 0x2200)
+    }
+
+    /// One `Character` per byte, from a table: building each from its scalar costs more than
+    /// the rest of the split.
+    static func asciiCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> [Character] {
+        [Character](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            for (index, byte) in bytes.enumerated() {
+                (buffer.baseAddress! + index).initialize(to: asciiTable[Int(byte)])
+            }
+            count = bytes.count
+        }
+    }
+
+    private static let asciiTable: [Character] = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
 
     /// ``words(in:)`` over ASCII bytes without a carriage return, where `Character` offsets are
     /// byte offsets: letters and digits, joined across an inner ' or -.
@@ -246,7 +369,7 @@ public enum TextAnalysis {
     }
 
     static func onlyWhitespace(_ chars: [Character], _ range: Range<Int>) -> Bool {
-        chars[range].allSatisfy(\.isWhitespace)
+        chars[range].allSatisfy(isSpace)
     }
 
     /// Whether the first word of `chars` opens the text, with at most markdown before it.
@@ -261,7 +384,7 @@ public enum TextAnalysis {
     /// quotes and brackets (`A sign reading “Open.”`).
     public static func endsWithTerminalPunctuation(_ text: String) -> Bool {
         for c in text.reversed() {
-            if c.isWhitespace || isClosingMark(c) || c == "*" || c == "_" { continue }
+            if isSpace(c) || isClosingMark(c) || c == "*" || c == "_" { continue }
             return isSentenceTerminator(c)
         }
         return false
@@ -273,8 +396,8 @@ public enum TextAnalysis {
         var j = index - 1
         while j >= 0 {
             let c = chars[j]
-            if c.isNewline { return true }
-            if c.isWhitespace || isOpeningMark(c) || isClosingMark(c) || isDash(c) || c == "*"
+            if isNewline(c) { return true }
+            if isSpace(c) || isOpeningMark(c) || isClosingMark(c) || isDash(c) || c == "*"
                 || c == "_" || c == "#" || c == "\u{2022}"
             {
                 j -= 1
@@ -309,6 +432,7 @@ public enum TextAnalysis {
     /// digit is an inch mark (a 12" record), not a quotation.
     private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
         let c = chars[i]
+        if let a = c.asciiValue, a != 0x22, a != 0x27 { return nil }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
         let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
         switch c {
@@ -342,6 +466,13 @@ public enum TextAnalysis {
     /// when no letter follows, since ’ inside "I’m" or "What’s" is an apostrophe.
     private static func closes(_ kind: QuoteKind, _ chars: [Character], at j: Int) -> Bool {
         let c = chars[j]
+        if let a = c.asciiValue {
+            switch kind {
+            case .doubleStraight: return a == 0x22
+            case .single: return a == 0x27 && (j + 1 == chars.count || !chars[j + 1].isLetter)
+            default: return false
+            }
+        }
         switch kind {
         case .doubleStraight:
             return c == "\""
@@ -381,7 +512,7 @@ public enum TextAnalysis {
             }
             var j = i + 1
             var closedAt: Int?
-            while j < n, !chars[j].isNewline {
+            while j < n, !isNewline(chars[j]) {
                 if closes(kind, chars, at: j) {
                     closedAt = j
                     break
@@ -396,7 +527,7 @@ public enum TextAnalysis {
                 i = n
             } else {
                 var end = i + 1
-                while end < n, !isSentenceTerminator(chars[end]), !chars[end].isNewline {
+                while end < n, !isSentenceTerminator(chars[end]), !isNewline(chars[end]) {
                     end += 1
                 }
                 spans.append(QuotedSpan(range: i..<end, opener: chars[i], isClosed: false))
@@ -445,16 +576,16 @@ public enum TextAnalysis {
         where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
             var j = word.range.upperBound
             while j < chars.count,
-                (chars[j].isWhitespace && !chars[j].isNewline) || chars[j] == ":" || chars[j] == ","
+                (isSpace(chars[j]) && !isNewline(chars[j])) || chars[j] == ":" || chars[j] == ","
                     || isDash(chars[j])
             {
                 j += 1
             }
-            guard j < chars.count, !chars[j].isNewline, !isSentenceTerminator(chars[j]),
+            guard j < chars.count, !isNewline(chars[j]), !isSentenceTerminator(chars[j]),
                 openingQuote(chars, at: j) == nil
             else { continue }
             var end = j
-            while end < chars.count, !isSentenceTerminator(chars[end]), !chars[end].isNewline,
+            while end < chars.count, !isSentenceTerminator(chars[end]), !isNewline(chars[end]),
                 spanEnds[end] == nil
             {
                 end += 1

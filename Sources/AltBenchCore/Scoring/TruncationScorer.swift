@@ -49,7 +49,7 @@ public struct TruncationScorer: Scorer {
 
     /// ``evidence(in:)`` over text already split into `Character`s.
     static func evidence(chars: [Character]) -> String? {
-        guard let last = chars.last(where: { !$0.isWhitespace }) else { return nil }
+        guard let last = chars.last(where: { !TextAnalysis.isSpace($0) }) else { return nil }
 
         // Straight single quotes are left out: they are also apostrophes at word starts
         // ('90s, 'em, rock 'n roll), so an "open" one proves nothing.
@@ -76,10 +76,12 @@ public struct TruncationScorer: Scorer {
     static func unclosedBracket(_ chars: [Character]) -> Character? {
         var open: [Character] = []
         for c in chars {
-            switch c {
-            case "(", "[", "{":
+            // Brackets are ASCII: a byte comparison, not a Character one.
+            guard let byte = c.asciiValue else { continue }
+            switch byte {
+            case 0x28, 0x5B, 0x7B:
                 open.append(c)
-            case ")", "]", "}":
+            case 0x29, 0x5D, 0x7D:
                 if !open.isEmpty { open.removeLast() }
             default:
                 break

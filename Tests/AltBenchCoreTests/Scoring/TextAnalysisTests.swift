@@ -113,3 +113,35 @@ struct TextAnalysisTests {
         #expect(TextAnalysis.ownVoice(row.text) == row.voice)
     }
 }
+
+@Suite("TextAnalysis fast paths")
+struct TextAnalysisFastPathTests {
+    /// Pieces covering each path: ASCII, Latin-1 and punctuation scalars (one Character
+    /// each), and scalars that join their neighbours (combining marks, joiners, emoji
+    /// modifiers, flags, CR LF).
+    static let fragments: [String] = [
+        "A", "cat", "I'm", "T-shirt", " ", "\n", "\t", ".", "\"", "'", "(", "#1", "C#", "42",
+        "caf\u{E9}", "\u{201C}Open\u{201D}", "\u{2019}", "\u{2014}", "\u{00AB}", "\u{2010}", "\u{2011}",
+        "\u{2028}", "\u{00A0}", "\u{2003}", "e\u{301}", "\u{1F44D}\u{1F3FD}", "\u{1F468}\u{200D}\u{1F469}",
+        "\u{1F1EB}\u{1F1F7}", "\r\n", "\r", "\u{200B}", "\u{2060}", "\u{03A9}", "\u{0416}x", "\u{732B}",
+        "\u{FF01}", "\u{0661}\u{0662}", "\u{02BC}", "x\u{200C}y",
+    ]
+
+    @Test("split, trimming and word counts give what the general code gives, on every path")
+    func fastPathsMatchTheGeneralOnes() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<4000 {
+            let text = (0..<next(20)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
+            let split = TextAnalysis.split(text)
+            #expect(split.characters == Array(text), "\(text.debugDescription)")
+            #expect(split.words == TextAnalysis.words(in: Array(text)), "\(text.debugDescription)")
+            #expect(TextAnalysis.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
+            let slow = text.unicodeScalars.split(whereSeparator: \.properties.isWhitespace).count
+            #expect(LengthScorer.wordCount(text) == slow, "\(text.debugDescription)")
+        }
+    }
+}

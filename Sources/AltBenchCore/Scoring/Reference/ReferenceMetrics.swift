@@ -319,6 +319,13 @@ extension ReferenceMetrics {
     static func prepare(
         _ input: ScoringInput
     ) -> (candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus)? {
+        // The three per-answer scorers share one tokenization of the answer.
+        input.referenceCandidate.value { uncachedPrepare(input) }
+    }
+
+    static func uncachedPrepare(
+        _ input: ScoringInput
+    ) -> (candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus)? {
         let corpus: ReferenceCorpus
         if let run = input.corpus, run.contains(input.item.id) {
             corpus = run
