@@ -176,7 +176,9 @@ struct FaultToleranceTests {
     @Test func slowAnswerTimesOutAndIsRetried() async throws {
         let server = try await OpenAITestServer.start(
             handler: ResponseScript([ScriptedResponse.chatCompletion(content: "slow").delayed(by: .seconds(30))]).handler)
-        let recording = RecordingModel(wrapped: model(server, timeout: .milliseconds(200)))
+        // 1 s: far below the server's 30 s, and enough that the fast second answer is not cut
+        // off too on a loaded machine.
+        let recording = RecordingModel(wrapped: model(server, timeout: .seconds(1)))
         let sink = CollectingSink()
         let runner = Runner(model: recording, sink: sink, retryPolicy: exactRetries, concurrency: 1, clock: VirtualClock())
         let clock = ContinuousClock()

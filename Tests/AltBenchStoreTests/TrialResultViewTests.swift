@@ -117,4 +117,26 @@ struct TrialResultViewTests {
                 "short 60 cat 11 I see a cat",
             ])
     }
+
+    /// README: "Mean quality per prompt and limit, with the parts that pull it down."
+    static let qualitySQL = """
+        SELECT variant, max_tokens, round(avg(quality), 3) AS quality,
+               round(avg(text_recall), 3) AS text_recall, round(avg(brevity), 3) AS brevity,
+               round(100.0 * avg(quality = 0), 1) AS zero_pct
+        FROM trial_result
+        WHERE status = 'answered'
+        GROUP BY variant, max_tokens ORDER BY quality DESC
+        """
+
+    @Test("README query: mean quality per variant and max_tokens")
+    func qualityQuery() async throws {
+        let store = try await Self.recordedStore()
+        let rows = try store.writer.read { db in try Row.fetchAll(db, sql: Self.qualitySQL) }
+        let table = rows.map { row in
+            "\(row["variant"] as String) \(row["max_tokens"] as Int? ?? -1) \(row["quality"] as Double) \(row["zero_pct"] as Double)"
+        }
+        // short@120: two good answers; short@60: one truncated first-person answer of two;
+        // plain: a refusal with no content.
+        #expect(table == ["short 120 1.0 0.0", "short 60 0.5 50.0", "plain -1 0.0 100.0"])
+    }
 }

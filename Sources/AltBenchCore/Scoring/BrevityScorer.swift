@@ -8,7 +8,7 @@ public struct BrevityScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        let chars = input.text.unicodeScalars.count
+        let chars = input.scalarCount
         let budget = input.settings.brevityBudget
         let within = chars <= budget
         return [

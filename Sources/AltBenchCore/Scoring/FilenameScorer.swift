@@ -25,7 +25,6 @@ public struct FilenameScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         var text = input.text
         let found: (range: Range<Int>, name: String)? = text.withUTF8 { bytes in
-            guard Self.hasCandidate(bytes) else { return nil }
             var from = 0
             while let range = Self.fileName(in: bytes, from: from) {
                 if !(PerceptionMetaScorer.mayHoldQuotation(bytes) && Self.isQuoted(range, in: input)) {
@@ -35,8 +34,12 @@ public struct FilenameScorer: Scorer {
             }
             return nil
         }
-        return [.flag(ScoreName.filename, found != nil, detail: found?.name)]
+        guard let found else { return Self.passed }
+        return [.flag(ScoreName.filename, true, detail: found.name)]
     }
+
+    /// The score of an answer that passes, made once.
+    static let passed = [Score.flag(ScoreName.filename, false)]
 
     static let extensions: Set<String> = [
         "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "heic", "heif", "tif", "tiff",
@@ -61,29 +64,30 @@ public struct FilenameScorer: Scorer {
         isASCIILetter(b) || isDigit(b)
     }
 
-    /// Whether the UTF-8 text holds a dot before a letter or, at a word start, the first
-    /// three letters of a camera name: the cheap test that lets most answers pass at once.
-    static func hasCandidate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let n = bytes.count
-        var previous: UInt8 = 32
-        for i in 0..<n {
-            let b = bytes[i]
-            defer { previous = b }
-            if b == UInt8(ascii: ".") {
-                if i + 1 < n, isASCIILetter(bytes[i + 1]) { return true }
-                continue
+    /// Where a file name may be found, for ``fileName(in:from:)``'s scan sixteen bytes at a
+    /// time: a dot before a letter or, at a word start, the first three letters of a camera
+    /// name. Most answers have neither and pass at once.
+    enum Sites: ByteScan.Sites {
+        @inline(__always)
+        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
+            let c = w.current | ByteScan.splat(" ")
+            let n = w.next | ByteScan.splat(" ")
+            let a = w.afterNext | ByteScan.splat(" ")
+            func starts(_ x: Unicode.Scalar, _ y: Unicode.Scalar, _ z: Unicode.Scalar) -> ByteScan.Mask {
+                c .== ByteScan.splat(x) .& n .== ByteScan.splat(y) .& a .== ByteScan.splat(z)
             }
-            guard i + 2 < n, !isASCIIAlphanumeric(previous) else { continue }
-            switch b | 0x20 {
-            case UInt8(ascii: "i"), UInt8(ascii: "m"), UInt8(ascii: "v"), UInt8(ascii: "d"),
-                UInt8(ascii: "p"), UInt8(ascii: "g"), UInt8(ascii: "s"), UInt8(ascii: "w"):
-                let prefix = (UInt32(b | 0x20) << 16) | (UInt32(bytes[i + 1] | 0x20) << 8) | UInt32(bytes[i + 2] | 0x20)
-                if isCameraPrefix(prefix) { return true }
-            default:
-                continue
-            }
+            let isLetterNext = (n &- ByteScan.splat("a")) .< ByteScan.Lanes(repeating: 26)
+            let dot = w.current .== ByteScan.splat(".") .& isLetterNext
+            let camera =
+                starts("i", "m", "g") .| starts("m", "v", "i") .| starts("v", "i", "d") .| starts("d", "s", "c")
+                .| starts("p", "x", "l") .| starts("d", "j", "i") .| starts("g", "o", "p") .| starts("s", "c", "r")
+                .| starts("w", "h", "a")
+            return dot .| (camera .& .!ByteScan.isAlphanumeric(w.previous))
         }
-        return false
+
+        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+            fileName(in: bytes, at: i) != nil
+        }
     }
 
     /// Whether three lowercased letters, packed, open a camera or screenshot name: img, mvi,
@@ -128,20 +132,33 @@ public struct FilenameScorer: Scorer {
 
     // MARK: - File names
 
-    /// The byte range of the first file name at or after `from`, or `nil`.
+    /// The byte range of the first file name found at or after byte `from` (at its dot, or
+    /// at the start of a camera name), or `nil`: ``fileNameByteByByte(in:from:)``, looking
+    /// only where ``Sites`` marks.
     static func fileName(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Range<Int>? {
+        ByteScan.first(Sites.self, in: bytes, from: from).flatMap { fileName(in: bytes, at: $0) }
+    }
+
+    /// ``fileName(in:from:)`` trying every byte; the tests check that both agree.
+    static func fileNameByteByByte(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Range<Int>? {
         var i = from
         while i < bytes.count {
-            let b = bytes[i]
-            if b == UInt8(ascii: "."), let end = extensionEnd(bytes, dot: i), let start = nameStart(bytes, dot: i) {
-                return start..<end
-            }
-            if isASCIILetter(b), !isWordBefore(bytes, i), i == 0 || !isNameByte(bytes[i - 1]),
-                let end = cameraNameEnd(bytes, at: i)
-            {
-                return i..<end
-            }
+            if let found = fileName(in: bytes, at: i) { return found }
             i += 1
+        }
+        return nil
+    }
+
+    /// The file name whose dot is at byte `i`, or the camera name that starts there.
+    static func fileName(in bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Range<Int>? {
+        let b = bytes[i]
+        if b == UInt8(ascii: "."), let end = extensionEnd(bytes, dot: i), let start = nameStart(bytes, dot: i) {
+            return start..<end
+        }
+        if isASCIILetter(b), i == 0 || !isNameByte(bytes[i - 1]), mayOpenCameraName(bytes, at: i),
+            !isWordBefore(bytes, i), let end = cameraNameEnd(bytes, at: i)
+        {
+            return i..<end
         }
         return nil
     }
@@ -199,6 +216,16 @@ public struct FilenameScorer: Scorer {
         return hasWord ? k : nil
     }
 
+    /// Whether the three bytes at `start` are a camera prefix (``isCameraPrefix(_:)``), which
+    /// every name ``cameraNameEnd(_:at:)`` finds opens with.
+    @inline(__always)
+    static func mayOpenCameraName(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        guard start + 2 < bytes.count else { return false }
+        return isCameraPrefix(
+            (UInt32(bytes[start] | 0x20) << 16) | (UInt32(bytes[start + 1] | 0x20) << 8)
+                | UInt32(bytes[start + 2] | 0x20))
+    }
+
     /// Where a camera or screenshot name starting at `start` ends (with its extension, if
     /// one follows), or `nil`.
     static func cameraNameEnd(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
@@ -214,6 +241,8 @@ public struct FilenameScorer: Scorer {
         guard end - start >= 3, end == bytes.count || !isWordAfter(bytes, end) || bytes[end] < 0x80 else {
             return nil
         }
+        // Every name below opens with one of the camera prefixes.
+        guard mayOpenCameraName(bytes, at: start) else { return nil }
         let token = bytes[start..<end].map { isASCIILetter($0) ? $0 | 0x20 : $0 }
         var nameEnd: Int?
         if isCameraToken(token) {
@@ -286,7 +315,27 @@ public struct FilenameScorer: Scorer {
     // MARK: - Quotations
 
     /// Whether the byte `range` of `input.text` lies inside a closed quotation.
+    ///
+    /// When every scalar of the text is a `Character` of its own, scalar offsets are
+    /// `Character` offsets and ``QuotedText`` finds the quotations; else
+    /// ``TextAnalysis/quotedSpans(in:)`` does, on the `Character`s.
     static func isQuoted(_ range: Range<Int>, in input: ScoringInput) -> Bool {
+        var text = input.text
+        if let found = text.withUTF8({ bytes -> Bool? in
+            guard ByteScan.scalarCount(bytes) == input.characters.count else { return nil }
+            let lower = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<range.lowerBound]))
+            let upper = lower + ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[range]))
+            return QuotedText(bytes).spans.contains { span in
+                span.isClosed && span.range.lowerBound < lower && upper < span.range.upperBound
+            }
+        }) {
+            return found
+        }
+        return isQuotedByCharacters(range, in: input)
+    }
+
+    /// ``isQuoted(_:in:)`` on the `Character`s, whatever the text.
+    static func isQuotedByCharacters(_ range: Range<Int>, in input: ScoringInput) -> Bool {
         let text = input.text
         let utf8 = text.utf8
         let lower = text.distance(from: text.startIndex, to: utf8.index(utf8.startIndex, offsetBy: range.lowerBound))

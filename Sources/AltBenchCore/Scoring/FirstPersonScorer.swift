@@ -26,7 +26,7 @@ public struct FirstPersonScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         // Most answers have no candidate at all; finding none in the input's own words is
         // cheaper than the voice scan.
-        guard input.words.contains(where: { Self.pronouns.contains($0.normalized) }) else {
+        guard input.words.contains(where: Self.mayBePronoun) else {
             return [.flag(ScoreName.firstPerson, false)]
         }
         let voice = TermMatching.ownVoice(of: input)
@@ -38,6 +38,17 @@ public struct FirstPersonScorer: Scorer {
         "i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves",
         "i'm", "i've", "i'd", "i'll", "we're", "we've", "we'd", "we'll", "let's",
     ]
+
+    /// Whether `word` is one of ``pronouns``: every one starts with i, l, m, o, u or w and
+    /// has at most 9 bytes, which rules most words out before the set lookup.
+    @inline(__always) static func mayBePronoun(_ word: TextAnalysis.Word) -> Bool {
+        let utf8 = word.normalized.utf8
+        guard utf8.count <= 9, let first = utf8.first else { return false }
+        switch first {
+        case 0x69, 0x6C, 0x6D, 0x6F, 0x75, 0x77: return pronouns.contains(word.normalized)
+        default: return false
+        }
+    }
 
     /// Forms whose "i" is the pronoun, written with a capital I in the detail.
     static let iForms: Set<String> = ["i", "i'm", "i've", "i'd", "i'll"]

@@ -32,8 +32,12 @@ public struct MarkdownScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         var text = input.text
         let detail = text.withUTF8 { Self.markup(in: $0) }
-        return [.flag(ScoreName.markdown, detail != nil, detail: detail)]
+        guard let detail else { return Self.passed }
+        return [.flag(ScoreName.markdown, true, detail: detail)]
     }
+
+    /// The score of an answer that passes, made once.
+    static let passed = [Score.flag(ScoreName.markdown, false)]
 
     /// The first markup in the UTF-8 `bytes`, as written and cut to 40 characters, or `nil`.
     static func markup(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
@@ -41,7 +45,8 @@ public struct MarkdownScorer: Scorer {
         var end = range.upperBound
         while end > range.lowerBound, isSpace(bytes[end - 1]) { end -= 1 }
         let found = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]), as: UTF8.self)
-        return found.count > 40 ? String(found.prefix(39)) + "\u{2026}" : found
+        // At most 40 bytes are at most 40 characters.
+        return found.utf8.count > 40 && found.count > 40 ? String(found.prefix(39)) + "\u{2026}" : found
     }
 
     // MARK: - Bytes
@@ -74,8 +79,21 @@ public struct MarkdownScorer: Scorer {
         b >= 0x80 || isAlphanumeric(b)
     }
 
-    /// Whether any byte could start markup: the common path, one pass, no allocation.
+    /// Whether any byte could start markup: the common path, one pass sixteen bytes at a
+    /// time, no allocation.
     static func hasCandidate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { return true }
+        return ByteScan.containsByte(bytes) { v in
+            func equals(_ b: UInt8) -> ByteScan.Mask { v .== ByteScan.Lanes(repeating: b) }
+            return equals(asterisk) .| equals(underscore) .| equals(backtick) .| equals(tilde) .| equals(newline)
+                .| equals(UInt8(ascii: "#")) .| equals(UInt8(ascii: "[")) .| equals(UInt8(ascii: "<"))
+                .| equals(UInt8(ascii: ">")) .| equals(UInt8(ascii: "|")) .| equals(UInt8(ascii: "&"))
+        }
+    }
+
+    /// ``hasCandidate(_:)`` one byte at a time; the tests check that both agree.
+    static func hasCandidateByteByByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first else { return false }
         if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { return true }
         for b in bytes {
@@ -93,15 +111,13 @@ public struct MarkdownScorer: Scorer {
     /// The end of the line that holds `index` (the index of its line break, or the count).
     @inline(__always)
     static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
-        var j = index
-        while j < bytes.count, bytes[j] != newline { j += 1 }
-        return j
+        ByteScan.firstIndex(of: newline, in: bytes, from: index) ?? bytes.count
     }
 
     /// The byte range of the first markup, or `nil`.
     static func firstMarkup(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let n = bytes.count
-        let multiLine = bytes.contains(newline)
+        let multiLine = ByteScan.firstIndex(of: newline, in: bytes, from: 0) != nil
         var numberedLine: Range<Int>?
         var atLineStart = true
         var i = 0

@@ -30,8 +30,12 @@ public struct MetaLabelScorer: Scorer {
 
     public func score(_ input: ScoringInput) -> [Score] {
         let evidence = Self.evidence(in: input)
-        return [.flag(ScoreName.metaLabel, evidence != nil, detail: evidence)]
+        guard let evidence else { return Self.passed }
+        return [.flag(ScoreName.metaLabel, true, detail: evidence)]
     }
+
+    /// The score of an answer that passes, made once.
+    static let passed = [Score.flag(ScoreName.metaLabel, false)]
 
     /// Labels only ever put before an alt text, flagged at the start of any line.
     static let altTextLabels: [[String]] = [
@@ -99,6 +103,12 @@ public struct MetaLabelScorer: Scorer {
         allOpeningLabels.map { $0[0] } + leadIns.map { $0[0] } + presentations.map { $0[0] })
     static let lineLabelFirstWords: Set<String> = Set(lineLabels.map { $0[0] })
 
+    /// ``openingFirstWords``, packed for a lookup without hashing.
+    static let openingFirstWordSet = PerceptionMetaScorer.WordSet(openingFirstWords.sorted())
+
+    /// ``chatter`` for ``PerceptionMetaScorer/nextMatch(_:in:from:includingSignText:)``.
+    static let chatterIndex = PhraseIndex(chatter.values.flatMap { $0 })
+
     /// What the byte scan found: a colon or line break near the start (a label needs one),
     /// a line break anywhere, a chatter word.
     struct Candidates {
@@ -144,8 +154,119 @@ public struct MetaLabelScorer: Scorer {
         return found
     }
 
+    /// ``Candidates/lineBreak`` of ``candidates(_:)``: LF, VT, FF, CR, NEL, LINE or PARAGRAPH
+    /// SEPARATOR.
+    static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard ByteScan.containsByte(bytes, where: { v in
+            (v &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
+                .| v .== ByteScan.Lanes(repeating: 0xC2) .| v .== ByteScan.Lanes(repeating: 0xE2)
+        }) else { return false }
+        for i in 0..<bytes.count {
+            switch bytes[i] {
+            case 10, 11, 12, 13:
+                return true
+            case 0xE2:
+                if i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
+                    return true
+                }
+            case 0xC2:
+                if i + 1 < bytes.count, bytes[i + 1] == 0x85 { return true }
+            default:
+                continue
+            }
+        }
+        return false
+    }
+
+    /// ``Candidates/colonNearStart`` of ``candidates(_:)``, from the first ``labelReach`` bytes.
+    static func colonNearStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for i in 0..<min(bytes.count, labelReach) {
+            switch bytes[i] {
+            case 10, 11, 12, 13, UInt8(ascii: ":"):
+                return true
+            case 0xEF:
+                if i + 2 < bytes.count, bytes[i + 1] == 0xBC, bytes[i + 2] == 0x9A { return true }
+            default:
+                continue
+            }
+        }
+        return false
+    }
+
     /// The label, opening or chatter found in the answer, as written, or `nil`.
+    ///
+    /// Most answers open with no label word and hold no line break and no place where
+    /// chatter could be (``LaterSites``), and pass after one scan of the UTF-8 bytes.
     static func evidence(in input: ScoringInput) -> String? {
+        let chars = input.characters
+        let words = input.words
+        guard let firstWord = words.first else { return nil }
+        var text = input.text
+        return text.withUTF8 { bytes -> String? in
+            if openingFirstWordSet.contains(firstWord.normalized) {
+                // Where the text's bytes are its Characters, the label is read from the bytes.
+                let reach = asciiReach(bytes)
+                let opens =
+                    firstWord.range.lowerBound <= reach
+                    ? bytes[..<firstWord.range.lowerBound].allSatisfy(isLeadingMarkup)
+                    : TextAnalysis.startsWithWord(chars, words: words)
+                if opens {
+                    if colonNearStart(bytes) {
+                        if let decided = asciiLabel(at: 0, labels: openingLabelIndex, words: words, bytes: bytes, reach: reach) {
+                            if let label = decided { return label }
+                        } else if let label = label(at: 0, labels: openingLabelIndex, words: words, chars: chars) {
+                            return label
+                        }
+                    }
+                    if let opening = opening(words: words, chars: chars) { return opening }
+                }
+            }
+            guard let site = ByteScan.first(LaterSites.self, in: bytes) else { return nil }
+            if hasLineBreak(bytes) {
+                for index in words.indices.dropFirst()
+                where lineLabelFirstWords.contains(words[index].normalized) && startsLine(words[index], chars: chars) {
+                    if let label = label(at: index, labels: lineLabelIndex, words: words, chars: chars) {
+                        return label
+                    }
+                }
+            }
+            // Every chatter phrase holds one of chatterWords (found.chatter of candidates(_:)),
+            // so finding a phrase is enough.
+            var start = 0
+            if ByteScan.isAlphanumeric(bytes[site]), ByteScan.scalarCount(bytes) == chars.count {
+                // A chatter site: no phrase starts before its word, less the words a phrase
+                // has before its site word ("is there" before "anything").
+                let char = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<site]))
+                start = max(0, PerceptionMetaScorer.firstWordIndex(atOrAfter: char, in: words) - 2)
+            }
+            return chatterEvidence(in: input, from: start)
+        }
+    }
+
+    /// The first chatter phrase in the model's own voice, as written, once the text as written
+    /// holds one; none starts before word `start` of the written text.
+    static func chatterEvidence(in input: ScoringInput, from start: Int = 0) -> String? {
+        let written = WrittenText(words: input.words, chars: input.characters)
+        guard let match = PerceptionMetaScorer.nextMatch(chatterIndex, in: written, from: start, includingSignText: false)
+        else { return nil }
+        switch VoiceText.read(input) {
+        case .unchanged:
+            return written.written(match)
+        case .voice(let voice):
+            return PerceptionMetaScorer.nextMatch(chatterIndex, in: voice, from: 0, includingSignText: false)
+                .map(voice.written)
+        case nil:
+            let chars = Array(TextAnalysis.ownVoice(input.text))
+            let voice = WrittenText(words: TextAnalysis.words(in: chars), chars: chars)
+            return PerceptionMetaScorer.nextMatch(chatterIndex, in: voice, from: 0, includingSignText: false)
+                .map(voice.written)
+        }
+    }
+
+    /// ``evidence(in:)`` computed the long way, every check on every answer, with
+    /// ``TextAnalysis/ownVoice(_:)`` whenever the text quotes or reports something; the
+    /// tests check that both agree.
+    static func evidenceByOwnVoice(in input: ScoringInput) -> String? {
         let chars = input.characters
         let words = input.words
         guard let firstWord = words.first else { return nil }
@@ -181,6 +302,50 @@ public struct MetaLabelScorer: Scorer {
             voice[voiceWords[match.lowerBound].range.lowerBound..<voiceWords[match.upperBound - 1].range.upperBound])
     }
 
+    /// Where a line label or chatter could be, for ``evidence(in:)``'s byte scan: a line
+    /// break (LF, VT, FF, CR, NEL, LINE or PARAGRAPH SEPARATOR), or the first word of a
+    /// chatter phrase before the next word it needs: "hope" before this/that, "let" or "want"
+    /// before "me", "feel" before "free", "anything" before "else", "would" or "if" before
+    /// "you", "happy" or "glad" before "to". Words are runs of ASCII letters and digits, with
+    /// anything but ASCII allowed between them, so a site is only a maybe.
+    enum LaterSites: ByteScan.Sites {
+        @inline(__always)
+        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
+            let c = w.current | ByteScan.splat(" ")
+            let n = w.next | ByteScan.splat(" ")
+            let a = w.afterNext | ByteScan.splat(" ")
+            func starts(_ x: Unicode.Scalar, _ y: Unicode.Scalar, _ z: Unicode.Scalar) -> ByteScan.Mask {
+                c .== ByteScan.splat(x) .& n .== ByteScan.splat(y) .& a .== ByteScan.splat(z)
+            }
+            let words =
+                starts("h", "o", "p") .| starts("l", "e", "t") .| starts("f", "e", "e") .| starts("a", "n", "y")
+                .| starts("w", "o", "u") .| starts("w", "a", "n") .| starts("h", "a", "p") .| starts("g", "l", "a")
+                .| (c .== ByteScan.splat("i") .& n .== ByteScan.splat("f"))
+            let lineBreaks =
+                (w.current &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
+                .| (w.current .== ByteScan.Lanes(repeating: 0xC2) .& w.next .== ByteScan.Lanes(repeating: 0x85))
+                .| (w.current .== ByteScan.Lanes(repeating: 0xE2) .& w.next .== ByteScan.Lanes(repeating: 0x80)
+                    .& (w.afterNext .== ByteScan.Lanes(repeating: 0xA8) .| w.afterNext .== ByteScan.Lanes(repeating: 0xA9)))
+            return (words .& .!ByteScan.isAlphanumeric(w.previous)) .| lineBreaks
+        }
+
+        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+            guard ByteScan.isAlphanumeric(bytes[i]) else { return true }
+            let word = ByteScan.run(bytes, from: i)
+            guard let after = ByteScan.runAfter(bytes, word.upperBound) else { return false }
+            for (first, next) in chatterPairs where ByteScan.run(bytes, word, is: first) {
+                return next.contains { ByteScan.run(bytes, after, is: $0) }
+            }
+            return false
+        }
+
+        /// The first words of the chatter phrases and the words that may follow them.
+        static let chatterPairs: [(StaticString, [StaticString])] = [
+            ("hope", ["this", "that"]), ("let", ["me"]), ("feel", ["free"]), ("anything", ["else"]),
+            ("would", ["you"]), ("want", ["me"]), ("if", ["you"]), ("happy", ["to"]), ("glad", ["to"]),
+        ]
+    }
+
     /// Whether only whitespace and markdown separate `word` from the line break before it.
     static func startsLine(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
         var j = word.range.lowerBound - 1
@@ -196,6 +361,24 @@ public struct MetaLabelScorer: Scorer {
     /// then markdown, then a colon, or a line break with more text after it.
     static func label(
         at index: Int, labels: [[String]], words: [TextAnalysis.Word], chars: [Character]
+    ) -> String? {
+        label(at: index, candidates: labels, words: words, chars: chars)
+    }
+
+    /// ``label(at:labels:words:chars:)`` with the labels indexed by first word: only those
+    /// that start with word `index` are tried, longest first, as in the label lists.
+    static func label(
+        at index: Int, labels: PhraseIndex, words: [TextAnalysis.Word], chars: [Character]
+    ) -> String? {
+        guard let candidates = labels.candidates(for: words[index].normalized) else { return nil }
+        return label(at: index, candidates: candidates, words: words, chars: chars)
+    }
+
+    static let openingLabelIndex = PhraseIndex(allOpeningLabels)
+    static let lineLabelIndex = PhraseIndex(lineLabels)
+
+    private static func label(
+        at index: Int, candidates labels: [[String]], words: [TextAnalysis.Word], chars: [Character]
     ) -> String? {
         for label in labels where TextAnalysis.matches(label, in: words, from: index, chars: chars) {
             var end = index + label.count
@@ -220,9 +403,107 @@ public struct MetaLabelScorer: Scorer {
                 guard chars[colon...].contains(where: { !$0.isWhitespace }) else { continue }
                 return String(chars[start..<lastWord.range.upperBound])
             }
-            return String(chars[start...colon].filter { $0 != "*" && $0 != "_" })
+            var text = ""
+            for c in chars[start...colon] where c.asciiValue != UInt8(ascii: "*") && c.asciiValue != UInt8(ascii: "_") {
+                text.append(c)
+            }
+            return text
         }
         return nil
+    }
+
+    /// How many of the first bytes of a text are `Character`s of one byte each: the ASCII
+    /// bytes before the first CR or non-ASCII byte, less the last of them when one of those
+    /// follows (a combining mark may join it).
+    static func asciiReach(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var i = 0
+        while i < bytes.count, bytes[i] < 0x80, bytes[i] != 0x0D { i += 1 }
+        return i == bytes.count ? i : max(0, i - 1)
+    }
+
+    /// ``TextAnalysis/isLeadingMarkup(_:)`` of an ASCII character.
+    @inline(__always)
+    static func isLeadingMarkup(_ b: UInt8) -> Bool {
+        isSpace(b) || b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "#") || b == UInt8(ascii: ">")
+    }
+
+    /// ``TextAnalysis/isSpace(_:)`` of an ASCII character.
+    @inline(__always)
+    static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || (b >= 0x09 && b <= 0x0D)
+    }
+
+    /// ``label(at:labels:words:chars:)`` read from the UTF-8 `bytes`, whose first `reach`
+    /// bytes are `Character`s of one byte each: the label (`nil` when there is none), or `nil`
+    /// when deciding would take a character past them, or a label ends at a line break.
+    static func asciiLabel(
+        at index: Int, labels: PhraseIndex, words: [TextAnalysis.Word], bytes: UnsafeBufferPointer<UInt8>,
+        reach: Int
+    ) -> String?? {
+        guard let candidates = labels.candidates(for: words[index].normalized) else { return .some(nil) }
+        /// Whether only spaces separate words `k - 1` and `k`; `nil` past the reach.
+        func adjacent(_ k: Int) -> Bool? {
+            guard words[k].range.lowerBound <= reach else { return nil }
+            return bytes[words[k - 1].range.upperBound..<words[k].range.lowerBound].allSatisfy(isSpace)
+        }
+        /// ``colonFollows(_:chars:)``; `nil` past the reach.
+        func colonFollows(_ word: TextAnalysis.Word) -> Int?? {
+            var j = word.range.upperBound
+            while j < bytes.count {
+                guard j < reach else { return nil }
+                let b = bytes[j]
+                if b == UInt8(ascii: ":") || (b >= 0x0A && b <= 0x0D) { return j }
+                guard b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == 0x20 || b == 0x09 else {
+                    return .some(nil)
+                }
+                j += 1
+            }
+            return .some(nil)
+        }
+        for label in candidates {
+            guard index + label.count <= words.count else { continue }
+            var matches = true
+            for (k, expected) in label.enumerated() {
+                guard words[index + k].normalized == expected else {
+                    matches = false
+                    break
+                }
+                if k > 0 {
+                    guard let adjacent = adjacent(index + k) else { return nil }
+                    guard adjacent else {
+                        matches = false
+                        break
+                    }
+                }
+            }
+            guard matches else { continue }
+            var end = index + label.count
+            if end < words.count, words[end].normalized == "for" {
+                guard let forAdjacent = adjacent(end) else { return nil }
+                if forAdjacent {
+                    var k = end + 1
+                    while k < words.count, k <= end + 4 {
+                        guard let next = adjacent(k) else { return nil }
+                        guard next else { break }
+                        guard let colon = colonFollows(words[k]) else { return nil }
+                        if colon != nil {
+                            end = k + 1
+                            break
+                        }
+                        k += 1
+                    }
+                }
+            }
+            let lastWord = words[end - 1]
+            guard let found = colonFollows(lastWord) else { return nil }
+            guard let colon = found else { continue }
+            // A label alone on its line needs the text after the line break: judged on Characters.
+            guard bytes[colon] == UInt8(ascii: ":") else { return nil }
+            let start = words[index].range.lowerBound
+            let kept = bytes[start...colon].filter { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "_") }
+            return .some(String(decoding: kept, as: UTF8.self))
+        }
+        return .some(nil)
     }
 
     /// The index of the colon (or of the line break) after `word`, past spaces and the
@@ -231,8 +512,14 @@ public struct MetaLabelScorer: Scorer {
         var j = word.range.upperBound
         while j < chars.count {
             let c = chars[j]
-            if c == ":" || c == "\u{FF1A}" || c.isNewline { return j }
-            guard c == "*" || c == "_" || (c.isWhitespace && !c.isNewline) else { return nil }
+            if let a = c.asciiValue {
+                // ":", a line break; "*", "_", a space or a tab.
+                if a == 0x3A || (a >= 0x0A && a <= 0x0D) { return j }
+                guard a == 0x2A || a == 0x5F || a == 0x20 || a == 0x09 else { return nil }
+            } else {
+                if c == "\u{FF1A}" || c.isNewline { return j }
+                guard c.isWhitespace else { return nil }
+            }
             j += 1
         }
         return nil

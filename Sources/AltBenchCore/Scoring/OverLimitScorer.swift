@@ -6,7 +6,7 @@ public struct OverLimitScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        let chars = input.text.unicodeScalars.count
+        let chars = input.scalarCount
         let limit = input.settings.platformLimit
         return [.flag(ScoreName.overLimit, chars > limit, detail: "\(chars) > \(limit)")]
     }

@@ -48,7 +48,7 @@ public struct QualityScorer: Sendable {
 
     /// `quality` from the other scores of one answer.
     public func combine(_ scores: [Score], settings: ScoringSettings) -> Score {
-        let failed = scores.filter { settings.hardFails.contains($0.name) && $0.isFlagged }.map(\.name)
+        let failed = scores.filter { $0.isFlagged && settings.hardFails.contains($0.name) }.map(\.name)
         if !failed.isEmpty {
             return Score(
                 name: ScoreName.quality, value: 0, passed: false,

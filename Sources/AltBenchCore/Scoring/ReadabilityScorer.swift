@@ -82,8 +82,9 @@ public enum Readability {
 
     /// textstat's word and sentence counts of `text` and, when `syllables` is true, the
     /// syllables of its words by ``SyllableCounter``: one scan over the Unicode scalars (Python
-    /// counts code points), decoded from the UTF-8 bytes. The letters of the current word go
-    /// to a buffer on the stack (on the heap for texts of more than a kilobyte or so).
+    /// counts code points), decoded from the UTF-8 bytes, an ASCII byte taking only the steps
+    /// its class needs and a run of ASCII letters read in one go. The letters of the current
+    /// word go to a buffer on the stack (on the heap for texts of more than a kilobyte or so).
     public static func counts(in text: String, syllables: Bool) -> Counts {
         if let counts = text.utf8.withContiguousStorageIfAvailable({ counts(utf8: $0, syllables: syllables) }) {
             return counts
@@ -116,47 +117,123 @@ public enum Readability {
             var index = 0
             let n = utf8.count
             while index <= n {
-                // One scalar per turn, and one more turn past the end to close what is open.
-                var space = true
-                var word = false
-                var terminator = false
-                var code: UInt8 = 0
-                if index < n {
+                // An ASCII character, the most common kind, takes the steps of the general
+                // turn below that apply to its class, and no others.
+                if index < n, utf8[index] < 0x80 {
                     let byte = utf8[index]
-                    if byte < 0x80 {
-                        index += 1
-                        let folded = byte | 0x20
-                        if folded >= 0x61 && folded <= 0x7A {
-                            space = false
-                            word = true
-                            code = folded
-                        } else if byte >= 0x30 && byte <= 0x39 {
-                            space = false
-                            word = true
-                            code = 0x30
-                        } else {
-                            space = byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F)
-                            word = byte == 0x5F
-                            terminator = byte == 0x2E || byte == 0x21 || byte == 0x3F
-                            code = byte
+                    index += 1
+                    let folded = byte | 0x20
+                    if (folded >= 0x61 && folded <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F {
+                        // A word character: it opens a word, and a sentence if none is open,
+                        // after closing one whose run of . ! ? it ends.
+                        inToken = true
+                        tokenHasWord = true
+                        if countSyllables {
+                            letters[letterCount] = byte == 0x5F ? byte : byte >= 0x30 && byte <= 0x39 ? 0x30 : folded
+                            letterCount += 1
+                        }
+                        if inSentence, inTerminators {
+                            // Close the sentence.
+                            if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                            sentences += 1
+                            if sentenceWords <= 2 { shortSentences += 1 }
+                            inSentence = false
+                        }
+                        if !inSentence {
+                            inSentence = true
+                            inTerminators = false
+                            sentenceWords = 0
+                        }
+                        inSentenceToken = true
+                        sentenceTokenHasWord = true
+                        // The rest of the run of letters and digits: more letters.
+                        while index < n {
+                            let byte = utf8[index]
+                            let folded = byte | 0x20
+                            let code: UInt8
+                            if folded >= 0x61 && folded <= 0x7A {
+                                code = folded
+                            } else if byte >= 0x30 && byte <= 0x39 {
+                                code = 0x30
+                            } else {
+                                break
+                            }
+                            if countSyllables {
+                                letters[letterCount] = code
+                                letterCount += 1
+                            }
+                            index += 1
+                        }
+                    } else if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F) {
+                        // Whitespace ends the word, and the sentence after its run of . ! ?.
+                        if inToken, tokenHasWord {
+                            words += 1
+                            if countSyllables {
+                                syllables += SyllableCounter.count(letters: UnsafeBufferPointer(rebasing: letters[0..<letterCount]))
+                            }
+                        }
+                        letterCount = 0
+                        inToken = false
+                        tokenHasWord = false
+                        if inSentence {
+                            if inTerminators {
+                                // Close the sentence.
+                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                                sentences += 1
+                                if sentenceWords <= 2 { shortSentences += 1 }
+                                inSentence = false
+                            } else {
+                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                                inSentenceToken = false
+                                sentenceTokenHasWord = false
+                            }
+                        }
+                    } else if byte == 0x2E || byte == 0x21 || byte == 0x3F {
+                        // . ! ? join the run that ends the sentence.
+                        inToken = true
+                        if inSentence {
+                            inTerminators = true
+                            inSentenceToken = true
                         }
                     } else {
-                        let scalar = decodeScalar(utf8, at: &index)
-                        space = isSpace(scalar)
-                        word = !space && isNonASCIIWordCharacter(scalar)
-                        if word, countSyllables { code = SyllableCounter.letterCode(scalar) }
+                        // Other punctuation: part of the word, and the end of a sentence
+                        // whose run of . ! ? it follows.
+                        inToken = true
+                        if inSentence {
+                            if inTerminators {
+                                // Close the sentence.
+                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                                sentences += 1
+                                if sentenceWords <= 2 { shortSentences += 1 }
+                                inSentence = false
+                            } else {
+                                inSentenceToken = true
+                            }
+                        }
                     }
+                    continue
+                }
+                // Any other scalar per turn, and one more turn past the end to close what is
+                // open. (. ! ? are ASCII: no scalar here is one.)
+                var space = true
+                var word = false
+                var code: UInt8 = 0
+                if index < n {
+                    let scalar = decodeScalar(utf8, at: &index)
+                    space = isSpace(scalar)
+                    word = !space && isNonASCIIWordCharacter(scalar)
+                    if word, countSyllables { code = SyllableCounter.letterCode(scalar) }
                 } else {
                     index += 1
                 }
 
                 // The words of the whole text (lexicon_count, and syllable_count's words).
                 if space {
+                    // Close the word.
                     if inToken, tokenHasWord {
                         words += 1
                         if countSyllables {
-                            let word = UnsafeBufferPointer(rebasing: letters[0..<letterCount])
-                            syllables += SyllableCounter.count(letters: word)
+                            syllables += SyllableCounter.count(letters: UnsafeBufferPointer(rebasing: letters[0..<letterCount]))
                         }
                     }
                     letterCount = 0
@@ -176,7 +253,7 @@ public enum Readability {
                 // The sentences: a match ends at the first character after its run of . ! ?
                 // (or at the end), and the next starts at the next word character.
                 let atEnd = index > n
-                if inSentence, (inTerminators && !terminator) || atEnd {
+                if inSentence, inTerminators || atEnd {
                     if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
                     sentences += 1
                     if sentenceWords <= 2 { shortSentences += 1 }
@@ -190,8 +267,6 @@ public enum Readability {
                     sentenceWords = 0
                     inSentenceToken = false
                     sentenceTokenHasWord = false
-                } else if terminator {
-                    inTerminators = true
                 }
                 if space {
                     if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
@@ -260,9 +335,14 @@ public enum Readability {
     }
 
     /// ``isWordCharacter(_:)`` beyond ASCII, kept out of line: the property lookups cost more
-    /// to set up than the whole ASCII test.
+    /// to set up than the whole ASCII test. The scalars Latin text is made of are decided by
+    /// their value: the accented letters from U+00C0 to U+017F are all letters (but for × and
+    /// ÷), and the general punctuation from U+2000 to U+206F (quotes, dashes, …) holds none.
     @inline(never)
     static func isNonASCIIWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v >= 0xC0 && v <= 0x17F { return v != 0xD7 && v != 0xF7 }
+        if v >= 0x2000 && v <= 0x206F { return false }
         let properties = scalar.properties
         switch properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:

@@ -197,6 +197,8 @@ public struct ScoringInput: Sendable {
     /// removed (Ice Cubes trims the reply), or "" when there is none. Trimmed once here, since
     /// every scorer reads it.
     public let text: String
+    /// `text`'s length in Unicode scalars, what Mastodon counts.
+    public let scalarCount: Int
     /// `text` as `Character`s, split once for every scorer.
     public let characters: [Character]
     /// The words of `text` (``TextAnalysis/words(in:)``), split once for every scorer.
@@ -221,6 +223,8 @@ public struct ScoringInput: Sendable {
         let text = TextAnalysis.trimmed(content ?? "")
         self.text = text
         (self.characters, self.words) = TextAnalysis.split(text)
+        // A scalar starts at every UTF-8 byte that is not a continuation byte.
+        self.scalarCount = text.utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 }
 

@@ -46,8 +46,9 @@ public enum ScoringSuite {
     /// Names are unique in the result, because the store keeps one value per name: should two
     /// scorers write the same name, the first one's score is kept.
     public static func evaluate(_ input: ScoringInput, scorers: [any Scorer] = standard) -> [Score] {
-        var names = Set<String>()
+        var names = Set<String>(minimumCapacity: 32)
         var scores: [Score] = []
+        scores.reserveCapacity(scorers.count + 3)
         for scorer in scorers {
             for score in scorer.score(input) where names.insert(score.name).inserted {
                 scores.append(score)

@@ -114,15 +114,77 @@ public enum SyllableCounter {
     // MARK: - Counting
 
     /// The syllables of a word given as letter codes (``letterCode(_:)``), at least 1.
+    ///
+    /// A word of up to 64 letters first marks its vowels (``isVowel(_:_:)``) as the bits of
+    /// one integer, so that each is decided once and the scan jumps from vowel to vowel;
+    /// ``countLetterByLetter(_:)`` asks letter by letter, for longer words.
     static func count(letters w: UnsafeBufferPointer<UInt8>) -> Int {
         let n = w.count
         // pyphen keeps two letters on each side of a break: a word of three has none.
         guard n >= 4 else { return 1 }
+        guard n <= 64 else { return countLetterByLetter(w) }
+        var vowels: UInt64 = 0
+        for i in 0..<n {
+            switch w[i] {
+            case 97, 101, 105, 111:  // a e i o
+                vowels |= 1 << UInt64(i)
+            case 117, 121:  // u y
+                if isVowel(w, i) { vowels |= 1 << UInt64(i) }
+            default:
+                break
+            }
+        }
+        /// Whether a vowel comes before `limit` (at most 63).
+        @inline(__always) func hasVowel(before limit: Int) -> Bool {
+            vowels & ((1 << UInt64(limit)) &- 1) != 0
+        }
+
+        var breaks = 0
+        var previousEnd = -1  // where the previous vowel group ended
+        let stop = silentEnding(w, hasVowel: hasVowel)
+        // A plural's last syllable is judged as the singular's: "whisk|ers" as "whisk|er".
+        let stem = n >= 5 && w[n - 1] == 115 && !isVowelLetter(w[n - 2]) && w[n - 2] != 115 ? n - 1 : n
+        var i = 0
+        while i < stop {
+            // The next vowel.
+            let rest = vowels >> UInt64(i)
+            guard rest != 0 else { break }
+            i += rest.trailingZeroBitCount
+            guard i < stop else { break }
+            // A vowel group; it may hold two syllables ("li|on", "go|ing").
+            var end = i + 1
+            while end < stop, vowels >> UInt64(end) & 1 == 1, !isHiatus(w, end) {
+                end += 1
+            }
+            if previousEnd >= 0, !isSilentCompoundE(w, previousEnd),
+                !isInsideAble(w, previousEnd, i, hasVowel: hasVowel)
+            {
+                let at = breakPosition(w, from: previousEnd, to: i)
+                if at >= 2 && (at < stem - 2 || (at == stem - 2 && keepsFinalBreak(w, stem: stem))) {
+                    breaks += 1
+                }
+            }
+            previousEnd = end
+            i = end
+        }
+        if endsInSyllabicNT(w) { breaks += 1 }
+        return breaks + 1
+    }
+
+    /// ``count(letters:)`` asking ``isVowel(_:_:)`` letter by letter, for a word of any length.
+    static func countLetterByLetter(_ w: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = w.count
+        guard n >= 4 else { return 1 }
+        /// Whether a vowel comes before `limit`.
+        func hasVowel(before limit: Int) -> Bool {
+            for j in 0..<limit where isVowel(w, j) { return true }
+            return false
+        }
 
         var breaks = 0
         var previousEnd = -1  // where the previous vowel group ended
         var i = 0
-        let stop = silentEnding(w)
+        let stop = silentEnding(w, hasVowel: hasVowel)
         // A plural's last syllable is judged as the singular's: "whisk|ers" as "whisk|er".
         let stem = n >= 5 && w[n - 1] == 115 && !isVowelLetter(w[n - 2]) && w[n - 2] != 115 ? n - 1 : n
         while i < stop {
@@ -135,7 +197,9 @@ public enum SyllableCounter {
             while end < stop, isVowel(w, end), !isHiatus(w, end) {
                 end += 1
             }
-            if previousEnd >= 0, !isSilentCompoundE(w, previousEnd), !isInsideAble(w, previousEnd, i) {
+            if previousEnd >= 0, !isSilentCompoundE(w, previousEnd),
+                !isInsideAble(w, previousEnd, i, hasVowel: hasVowel)
+            {
                 let at = breakPosition(w, from: previousEnd, to: i)
                 if at >= 2 && (at < stem - 2 || (at == stem - 2 && keepsFinalBreak(w, stem: stem))) {
                     breaks += 1
@@ -396,8 +460,11 @@ public enum SyllableCounter {
 
     /// Whether the vowel group ending at `end` is the a or i of a final -able or -ible after
     /// another syllable ("avail|able", "en|able", "vis|ible"), which pyphen never breaks.
+    /// `hasVowel(limit)` tells whether ``isVowel(_:_:)`` holds for a letter before `limit`.
     @inline(__always)
-    static func isInsideAble(_ w: UnsafeBufferPointer<UInt8>, _ end: Int, _ next: Int) -> Bool {
+    static func isInsideAble(
+        _ w: UnsafeBufferPointer<UInt8>, _ end: Int, _ next: Int, hasVowel: (_ before: Int) -> Bool
+    ) -> Bool {
         let n = w.count
         guard end >= 3, next == end + 2, w[end] == 98, w[end + 1] == 108 else { return false }
         let vowel = w[end - 1]
@@ -406,8 +473,7 @@ public enum SyllableCounter {
         // -able, -ables, -abled
         guard next == n - 1 || (next == n - 2 && (w[n - 1] == 115 || w[n - 1] == 100)) else { return false }
         // Not the word's first syllable ("ta|ble", "bi|ble").
-        for j in 0..<(end - 2) where isVowel(w, j) { return true }
-        return false
+        return hasVowel(end - 2)
     }
 
     /// Whether `w[at...]` is a suffix after which a stem's final e is silent.
@@ -436,8 +502,9 @@ public enum SyllableCounter {
 
     /// The index past the last letter that may hold a vowel: the word's length, or less when
     /// it ends in a silent e ("stone", "stones", "jumped", "tongue").
+    /// `hasVowel(limit)` tells whether ``isVowel(_:_:)`` holds for a letter before `limit`.
     @inline(__always)
-    static func silentEnding(_ w: UnsafeBufferPointer<UInt8>) -> Int {
+    static func silentEnding(_ w: UnsafeBufferPointer<UInt8>, hasVowel: (_ before: Int) -> Bool) -> Int {
         let n = w.count
         let e: UInt8 = 101
         var eAt = -1
@@ -471,7 +538,6 @@ public enum SyllableCounter {
             if before == 104, beforeThat == 99 || beforeThat == 115 { return n }
         }
         // Silent only when a vowel comes before it.
-        for j in 0..<(silentFrom - 1) where isVowel(w, j) { return silentFrom }
-        return n
+        return hasVowel(silentFrom - 1) ? silentFrom : n
     }
 }

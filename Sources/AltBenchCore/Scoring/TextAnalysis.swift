@@ -216,9 +216,27 @@ public enum TextAnalysis {
                 }
             }
             var view = String.UnicodeScalarView()
-            view.append(contentsOf: scalars[start..<i])
+            var lower = String.UnicodeScalarView()
+            var changed = false
+            for scalar in scalars[start..<i] {
+                view.append(scalar)
+                let v = scalar.value
+                if v < 0x80 {
+                    let folded = v >= 65 && v <= 90 ? v + 32 : v
+                    changed = changed || folded != v
+                    lower.append(Unicode.Scalar(UInt8(folded)))
+                } else if v == 0x2019 || v == 0x02BC {
+                    changed = true
+                    lower.append("'")
+                } else {
+                    // A Character of one scalar lowercases as that scalar's mapping.
+                    let mapped = scalar.properties.lowercaseMapping
+                    changed = changed || mapped.unicodeScalars.count != 1 || mapped.unicodeScalars.first != scalar
+                    lower.append(contentsOf: mapped.unicodeScalars)
+                }
+            }
             let text = String(view)
-            result.append(Word(text: text, normalized: normalize(text), range: start..<i))
+            result.append(Word(text: text, normalized: changed ? String(lower) : text, range: start..<i))
         }
         return result
     }

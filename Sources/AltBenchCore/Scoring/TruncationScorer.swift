@@ -17,7 +17,9 @@ public struct TruncationScorer: Scorer {
         if let reason = input.finishReason?.lowercased(), Self.cutOffReasons.contains(reason) {
             return [.flag(ScoreName.truncated, true, detail: "finish_reason \(reason)")]
         }
-        let evidence = Self.evidence(chars: input.characters)
+        var text = input.text
+        let (quotes, brackets) = text.withUTF8(Self.mayOpen)
+        let evidence = Self.evidence(chars: input.characters, quotes: quotes, brackets: brackets)
         return [.flag(ScoreName.truncated, evidence != nil, detail: evidence)]
     }
 
@@ -47,17 +49,42 @@ public struct TruncationScorer: Scorer {
         evidence(chars: Array(text))
     }
 
-    /// ``evidence(in:)`` over text already split into `Character`s.
-    static func evidence(chars: [Character]) -> String? {
+    /// Whether UTF-8 `bytes` hold a mark that may open a quotation other than a straight
+    /// single quote (" “ „ ‘ « ‹ 「 『), and one that opens a bracket. When they hold neither,
+    /// the scans for unclosed quotations and brackets can be skipped: they would find none.
+    static func mayOpen(_ bytes: UnsafeBufferPointer<UInt8>) -> (quotes: Bool, brackets: Bool) {
+        var quotes = false
+        var brackets = false
+        let n = bytes.count
+        for i in 0..<n {
+            switch bytes[i] {
+            case 0x22: quotes = true
+            case 0x28, 0x5B, 0x7B: brackets = true
+            case 0xC2: if i + 1 < n, bytes[i + 1] == 0xAB { quotes = true }
+            case 0xE2:
+                if i + 2 < n, bytes[i + 1] == 0x80,
+                    [0x98, 0x9C, 0x9E, 0xB9].contains(bytes[i + 2])
+                {
+                    quotes = true
+                }
+            case 0xE3: if i + 2 < n, bytes[i + 1] == 0x80, bytes[i + 2] == 0x8C || bytes[i + 2] == 0x8E { quotes = true }
+            default: break
+            }
+        }
+        return (quotes, brackets)
+    }
+
+    /// ``evidence(in:)`` over text already split into `Character`s; `quotes` and `brackets`
+    /// false skip the scans ``mayOpen(_:)`` ruled out.
+    static func evidence(chars: [Character], quotes: Bool = true, brackets: Bool = true) -> String? {
         guard let last = chars.last(where: { !TextAnalysis.isSpace($0) }) else { return nil }
 
         // Straight single quotes are left out: they are also apostrophes at word starts
         // ('90s, 'em, rock 'n roll), so an "open" one proves nothing.
-        let spans = TextAnalysis.quotedSpans(in: chars)
-        if let open = spans.first(where: { !$0.isClosed && $0.opener != "'" }) {
+        if quotes, let open = TextAnalysis.quotedSpans(in: chars).first(where: { !$0.isClosed && $0.opener != "'" }) {
             return "unclosed \(open.opener)"
         }
-        if let bracket = unclosedBracket(chars) {
+        if brackets, let bracket = unclosedBracket(chars) {
             return "unclosed \(bracket)"
         }
         if danglingMarks.contains(last) {

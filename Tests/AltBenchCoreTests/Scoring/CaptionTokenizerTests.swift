@@ -103,3 +103,199 @@ struct CaptionTokenizerTests {
         }
     }
 }
+
+/// Random captions from fragments alt text is made of (words, abbreviations, numbers,
+/// contractions, hyphenated words, punctuation, quotes of every kind, symbols, URLs,
+/// non-ASCII letters and spaces), joined with or without a space, from a fixed seed.
+struct CaptionFragments {
+    static let fragments: [String] = [
+        // Words, capitalised words, single letters, assimilations.
+        "a", "A", "the", "The", "cat", "Cat", "sofa", "grey", "sitting", "photo", "It", "We", "I", "B", "j", "y", "n",
+        "gonna", "Cannot", "wanna", "lemme", "wooden", "called", "ground", "colour", "http", "www", "com", "ph", "Ed",
+        "Mass", "ill", "fig", "No", "Mr", "cont", "dunkin", "ol", "CAN", "WE", "SHE", "nn", "xn", "an",
+        // Abbreviations and acronyms.
+        "Dr.", "etc.", "e.g.", "U.S.", "a.m.", "Jan.", "Mt.", "Ill.", "no.", "fig.", "Ph.D.", "vs.", "Inc.", "St.",
+        // Numbers.
+        "3", "42", "2020", "3.5", "1,000", "10:30", "-5", "+3", ".5", "5-year-old", "12/25/2020", "1/2", "24/7",
+        "3D", "90s", "2-1/2", "50%", "$5", "US$", "4x4",
+        // Contractions and apostrophes, straight and curly.
+        "don't", "can't", "isn't", "won't", "it's", "cat's", "they're", "we'll", "I'm", "he'd", "you've",
+        "don’t", "it’s", "dog’s", "they’re", "O'Brien", "o'clock", "Hawai'i", "y'all", "'90s", "'n'", "'em", "'tis",
+        "cont'd", "cont'd.", "dunkin'", "ol'", "WE'RE", "SHE'S", "don‘t", "don‛t", "James'", "dogs'", "'", "’", "'s",
+        "n't", "ain't", "cannn't",
+        // Hyphens, dashes, slashes.
+        "close-up", "t-shirt", "red-brown", "covid-19", "well-known", "x-ray", "e-mail", "u.s.-based", "3.5-inch",
+        "-", "--", "-----", "—", "–", "‐", "and/or", "100km/h", "snake_case", "_", "/", "\\",
+        // Punctuation.
+        ".", ",", ";", ":", "!", "?", "?!", "...", "…", "!!", ". ", ", ", ": ", ";)", ":)", ":-(", "=D", ":o)",
+        // Quotes and brackets.
+        "\"", "“", "”", "‘", "‚", "„", "‟", "«", "»", "‹", "›", "`", "``", "''", "(", ")", "[", "]", "{", "}",
+        // Symbols, social text, markup.
+        "#tag", "#", "@nasa", "@", "a@b.com", "info@example.org", "www.example.com", "example.com", "https://x.org/a?b=c",
+        "http://example.com.", "&", "AT&T", "R&B", "&amp;", "&lt;", "&quot;", "c++", "C#", "*", "**", "<b>", "</b>",
+        "<", ">", "<<", "=", "+", "%", "~", "^", "|", "€", "£", "¢", "½", "°", "©", "™", "×", "♥", "→", "¡", "¿",
+        "²", "₂", "🐱", "✨", "❤️", "👍🏽", "\u{200D}", "\u{FE0F}", "「", "」",
+        // Non-ASCII letters and digits.
+        "café", "Café", "naïve", "Zürich", "ÉTÉ", "straße", "crème", "fermé.", "d'été", "l'île", "Ｋ", "\u{212A}elvin",
+        "e\u{301}", "東京", "日本。", "привет", "мир!", "٣", "١٢", "ﬁ", "İstanbul", "ΣΟΦΙΑ", "µm",
+        "ÀÁÂÃ", "ÄÅÆÇ", "ÈÉÊË", "ÌÍÎÏ", "ÐÑÒÓ", "ÔÕÖ×Ø", "ÙÚÛÜ", "ÝÞßÿ", "µªº", "Ångström", "\u{212B}ngström",
+        // Spaces.
+        " ", " ", "  ", "\n", "\t", "\u{A0}", "\u{2003}", "\r\n",
+    ]
+
+    var state: UInt64
+
+    mutating func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+
+    /// A caption of up to `maxFragments` fragments.
+    mutating func caption(maxFragments: Int = 14) -> String {
+        var text = ""
+        for _ in 0..<(1 + next(maxFragments)) {
+            text += Self.fragments[next(Self.fragments.count)]
+            switch next(4) {
+            case 0: break
+            case 1: text += ["", ".", ",", "'s", "’", "-", ":", "!"][next(8)]
+            default: text += " "
+            }
+        }
+        return text
+    }
+}
+
+@Suite("CaptionTokenizer fast paths")
+struct CaptionTokenizerFastPathTests {
+    /// The scanner's shortcuts for common words give the tokens of the full rules.
+    @Test func shortcutsGiveTheFullRulesTokens() throws {
+        var random = CaptionFragments(state: 7)
+        var texts = try ReferenceGoldens.load().texts.map(\.text)
+        for _ in 0..<40_000 { texts.append(random.caption()) }
+        var mismatches: [String] = []
+        for text in texts {
+            let fast = CaptionTokenizer.tokenize(text), full = CaptionTokenizer.tokenize(text, shortcuts: false)
+            if fast != full, mismatches.count < 20 { mismatches.append("\(text.debugDescription): \(fast) != \(full)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
+    /// The scanner's input: the text's Unicode scalars, decoded eight ASCII bytes at a time
+    /// where it can, and the flags of the rarer characters it holds.
+    @Test func scalarsAndFlagsMatchTheText() {
+        var random = CaptionFragments(state: 13)
+        var texts = ["", "a", "abcdefgh", "abcdefg#", "########", "@@@@@@@@@", "_", "abc/def-ghi'jkl$mno+pqr&stu@vwx_yz#",
+                     "0123456789ABCDEF\u{7F}xyz", "\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}"]
+        for _ in 0..<5_000 { texts.append(random.caption(maxFragments: 30)) }
+        for text in texts {
+            let expected = text.unicodeScalars.map(\.value)
+            var flags = CaptionTokenizer.Flags()
+            for c in expected {
+                switch c {
+                case 0x27, 0x2019, 0x2018, 0x201B, 0x91, 0x92: flags.insert(.apostrophe)
+                case 0x2D, 0x5F, 0x58A, 0x2010, 0x2011: flags.insert(.hyphen)
+                case 0x2F, 0x2044: flags.insert(.slash)
+                case 0x40: flags.insert(.at)
+                case 0x26, 0x2B, 0x23, 0x24: flags.insert(.joiner)
+                default: break
+                }
+            }
+            let (scalars, found) = CaptionTokenizer.withScalars(text) { (Array($0), $1) }
+            #expect(scalars == expected, "\(text.debugDescription)")
+            #expect(found == flags, "\(text.debugDescription)")
+        }
+    }
+
+    /// Looking the tokens up as the scanner finds them gives the keys the String tokens get,
+    /// and the same n-grams.
+    @Test func corpusKeysMatchStringTokens() throws {
+        var random = CaptionFragments(state: 11)
+        let goldenTexts = try ReferenceGoldens.load().texts.map(\.text)
+        // Items whose references share many tokens with the captions, including non-ASCII
+        // ones, tokens over 16 bytes, and tokens canonically equivalent to ASCII ones.
+        var items = (0..<40).map { i in
+            ScoringItem(id: "item\(i)", references: (0..<3).map { _ in random.caption(maxFragments: 30) })
+        }
+        items.append(ScoringItem(id: "golden", references: Array(goldenTexts.prefix(60))))
+        items.append(ScoringItem(id: "odd", references: ["a \u{212A}elvin sign", "Caf\u{E9} cafe\u{301} x-ray-vision-goggles-extra-long", "#\u{37E}"]))
+        let corpus = ReferenceCorpus(items: items)
+        var texts = goldenTexts
+        for _ in 0..<20_000 { texts.append(random.caption()) }
+        texts += ["kelvin Kelvin \u{212A}elvin", "Café café cafe\u{301}", "x-ray-vision-goggles-extra-long x-ray-vision-goggles-extra-longer",
+                  "zzz zzz zzz", "zzz zzz yyy zzz zzz yyy"]
+        var mismatches: [String] = []
+        for (t, text) in texts.enumerated() {
+            let tokens = CaptionTokenizer.tokenize(text)
+            var expected = CandidateNGrams.Keys()
+            for token in tokens { expected.append(token, corpus: corpus) }
+            let keys = CaptionTokenizer.keys(text, corpus: corpus)
+            let entry = corpus.entries[t % corpus.entries.count]
+            let fromText = CandidateNGrams(text: text, corpus: corpus, entry: entry)
+            let fromTokens = CandidateNGrams(tokens, corpus: corpus, entry: entry)
+            if keys.keys != expected.keys || !Self.same(fromText, fromTokens), mismatches.count < 20 {
+                mismatches.append("\(text.debugDescription): \(keys.keys) != \(expected.keys)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
+    static func same(_ a: CandidateNGrams, _ b: CandidateNGrams) -> Bool {
+        a.grams.map(\.key) == b.grams.map(\.key) && a.grams.map(\.count) == b.grams.map(\.count)
+            && a.grams.map(\.union) == b.grams.map(\.union) && a.tokenGrams == b.tokenGrams
+            && [a.orderEnds.0, a.orderEnds.1, a.orderEnds.2, a.orderEnds.3]
+                == [b.orderEnds.0, b.orderEnds.1, b.orderEnds.2, b.orderEnds.3]
+    }
+
+    /// The byte-keyed token table finds an ASCII token exactly when the vocabulary does,
+    /// including through the characters canonically equivalent to ASCII ones.
+    @Test func tokenTableAgreesWithTheVocabulary() {
+        let corpus = ReferenceCorpus(tokenizedItems: [
+            (id: "x", references: [["a", "cat", "\u{212A}x", "a\u{37E}b", "\u{1FEF}q", "caf\u{E9}", "sixteen-bytes-ok", "seventeen-bytes-x"]])
+        ])
+        func find(_ token: String) -> Int32? {
+            let bytes = Array(token.utf8)
+            guard bytes.count <= TokenTable.longest else { return nil }
+            var low: UInt64 = 0, high: UInt64 = 0
+            for (k, b) in bytes.enumerated() {
+                if k < 8 { low |= UInt64(b) << UInt64(8 * k) } else { high |= UInt64(b) << UInt64(8 * (k - 8)) }
+            }
+            return corpus.tokenTable.find(low: low, high: high, length: bytes.count)
+        }
+        for token in ["a", "cat", "Kx", "a;b", "`q", "sixteen-bytes-ok", "dog", "ca", "cats", "kx", "a;"] {
+            #expect(find(token) == corpus.vocabulary[token], "\(token)")
+        }
+        #expect(find("Kx") != nil && find("a;b") != nil && find("`q") != nil)
+        #expect(find("seventeen-bytes-x") == nil && corpus.vocabulary["seventeen-bytes-x"] != nil)
+        // Through the tokenizer: a URL token written with ";" finds the reference's U+037E.
+        let url = ReferenceCorpus(tokenizedItems: [(id: "x", references: [["see", "http://a\u{37E}b", "now"]])])
+        let text = "See http://a;b now"
+        var expected = CandidateNGrams.Keys()
+        for token in CaptionTokenizer.tokenize(text) { expected.append(token, corpus: url) }
+        #expect(CaptionTokenizer.keys(text, corpus: url).keys == expected.keys)
+        #expect(expected.keys.allSatisfy { $0 >= 0 })
+    }
+
+    /// Latin-1 tokens are found by their bytes, through the characters canonically
+    /// equivalent to Latin-1 ones; a vocabulary with combining marks sends the misses to the
+    /// String lookup, which finds the decomposed forms.
+    @Test func latin1TokensAgreeWithTheVocabulary() {
+        let precomposed = ReferenceCorpus(tokenizedItems: [
+            (id: "x", references: [["caf\u{E9}", "\u{212B}ngstr\u{F6}m", "\u{1FFD}x", "na\u{EF}ve"]])
+        ])
+        #expect(precomposed.tokenTable.latin1Complete)
+        let decomposed = ReferenceCorpus(tokenizedItems: [
+            (id: "x", references: [["cafe\u{301}", "ÅNGSTRÖM", "zu\u{308}rich"]])
+        ])
+        #expect(!decomposed.tokenTable.latin1Complete)
+        for corpus in [precomposed, decomposed] {
+            for text in ["Café CAFÉ cafe\u{301} Ångström ÅNGSTRÖM \u{212B}ngström ´x \u{1FFD}X naïve Zürich zürich ÀÉÎÕÜ"] {
+                var expected = CandidateNGrams.Keys()
+                for token in CaptionTokenizer.tokenize(text) { expected.append(token, corpus: corpus) }
+                #expect(CaptionTokenizer.keys(text, corpus: corpus).keys == expected.keys, "\(text)")
+            }
+        }
+        var expected = CandidateNGrams.Keys()
+        for token in CaptionTokenizer.tokenize("Café Zürich") { expected.append(token, corpus: decomposed) }
+        #expect(expected.keys.allSatisfy { $0 >= 0 })
+    }
+}

@@ -70,4 +70,50 @@ struct MetaLabelScorerTests {
     func flagsLabelsAndChatter(_ row: ScoringFlagCase) {
         expectFlag(MetaLabelScorer(), name: ScoreName.metaLabel, row)
     }
+
+    // MARK: - Shortcuts against the long way
+
+    @Test func agreesWithEveryCheckOnEveryAnswer() {
+        var random = RandomAnswers(seed: 11)
+        for k in 0..<4000 {
+            let input = ScoringInput(content: random.answer(simple: k % 2 == 0))
+            #expect(
+                MetaLabelScorer.evidence(in: input) == MetaLabelScorer.evidenceByOwnVoice(in: input),
+                "\(input.text.debugDescription)")
+        }
+    }
+
+    @Test func findsLineBreaksAsTheByteScanDoes() {
+        var random = RandomAnswers(seed: 12)
+        for _ in 0..<3000 {
+            var text = random.answer()
+            text.withUTF8 { bytes in
+                #expect(MetaLabelScorer.hasLineBreak(bytes) == MetaLabelScorer.candidates(bytes).lineBreak)
+                #expect(
+                    MetaLabelScorer.colonNearStart(bytes) == MetaLabelScorer.candidates(bytes).colonNearStart)
+            }
+        }
+    }
+
+    @Test func readsLabelsFromTheBytesAsFromTheCharacters() {
+        var random = RandomAnswers(seed: 13)
+        var decided = 0
+        for k in 0..<4000 {
+            let label = random.pick(["Alt text", "**Alt text**", "Image description", "Alt text for the image", "Caption"])
+            let input = ScoringInput(content: label + random.pick([":", " :", "**:", "\n", ""]) + random.answer(simple: k % 2 == 0))
+            var text = input.text
+            let bytes = text.withUTF8 { bytes in
+                MetaLabelScorer.asciiLabel(
+                    at: 0, labels: MetaLabelScorer.openingLabelIndex, words: input.words, bytes: bytes,
+                    reach: MetaLabelScorer.asciiReach(bytes))
+            }
+            guard let bytes, !input.words.isEmpty else { continue }
+            decided += 1
+            #expect(
+                bytes == MetaLabelScorer.label(
+                    at: 0, labels: MetaLabelScorer.allOpeningLabels, words: input.words, chars: input.characters),
+                "\(input.text.debugDescription)")
+        }
+        #expect(decided > 2000)
+    }
 }

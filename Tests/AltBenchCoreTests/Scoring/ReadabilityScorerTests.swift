@@ -227,3 +227,190 @@ struct ReadabilityScorerTests {
         #expect(Readability.counts(in: text, syllables: false).words == 8)
     }
 }
+
+// MARK: - The fast paths against the plain scan
+
+extension ReadabilityScorerTests {
+    @Test func countsAsThePlainScanDoes() {
+        var random = RandomAltText(seed: 11)
+        for _ in 0..<3000 {
+            let text = random.text()
+            for syllables in [true, false] {
+                #expect(
+                    Readability.counts(in: text, syllables: syllables)
+                        == PlainReadability.counts(in: text, syllables: syllables), "\(text.debugDescription)")
+            }
+        }
+    }
+
+    @Test func decidesLatinLettersAndPunctuationAsTheirProperties() {
+        for v in Array(0x80..<0x250) + Array(0x2000..<0x2100) {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            #expect(
+                Readability.isNonASCIIWordCharacter(scalar) == PlainReadability.isNonASCIIWordCharacter(scalar),
+                "U+\(String(v, radix: 16))")
+        }
+    }
+}
+
+/// ``Readability/counts(in:syllables:)`` as first written: one scalar per turn, every
+/// character class from its Unicode properties.
+enum PlainReadability {
+    static func counts(in text: String, syllables: Bool) -> Readability.Counts {
+        if let counts = text.utf8.withContiguousStorageIfAvailable({ counts(utf8: $0, syllables: syllables) }) {
+            return counts
+        }
+        var copy = text
+        copy.makeContiguousUTF8()
+        return copy.utf8.withContiguousStorageIfAvailable { counts(utf8: $0, syllables: syllables) }
+            ?? Readability.Counts(words: 0, sentences: 1, syllables: 0)
+    }
+
+    private static func counts(utf8: UnsafeBufferPointer<UInt8>, syllables countSyllables: Bool) -> Readability.Counts {
+        let capacity = countSyllables ? max(1, utf8.count) : 1
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { letters in
+            // The words of the whole text, and the letters of the current one.
+            var words = 0
+            var syllables = 0
+            var inToken = false
+            var tokenHasWord = false
+            var letterCount = 0
+            // The current sentence (a regex match) and the words inside it. A word may
+            // straddle two sentences: "3.5" ends one after "3." and starts the next at "5".
+            var inSentence = false
+            var inTerminators = false
+            var sentences = 0
+            var shortSentences = 0
+            var sentenceWords = 0
+            var inSentenceToken = false
+            var sentenceTokenHasWord = false
+
+            var index = 0
+            let n = utf8.count
+            while index <= n {
+                // One scalar per turn, and one more turn past the end to close what is open.
+                var space = true
+                var word = false
+                var terminator = false
+                var code: UInt8 = 0
+                if index < n {
+                    let byte = utf8[index]
+                    if byte < 0x80 {
+                        index += 1
+                        let folded = byte | 0x20
+                        if folded >= 0x61 && folded <= 0x7A {
+                            space = false
+                            word = true
+                            code = folded
+                        } else if byte >= 0x30 && byte <= 0x39 {
+                            space = false
+                            word = true
+                            code = 0x30
+                        } else {
+                            space = byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F)
+                            word = byte == 0x5F
+                            terminator = byte == 0x2E || byte == 0x21 || byte == 0x3F
+                            code = byte
+                        }
+                    } else {
+                        let scalar = decodeScalar(utf8, at: &index)
+                        space = Readability.isSpace(scalar)
+                        word = !space && isNonASCIIWordCharacter(scalar)
+                        if word, countSyllables { code = SyllableCounter.letterCode(scalar) }
+                    }
+                } else {
+                    index += 1
+                }
+
+                // The words of the whole text (lexicon_count, and syllable_count's words).
+                if space {
+                    if inToken, tokenHasWord {
+                        words += 1
+                        if countSyllables {
+                            let word = UnsafeBufferPointer(rebasing: letters[0..<letterCount])
+                            syllables += SyllableCounter.count(letters: word)
+                        }
+                    }
+                    letterCount = 0
+                    inToken = false
+                    tokenHasWord = false
+                } else {
+                    inToken = true
+                    if word {
+                        tokenHasWord = true
+                        if countSyllables {
+                            letters[letterCount] = code
+                            letterCount += 1
+                        }
+                    }
+                }
+
+                // The sentences: a match ends at the first character after its run of . ! ?
+                // (or at the end), and the next starts at the next word character.
+                let atEnd = index > n
+                if inSentence, (inTerminators && !terminator) || atEnd {
+                    if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                    sentences += 1
+                    if sentenceWords <= 2 { shortSentences += 1 }
+                    inSentence = false
+                }
+                if atEnd { break }
+                if !inSentence {
+                    guard word else { continue }
+                    inSentence = true
+                    inTerminators = false
+                    sentenceWords = 0
+                    inSentenceToken = false
+                    sentenceTokenHasWord = false
+                } else if terminator {
+                    inTerminators = true
+                }
+                if space {
+                    if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
+                    inSentenceToken = false
+                    sentenceTokenHasWord = false
+                } else {
+                    inSentenceToken = true
+                    if word { sentenceTokenHasWord = true }
+                }
+            }
+            return Readability.Counts(words: words, sentences: max(1, sentences - shortSentences), syllables: syllables)
+        }
+    }
+
+    /// The scalar whose UTF-8 encoding starts at `index` (a byte of 0x80 or more), moving
+    /// `index` past it. Strings hold valid UTF-8, so the lead byte tells the length.
+    private static func decodeScalar(_ utf8: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Unicode.Scalar {
+        let lead = UInt32(utf8[index])
+        var value: UInt32
+        var length: Int
+        if lead >= 0xF0 {
+            value = lead & 0x07
+            length = 4
+        } else if lead >= 0xE0 {
+            value = lead & 0x0F
+            length = 3
+        } else {
+            value = lead & 0x1F
+            length = 2
+        }
+        let end = min(index + length, utf8.count)
+        index += 1
+        while index < end {
+            value = value << 6 | UInt32(utf8[index] & 0x3F)
+            index += 1
+        }
+        return Unicode.Scalar(value) ?? "\u{FFFD}"
+    }
+
+    @inline(never)
+    static func isNonASCIIWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:
+            return true
+        default:
+            return properties.numericType != nil
+        }
+    }
+}

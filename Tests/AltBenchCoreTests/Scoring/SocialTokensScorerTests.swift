@@ -96,3 +96,84 @@ struct SocialTokensScorerTests {
         #expect(SocialTokensScorer.mayHoldToken(text) == candidate)
     }
 }
+
+// MARK: - The fast paths against the plain rules
+
+extension SocialTokensScorerTests {
+    @Test func scoresAsThePlainRulesDo() {
+        var random = RandomAltText(seed: 6)
+        for _ in 0..<3000 {
+            let text = random.text()
+            #expect(SocialTokensScorer.mayHoldToken(text) == Self.plainMayHoldToken(text), "\(text.debugDescription)")
+            let input = ScoringInput(content: text)
+            let scores = SocialTokensScorer().score(input)
+            var tokens: [String] = []
+            if Self.plainMayHoldToken(input.text) {
+                let voice = Array(TextAnalysis.ownVoice(input.text))
+                tokens = SocialTokensScorer.tokens(in: voice, words: TextAnalysis.words(in: voice))
+            }
+            #expect(scores.count == 1)
+            #expect(scores.first?.value == Double(tokens.count), "\(text.debugDescription)")
+            #expect(
+                scores.first?.detail.map { Array($0.utf8) }
+                    == (tokens.isEmpty ? nil : Array(tokens.prefix(5).joined(separator: ", ").utf8)))
+        }
+    }
+
+    /// ``SocialTokensScorer/mayHoldToken(_:)`` as first written: every byte looked at.
+    static func plainMayHoldToken(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { b in
+            let n = b.count
+            func isAlphanumeric(_ byte: UInt8) -> Bool {
+                let folded = byte | 0x20
+                return (folded >= 0x61 && folded <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            }
+            func isLetter(_ byte: UInt8) -> Bool {
+                let folded = byte | 0x20
+                return folded >= 0x61 && folded <= 0x7A
+            }
+            func matches(_ at: Int, _ lowercase: StaticString) -> Bool {
+                let count = lowercase.utf8CodeUnitCount
+                guard at + count <= n else { return false }
+                return lowercase.withUTF8Buffer { p in
+                    for k in 0..<count where b[at + k] | (isLetter(b[at + k]) ? 0x20 : 0) != p[k] { return false }
+                    return true
+                }
+            }
+            var i = 0
+            while i < n {
+                let byte = b[i]
+                let previous: UInt8 = i > 0 ? b[i - 1] : 0x20
+                switch byte {
+                case UInt8(ascii: "#"):
+                    guard !isAlphanumeric(previous), !"&/)_#".utf8.contains(previous) else { break }
+                    var j = i + 1
+                    while j < n, isAlphanumeric(b[j]) || b[j] == UInt8(ascii: "_") || b[j] >= 0x80 {
+                        if isLetter(b[j]) || b[j] >= 0x80 { return true }
+                        j += 1
+                    }
+                case UInt8(ascii: "@"):
+                    guard !isAlphanumeric(previous), !"._-+@".utf8.contains(previous) else { break }
+                    var j = i + 1
+                    while j < n, isAlphanumeric(b[j]) || b[j] == UInt8(ascii: "_") || b[j] == UInt8(ascii: ".")
+                        || b[j] == UInt8(ascii: "-")
+                    {
+                        if isLetter(b[j]) { return true }
+                        j += 1
+                    }
+                case UInt8(ascii: "h"), UInt8(ascii: "H"):
+                    guard !isAlphanumeric(previous), previous != UInt8(ascii: ".") else { break }
+                    if matches(i, "http://") || matches(i, "https://") { return true }
+                case UInt8(ascii: "w"), UInt8(ascii: "W"):
+                    guard !isAlphanumeric(previous), previous != UInt8(ascii: ".") else { break }
+                    if matches(i, "www.") { return true }
+                default:
+                    break
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+}

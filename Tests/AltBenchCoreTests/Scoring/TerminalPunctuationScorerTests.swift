@@ -50,4 +50,14 @@ struct TerminalPunctuationScorerTests {
     func flagsAMissingSentenceEnd(_ row: ScoringFlagCase) {
         expectFlag(TerminalPunctuationScorer(), name: ScoreName.terminalPunctuation, row)
     }
+
+    @Test func judgesTheLastByteAsTheLastCharacter() {
+        var random = RandomAnswers(seed: 41)
+        for _ in 0..<4000 {
+            let input = ScoringInput(content: random.answer() + random.pick(["", "\"", ")", " *", "_", ".\u{201D}", "\u{301}"]))
+            #expect(
+                TerminalPunctuationScorer().score(input) == TerminalPunctuationScorer.scoreByCharacters(input),
+                "\(input.text.debugDescription)")
+        }
+    }
 }

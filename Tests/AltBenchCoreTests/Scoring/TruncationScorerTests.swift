@@ -72,3 +72,30 @@ struct TruncationScorerTests {
         expectFlag(TruncationScorer(), name: ScoreName.truncated, row)
     }
 }
+
+@Suite("truncated: byte prechecks")
+struct TruncationPrecheckTests {
+    static let fragments: [String] = [
+        "A", "cat", " ", "on", "the", "\"", "'", "(", ")", "[", "]", "{", "}", ",", ".", "\u{201C}", "\u{201D}",
+        "\u{201E}", "\u{2018}", "\u{2019}", "\u{00AB}", "\u{00BB}", "\u{2039}", "\u{203A}", "\u{300C}", "\u{300D}",
+        "\u{300E}", "\u{300F}", "\n", "caf\u{E9}", "\u{2014}",
+    ]
+
+    @Test("skipping the scans the bytes rule out never changes the evidence")
+    func prechecksMatchTheFullScan() {
+        var state: UInt64 = 0x1234_5678_9ABC_DEF1
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<5000 {
+            let text = (0..<next(14)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
+            let input = ScoringInput(content: text)
+            var trimmed = input.text
+            let (quotes, brackets) = trimmed.withUTF8(TruncationScorer.mayOpen)
+            #expect(
+                TruncationScorer.evidence(chars: input.characters, quotes: quotes, brackets: brackets)
+                    == TruncationScorer.evidence(chars: input.characters), "\(text.debugDescription)")
+        }
+    }
+}

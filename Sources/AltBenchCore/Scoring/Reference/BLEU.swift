@@ -40,7 +40,8 @@ public enum BLEU {
     public static func sentenceScores(candidate: [String], references: [[String]]) -> [Double] {
         guard !references.isEmpty else { return [0, 0, 0, 0] }
         let corpus = ReferenceCorpus(tokenizedItems: [(id: "", references: references)])
-        return sentenceScores(counts(CandidateNGrams(candidate, corpus: corpus), entry: corpus.entries[0]))
+        let entry = corpus.entries[0]
+        return sentenceScores(counts(CandidateNGrams(candidate, corpus: corpus, entry: entry), entry: entry))
     }
 
     /// BLEU-1...4 of one sentence (pycocoevalcap's per-image list).
@@ -85,25 +86,67 @@ public enum BLEU {
 
     /// The counts of `candidate` against the references of corpus entry `entry`.
     static func counts(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Counts {
+        candidate.withView(for: entry) { counts($0, entry: entry) }
+    }
+
+    static func counts(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> Counts {
         let length = candidate.length
-        var correct = [0, 0, 0, 0]
-        for order in 0..<4 {
-            for k in candidate.orderRange(order) {
-                let key = candidate.grams[k]
-                guard key >= 0, let m = ReferenceCorpus.position(of: Int32(key), in: entry.maxCountIDs) else {
-                    continue
+        let correct = correctCounts(candidate, entry: entry)
+        return Counts(
+            testLength: length, referenceLength: closestLength(length, entry: entry),
+            guess: (0..<4).map { max(0, length - $0) }, correct: [correct.0, correct.1, correct.2, correct.3])
+    }
+
+    /// Clipped matching n-grams of each order, 1...4.
+    static func correctCounts(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> (Int, Int, Int, Int) {
+        var correct = (0, 0, 0, 0)
+        entry.maxCounts.withUnsafeBufferPointer { maxCounts in
+            for order in 0..<4 {
+                var sum = 0
+                for k in candidate.orderRange(order) {
+                    let gram = candidate.grams[k]
+                    guard gram.union >= 0 else { continue }
+                    sum += Int(min(gram.count, maxCounts[Int(gram.union)]))
                 }
-                correct[order] += Int(min(candidate.counts[k], entry.maxCounts[m]))
+                switch order {
+                case 0: correct.0 = sum
+                case 1: correct.1 = sum
+                case 2: correct.2 = sum
+                default: correct.3 = sum
+                }
             }
         }
-        // min((abs(l - testlen), l) for l in reflen)[1]
+        return correct
+    }
+
+    /// The reference length closest to `length`, the shorter on a tie:
+    /// `min((abs(l - testlen), l) for l in reflen)[1]`.
+    static func closestLength(_ length: Int, entry: ReferenceCorpus.Entry) -> Int {
         var closest = entry.referenceLengths[0]
         for l in entry.referenceLengths.dropFirst() {
             let d = abs(l - length), best = abs(closest - length)
             if d < best || (d == best && l < closest) { closest = l }
         }
-        return Counts(
-            testLength: length, referenceLength: closest,
-            guess: (0..<4).map { max(0, length - $0) }, correct: correct)
+        return closest
+    }
+
+    /// BLEU-4 of one sentence: `sentenceScores(counts(candidate, entry: entry))[3]`, with the
+    /// same arithmetic, without the arrays.
+    static func sentenceBLEU4(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
+        candidate.withView(for: entry) { sentenceBLEU4($0, entry: entry) }
+    }
+
+    static func sentenceBLEU4(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> Double {
+        let length = candidate.length
+        let correct = correctCounts(candidate, entry: entry)
+        var bleu = 1.0
+        bleu *= (Double(correct.0) + tiny) / (Double(max(0, length)) + small)
+        bleu *= (Double(correct.1) + tiny) / (Double(max(0, length - 1)) + small)
+        bleu *= (Double(correct.2) + tiny) / (Double(max(0, length - 2)) + small)
+        bleu *= (Double(correct.3) + tiny) / (Double(max(0, length - 3)) + small)
+        var score = Foundation.pow(bleu, 1.0 / Double(4))
+        let ratio = (Double(length) + tiny) / (Double(closestLength(length, entry: entry)) + small)
+        if ratio < 1 { score *= Foundation.exp(1 - 1 / ratio) }
+        return score
     }
 }

@@ -11,9 +11,8 @@ public struct Bleu4Scorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        guard let (candidate, entry, _) = ReferenceMetrics.prepare(input) else { return [] }
-        guard candidate.length > 0 else { return [Score(name: ScoreName.bleu4, value: 0)] }
-        let bleu = BLEU.sentenceScores(BLEU.counts(candidate, entry: entry))
-        return [Score(name: ScoreName.bleu4, value: bleu[3])]
+        guard let (candidate, _, _) = ReferenceMetrics.prepare(input) else { return [] }
+        // Worked out once for the three reference scorers; none when the answer has no tokens.
+        return [Score(name: ScoreName.bleu4, value: candidate.figures?.bleu4 ?? 0)]
     }
 }

@@ -44,9 +44,166 @@
 public enum CaptionTokenizer {
     /// The lowercased tokens of `text`, without the punctuation pycocoevalcap drops.
     public static func tokenize(_ text: String) -> [String] {
-        var scanner = Scanner(Array(text.unicodeScalars))
-        scanner.run()
-        return scanner.tokens
+        tokenize(text, shortcuts: true)
+    }
+
+    /// `tokenize`, optionally without the scanner's shortcuts for common words (the tests
+    /// compare the two).
+    static func tokenize(_ text: String, shortcuts: Bool) -> [String] {
+        var sink = StringSink()
+        scan(text, into: &sink, shortcuts: shortcuts)
+        return sink.tokens
+    }
+
+    /// The keys of the tokens of `text` in `corpus`, as ``CandidateNGrams/Keys`` gives them
+    /// for `tokenize(text)` (`unknownWords` left empty).
+    static func keys(_ text: String, corpus: ReferenceCorpus) -> CandidateNGrams.Keys {
+        var keys = CandidateNGrams.Keys()
+        (keys.keys, keys.nextLocal) = withKeys(text, corpus: corpus) { keys, nextLocal in (Array(keys), nextLocal) }
+        return keys
+    }
+
+    /// Calls `body` with the keys of the tokens of `text` in `corpus`, as
+    /// ``CandidateNGrams/Keys`` gives them for `tokenize(text)`, and the next local key for
+    /// an unknown token. Most tokens are looked up by their bytes (``KeySink``,
+    /// ``TokenTable``); only the others, and those the corpus does not know, become Strings.
+    static func withKeys<Result>(
+        _ text: String, corpus: ReferenceCorpus,
+        _ body: (_ keys: UnsafeBufferPointer<Int64>, _ nextLocal: Int64) -> Result
+    ) -> Result {
+        withScalars(text) { scalars, flags in
+            // Every token takes at least one scalar of its own.
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: scalars.count + 1) { buffer in
+                var scanner = Scanner(
+                    scalars, sink: KeySink(corpus: corpus, buffer: buffer.baseAddress!, capacity: scalars.count + 1),
+                    flags: flags)
+                scanner.run()
+                let sink = scanner.sink
+                guard sink.overflow.isEmpty else {
+                    let all = Array(UnsafeBufferPointer(start: buffer.baseAddress!, count: sink.count)) + sink.overflow
+                    return all.withUnsafeBufferPointer { body($0, sink.unknown.nextLocal) }
+                }
+                return body(UnsafeBufferPointer(start: buffer.baseAddress!, count: sink.count), sink.unknown.nextLocal)
+            }
+        }
+    }
+
+    /// Runs the scanner over the Unicode scalars of `text`.
+    static func scan<Sink: TokenSink>(_ text: String, into sink: inout Sink, shortcuts: Bool = true) {
+        withScalars(text) { scalars, flags in
+            var scanner = Scanner(scalars, sink: sink, flags: flags, shortcuts: shortcuts)
+            scanner.run()
+            sink = scanner.sink
+        }
+    }
+
+    /// Which rarer characters a caption holds, so that the rules needing them are tried only
+    /// then.
+    struct Flags: OptionSet {
+        let rawValue: UInt8
+        /// `'` `’` `‘` `‛` and their CP1252 forms.
+        static let apostrophe = Flags(rawValue: 1)
+        /// `-` `_` U+058A U+2010 U+2011.
+        static let hyphen = Flags(rawValue: 2)
+        /// `/` `⁄`.
+        static let slash = Flags(rawValue: 4)
+        static let at = Flags(rawValue: 8)
+        /// `&` `+` `#` `$`.
+        static let joiner = Flags(rawValue: 16)
+
+        @inline(__always)
+        static func ascii(_ c: UInt8) -> Flags {
+            switch c {
+            case 0x23, 0x24, 0x26, 0x2B: .joiner
+            case 0x27: .apostrophe
+            case 0x2D, 0x5F: .hyphen
+            case 0x2F: .slash
+            case 0x40: .at
+            default: []
+            }
+        }
+
+        static func other(_ c: UInt32) -> Flags {
+            switch c {
+            case 0x2019, 0x2018, 0x201B, 0x91, 0x92: .apostrophe
+            case 0x58A, 0x2010, 0x2011: .hyphen
+            case 0x2044: .slash
+            default: []
+            }
+        }
+    }
+
+    /// Calls `body` with the Unicode scalars of `text`, decoded from its UTF-8 into a
+    /// temporary buffer, and the flags of the characters it holds.
+    static func withScalars<Result>(
+        _ text: String, _ body: (UnsafeBufferPointer<UInt32>, Flags) -> Result
+    ) -> Result {
+        var text = text
+        return text.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: bytes.count + 1) { buffer in
+                // String storage is valid UTF-8.
+                var n = 0, i = 0
+                var flags: UInt8 = 0
+                let count = bytes.count
+                // The ASCII characters below 0x40 the flags look for, as bits: # $ & ' + - /.
+                let flagged: UInt64 = 1 << 0x23 | 1 << 0x24 | 1 << 0x26 | 1 << 0x27 | 1 << 0x2B | 1 << 0x2D | 1 << 0x2F
+                while i < count {
+                    // Eight ASCII bytes at a time: widened in one go, their flags looked at one
+                    // by one only when one of them may have one (# $ & ' + - / @ _: 0x23...0x2F,
+                    // 0x40 and 0x5F), which bit tricks on the word tell.
+                    if i + 8 <= count {
+                        let w = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self))
+                        if w & 0x8080_8080_8080_8080 == 0 {
+                            for k in 0..<8 { buffer[n + k] = UInt32(truncatingIfNeeded: w >> UInt64(8 * k)) & 0xFF }
+                            // Bytes are below 0x80, so no sum carries into the next byte.
+                            let atLeast23 = w &+ 0x5D5D_5D5D_5D5D_5D5D, atLeast30 = w &+ 0x5050_5050_5050_5050
+                            func equal(_ c: UInt64) -> UInt64 {
+                                let t = w ^ (c &* 0x0101_0101_0101_0101)
+                                return ~(((t & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | t)
+                            }
+                            let maybe = (atLeast23 & ~atLeast30 | equal(0x40) | equal(0x5F)) & 0x8080_8080_8080_8080
+                            if maybe != 0 {
+                                for k in 0..<8 {
+                                    let b = UInt8(truncatingIfNeeded: w >> UInt64(8 * k))
+                                    if b < 0x40 ? (flagged >> UInt64(b)) & 1 != 0 : b == 0x40 || b == 0x5F {
+                                        flags |= Flags.ascii(b).rawValue
+                                    }
+                                }
+                            }
+                            i += 8
+                            n += 8
+                            continue
+                        }
+                    }
+                    let b = bytes[i]
+                    if b < 0x80 {
+                        buffer[n] = UInt32(b)
+                        if b < 0x40 ? (flagged >> UInt64(b)) & 1 != 0 : b == 0x40 || b == 0x5F {
+                            flags |= Flags.ascii(b).rawValue
+                        }
+                        i += 1
+                    } else {
+                        let c: UInt32
+                        let b = UInt32(b)
+                        if b < 0xE0 {
+                            c = (b & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                            i += 2
+                        } else if b < 0xF0 {
+                            c = (b & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+                            i += 3
+                        } else {
+                            c = (b & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
+                                | UInt32(bytes[i + 3] & 0x3F)
+                            i += 4
+                        }
+                        buffer[n] = c
+                        flags |= Flags.other(c).rawValue
+                    }
+                    n += 1
+                }
+                return body(UnsafeBufferPointer(rebasing: buffer[..<n]), Flags(rawValue: flags))
+            }
+        }
     }
 
     // MARK: - Word lists (CoreNLP 3.4.1 PTBLexer)
@@ -99,39 +256,206 @@ public enum CaptionTokenizer {
     static let assimilations: [String: Int] = [
         "cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "lemme": 3, "gimme": 3,
     ]
+
+    /// `assimilations` with each word's bytes packed little-endian into an integer.
+    static let packedAssimilations: [(word: UInt64, split: Int)] = assimilations.map { (pack($0.key), $0.value) }
+
+    /// The length of the longest word of the abbreviation lists: a longer word keeps no period.
+    static let longestAbbreviation = abbreviations.union(capitalizedAbbreviations).union(numberAbbreviations)
+        .map(\.utf8.count).max()!
+
+    /// The abbreviation lists with each word's bytes packed little-endian into an integer.
+    static let packedAbbreviations = Set(abbreviations.map(pack))
+    static let packedCapitalizedAbbreviations = Set(capitalizedAbbreviations.map(pack))
+    static let packedNumberAbbreviations = Set(numberAbbreviations.map(pack))
+
+    /// The bytes of a word of up to 8 ASCII characters, packed little-endian.
+    static func pack(_ word: String) -> UInt64 {
+        precondition(word.utf8.count <= 8)
+        return word.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+// MARK: - Output
+
+/// Where the scanner puts the tokens it finds.
+protocol TokenSink {
+    /// A token given as a String.
+    mutating func append(_ token: String)
+    /// The token `s[start..<end]`, to be lowercased (``CaptionTokenizer/lowercased(_:_:_:)``).
+    mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int)
+    /// The token `s[start..<end]`, of 1 to 16 ASCII characters, whose lowercase bytes are
+    /// `low` and `high` (``CaptionTokenizer/PackedWord``).
+    mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64)
+}
+
+extension CaptionTokenizer {
+    /// The lowercase bytes of up to 16 ASCII characters, packed little-endian: the first 8 in
+    /// `low`, the next 8 in `high`. `packed` is false for anything else.
+    struct PackedWord {
+        var low: UInt64
+        var high: UInt64
+        var packed: Bool
+    }
+}
+
+extension CaptionTokenizer {
+    /// Collects the tokens as Strings.
+    struct StringSink: TokenSink {
+        var tokens: [String] = []
+
+        mutating func append(_ token: String) { tokens.append(token) }
+
+        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) {
+            tokens.append(CaptionTokenizer.lowercased(s, start, end))
+        }
+
+        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64) {
+            append(s, start, end)
+        }
+    }
+
+    /// Looks the tokens up in a corpus as they come, into `buffer`: a token of Latin-1
+    /// characters (ASCII included) of up to ``TokenTable/longest`` UTF-8 bytes is lowercased
+    /// into two words and found by its bytes; any other token, or one the table cannot
+    /// answer for, is made a String and looked up as ``CandidateNGrams/Keys`` looks up
+    /// Strings.
+    struct KeySink: TokenSink {
+        let corpus: ReferenceCorpus
+        let table: TokenTable
+        let buffer: UnsafeMutablePointer<Int64>
+        let capacity: Int
+        var count = 0
+        /// Keys beyond `capacity`, if ever.
+        var overflow: [Int64] = []
+        /// The unknown tokens (its `keys` unused).
+        var unknown = CandidateNGrams.Keys()
+
+        init(corpus: ReferenceCorpus, buffer: UnsafeMutablePointer<Int64>, capacity: Int) {
+            self.corpus = corpus
+            table = corpus.tokenTable
+            self.buffer = buffer
+            self.capacity = capacity
+        }
+
+        @inline(__always)
+        mutating func add(_ key: Int64) {
+            if count < capacity {
+                buffer[count] = key
+                count += 1
+            } else {
+                overflow.append(key)
+            }
+        }
+
+        mutating func append(_ token: String) { add(unknown.key(token, corpus: corpus)) }
+
+        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) {
+            // Latin-1 tokens (ASCII included) are lowercased one character at a time, as
+            // `lowercased()` does, into their UTF-8 bytes.
+            var low: UInt64 = 0, high: UInt64 = 0
+            var bytes = 0, ascii = true
+            latin1: for k in start..<end {
+                var c = s[k]
+                if c >= 0x80 {
+                    guard c <= 0xFF, bytes + 2 <= TokenTable.longest else {
+                        bytes = -1
+                        break latin1
+                    }
+                    if c >= 0xC0 && c <= 0xDE && c != 0xD7 { c += 0x20 }
+                    ascii = false
+                    pack(&low, &high, bytes, UInt64(0xC0 | c >> 6))
+                    pack(&low, &high, bytes + 1, UInt64(0x80 | c & 0x3F))
+                    bytes += 2
+                } else {
+                    guard bytes < TokenTable.longest else {
+                        bytes = -1
+                        break latin1
+                    }
+                    pack(&low, &high, bytes, UInt64(lowerASCII(c)))
+                    bytes += 1
+                }
+            }
+            if bytes > 0 {
+                if ascii { return append(s, start, end, low: low, high: high) }
+                if let id = table.find(low: low, high: high, length: bytes) { return add(Int64(id)) }
+                if table.latin1Complete { return add(unknown.unknownKey(Self.string(low, high, bytes))) }
+            }
+            add(unknown.key(CaptionTokenizer.lowercased(s, start, end), corpus: corpus))
+        }
+
+        @inline(__always)
+        private func pack(_ low: inout UInt64, _ high: inout UInt64, _ k: Int, _ byte: UInt64) {
+            if k < 8 { low |= byte << UInt64(8 * k) } else { high |= byte << UInt64(8 * (k - 8)) }
+        }
+
+        /// The String of the `count` UTF-8 bytes packed into `low` and `high`.
+        static func string(_ low: UInt64, _ high: UInt64, _ count: Int) -> String {
+            String(unsafeUninitializedCapacity: count) { buffer in
+                for k in 0..<count {
+                    let word = k < 8 ? low >> UInt64(8 * k) : high >> UInt64(8 * (k - 8))
+                    buffer[k] = UInt8(truncatingIfNeeded: word)
+                }
+                return count
+            }
+        }
+
+        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64) {
+            let count = end - start
+            // An ASCII token is found here exactly when `vocabulary` holds it.
+            if let id = table.find(low: low, high: high, length: count) {
+                add(Int64(id))
+            } else {
+                add(unknown.unknownKey(Self.string(low, high, count)))
+            }
+        }
+    }
+
+    /// `s[start..<end]` lowercased, with CoreNLP's symbol normalisations none needed here.
+    static func lowercased(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) -> String {
+        var ascii = true
+        for k in start..<end where s[k] >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii {
+            return String(unsafeUninitializedCapacity: end - start) { buffer in
+                for k in start..<end { buffer[k - start] = UInt8(truncatingIfNeeded: lowerASCII(s[k])) }
+                return end - start
+            }
+        }
+        var out = ""
+        for k in start..<end { out.unicodeScalars.append(Unicode.Scalar(s[k])!) }
+        return out.lowercased()
+    }
 }
 
 // MARK: - Scanner
 
 extension CaptionTokenizer {
     /// One pass over the scalars of a caption, longest match first as JFlex does.
-    struct Scanner {
-        let s: [Unicode.Scalar]
+    struct Scanner<Sink: TokenSink> {
+        let s: UnsafeBufferPointer<UInt32>
         let n: Int
-        var tokens: [String] = []
+        var sink: Sink
+        /// Whether `wordLike` settles common cases directly (``shortcut(_:alnumEnd:)``); off
+        /// only to check that against the full rules.
+        let shortcuts: Bool
+        /// The last run of letters and digits `wordLike` went through, lowercased and packed.
+        var word = PackedWord(low: 0, high: 0, packed: false)
         /// Which rarer characters the caption holds, so rules that need them are tried only then.
         let hasApostrophe: Bool, hasHyphen: Bool, hasSlash: Bool, hasAt: Bool, hasJoiner: Bool
 
-        init(_ scalars: [Unicode.Scalar]) {
+        init(_ scalars: UnsafeBufferPointer<UInt32>, sink: Sink, flags: Flags, shortcuts: Bool = true) {
             s = scalars
             n = scalars.count
-            tokens.reserveCapacity(n / 4 + 1)
-            var apostrophe = false, hyphen = false, slash = false, at = false, joiner = false
-            for scalar in scalars {
-                switch scalar.value {
-                case 0x27, 0x2019, 0x2018, 0x201B, 0x91, 0x92: apostrophe = true
-                case 0x2D, 0x5F, 0x58A, 0x2010, 0x2011: hyphen = true
-                case 0x2F, 0x2044: slash = true
-                case 0x40: at = true
-                case 0x26, 0x2B, 0x23, 0x24: joiner = true
-                default: break
-                }
-            }
-            hasApostrophe = apostrophe
-            hasHyphen = hyphen
-            hasSlash = slash
-            hasAt = at
-            hasJoiner = joiner
+            self.sink = sink
+            self.shortcuts = shortcuts
+            hasApostrophe = flags.contains(.apostrophe)
+            hasHyphen = flags.contains(.hyphen)
+            hasSlash = flags.contains(.slash)
+            hasAt = flags.contains(.at)
+            hasJoiner = flags.contains(.joiner)
         }
 
         /// The rules a word-like match came from, in PTBLexer's order (earlier wins a tie).
@@ -151,16 +475,27 @@ extension CaptionTokenizer {
             var next: Int
         }
 
-        subscript(_ i: Int) -> UInt32 { i < n ? s[i].value : 0 }
+        subscript(_ i: Int) -> UInt32 { i < n ? s[i] : 0 }
 
         mutating func run() {
             var i = 0
-            while i < n { i = step(i) }
+            while i < n {
+                // Spaces and ASCII letters and digits, the most of a caption, go straight where
+                // `step` sends them.
+                let c = s[i]
+                if c == 0x20 {
+                    i += 1
+                } else if c < 0x80 && isASCIIAlnum(c) {
+                    i = wordLike(i)
+                } else {
+                    i = step(i)
+                }
+            }
         }
 
         /// Scans one token (or skips one ignored character) at `i`; returns where to go on.
         mutating func step(_ i: Int) -> Int {
-            let c = s[i].value
+            let c = s[i]
             if c == 0x20 { return i + 1 }
             if isAlnum(c) { return wordLike(i) }
             switch c {
@@ -271,7 +606,7 @@ extension CaptionTokenizer {
                 emit(i, j)
                 return j
             default:
-                if !isSpaceValue(c), isKeptSymbol(s[i]) { emit(i, i + 1) }
+                if !isSpaceValue(c), isKeptSymbol(c) { emit(i, i + 1) }
                 return i + 1
             }
         }
@@ -281,9 +616,28 @@ extension CaptionTokenizer {
         /// The longest word-like token at `i` (a letter or digit), as PTBLexer's rules compete.
         mutating func wordLike(_ i: Int) -> Int {
             // Most words are a plain run of letters and digits that ends at a space or at
-            // punctuation no rule can carry on through: no other rule is longer there.
-            var a = i + 1
-            while isAlnum(self[a]) { a += 1 }
+            // punctuation no rule can carry on through: no other rule is longer there. The
+            // run's lowercase ASCII is packed on the way for the sink.
+            var a = i
+            var low: UInt64 = 0, high: UInt64 = 0
+            var ascii = true
+            while a < n {
+                let c = s[a]
+                if c < 0x80 {
+                    guard isASCIIAlnum(c) else { break }
+                    let k = a &- i, b = UInt64(lowerASCII(c))
+                    if k < 8 {
+                        low |= b << UInt64(k &* 8)
+                    } else if k < 16 {
+                        high |= b << UInt64((k &- 8) &* 8)
+                    }
+                } else {
+                    guard isAlnum(c) else { break }
+                    ascii = false
+                }
+                a += 1
+            }
+            word = PackedWord(low: low, high: high, packed: ascii && a - i <= 16)
             let next = self[a]
             let plain: Bool
             switch next {
@@ -294,10 +648,130 @@ extension CaptionTokenizer {
             default: plain = isSpaceValue(next)
             }
             if plain {
-                emitWord(i, a)
+                emitPackedWord(i, a)
                 return a
             }
+            if shortcuts, let next = shortcut(i, alnumEnd: a) { return next }
             return wordLikeMatch(i, alnumEnd: a)
+        }
+
+        /// Whether `j` is the end of the caption or a space.
+        func isEnd(_ j: Int) -> Bool { j >= n || isSpaceValue(s[j]) }
+
+        /// Whether what starts at `j` stops every rule a token before it could run on into: the
+        /// end, a space, `,` `;` `:` `.` `!` `?` before the end or a space, or `)` `]` `}` `"`.
+        func isTerminator(_ j: Int) -> Bool {
+            if isEnd(j) { return true }
+            switch s[j] {
+            case 0x2C, 0x3B, 0x3A, 0x2E, 0x21, 0x3F: return isEnd(j + 1)
+            case 0x29, 0x5D, 0x7D, 0x22: return true
+            default: return false
+            }
+        }
+
+        /// The commonest words `wordLikeMatch` would have to weigh all its rules for, settled
+        /// directly, with the tokens and the end it would give; `nil` for anything else. `a`
+        /// ends the letters and digits from `i`. Each case is one where no rule can match
+        /// longer than the one taken here (see the comments); the tests check the two against
+        /// each other over many random captions.
+        mutating func shortcut(_ i: Int, alnumEnd a: Int) -> Int? {
+            switch s[a] {
+            case 0x2C, 0x3B, 0x3A:
+                // "word, " "word; " "word: ": no rule runs through the mark and a space (a URL
+                // host needs a period, a number a digit after the mark), so the word stands.
+                guard isEnd(a + 1) else { return nil }
+                emitPackedWord(i, a)
+                return a
+            case 0x2E:
+                // "word. ": likewise, except a single letter and its period, and a listed
+                // abbreviation that keeps its period ("etc. "); a number ends at the period.
+                guard isEnd(a + 1) else { return nil }
+                if isLetter(s[i]) {
+                    guard a - i >= 2 else { return nil }
+                    if a - i <= CaptionTokenizer.longestAbbreviation, let word = packedASCIILetters(i, a),
+                        keepsPeriod(word, at: i, end: a)
+                    {
+                        emit(i, a + 1)
+                        return a + 1
+                    }
+                }
+                emitPackedWord(i, a)
+                return a
+            case 0x2D:
+                // "close-up", "t-shirt", "covid-19": ASCII letters and digits from a letter,
+                // joined by single hyphens, before a terminator: HTHING and THING both take
+                // all of it and nothing runs on (an e-mail address needs an "@").
+                guard !hasAt, isASCIILetter(s[i]), isASCIIAlnum(self[a + 1]) else { return nil }
+                for k in (i + 1)..<a where !isASCIIAlnum(s[k]) { return nil }
+                var j = a
+                while self[j] == 0x2D && isASCIIAlnum(self[j + 1]) {
+                    j += 2
+                    while isASCIIAlnum(self[j]) { j += 1 }
+                }
+                guard isTerminator(j) else { return nil }
+                emit(i, j)
+                return j
+            case 0x27, 0x2019, 0x92:
+                // "cat's", "they're": a word of two or more letters, a clitic, a terminator.
+                // The clitic rule ties at most with an apostrophe word ("WE'RE"), and wins;
+                // only "cont'd." is longer as an apostrophe word.
+                guard !hasAt, isLetter(s[i]), a - i >= 2 else { return nil }
+                let clitic = cliticLength(a)
+                if clitic > 0 {
+                    guard isTerminator(a + clitic), packedASCIILetters(i, a) != Self.cont else { return nil }
+                    emit(i, a)
+                    var token = "'"
+                    for k in (a + 1)..<(a + clitic) { token.unicodeScalars.append(Unicode.Scalar(lowerASCII(s[k]))!) }
+                    return emit(token, a + clitic)
+                }
+                return notShortcut(i, a)
+            case 0x2018, 0x201B, 0x91:
+                guard !hasAt else { return nil }
+                return notShortcut(i, a)
+            default:
+                return nil
+            }
+        }
+
+        /// "don't", "isn't", "can't" before a terminator: ASCII letters ending in one "n", an
+        /// apostrophe and "t" split as "do" "n't".
+        mutating func notShortcut(_ i: Int, _ a: Int) -> Int? {
+            guard a - i >= 2, lowerASCII(self[a + 1]) == 0x74, lowerASCII(s[a - 1]) == 0x6E,
+                lowerASCII(s[a - 2]) != 0x6E, isTerminator(a + 2)
+            else { return nil }
+            for k in i..<a where !isASCIILetter(s[k]) { return nil }
+            emit(i, a - 1)
+            let quote = s[a] == 0x2018 || s[a] == 0x201B || s[a] == 0x91 ? "`" : "'"
+            return emit("n" + quote + "t", a + 2)
+        }
+
+        /// "cont", packed as ``packedASCIILetters(_:_:)`` packs it.
+        static var cont: UInt64 { 0x746E_6F63 }
+
+        /// `s[i..<end]` lowercased and packed little-endian into an integer, when it is 1 to 8
+        /// ASCII letters.
+        func packedASCIILetters(_ i: Int, _ end: Int) -> UInt64? {
+            guard end - i <= 8 else { return nil }
+            var word: UInt64 = 0
+            for k in (i..<end).reversed() {
+                guard isASCIILetter(s[k]) else { return nil }
+                word = word << 8 | UInt64(lowerASCII(s[k]))
+            }
+            return word
+        }
+
+        /// Whether the abbreviation `word` (packed lowercase ASCII letters from `i`) keeps the
+        /// period at `end`: always for `abbreviations`, capitalised for
+        /// `capitalizedAbbreviations`, before a number for `numberAbbreviations`.
+        func keepsPeriod(_ word: UInt64, at i: Int, end e: Int) -> Bool {
+            if CaptionTokenizer.packedAbbreviations.contains(word) { return true }
+            if CaptionTokenizer.packedCapitalizedAbbreviations.contains(word), self[i] >= 0x41 && self[i] <= 0x5A {
+                return true
+            }
+            if CaptionTokenizer.packedNumberAbbreviations.contains(word) {
+                return isDigit(self[e + 1]) || (isSpaceValue(self[e + 1]) && isDigit(self[e + 2]))
+            }
+            return false
         }
 
         /// A plain word, or one PTB splits in two ("cannot", "gonna").
@@ -305,15 +779,41 @@ extension CaptionTokenizer {
             let length = end - i
             if length == 5 || length == 6 {
                 let c = lowerASCII(self[i])
-                if c == 0x63 || c == 0x67 || c == 0x77 || c == 0x6C,
-                    let split = CaptionTokenizer.assimilations[lowercased(i, end)]
-                {
+                if c == 0x63 || c == 0x67 || c == 0x77 || c == 0x6C, let split = assimilation(i, end) {
                     emit(i, i + split)
                     emit(i + split, end)
                     return
                 }
             }
             emit(i, end)
+        }
+
+        /// `emitWord(i, end)` for the run of letters and digits `wordLike` has just packed
+        /// into `word`, which ends at `end`.
+        mutating func emitPackedWord(_ i: Int, _ end: Int) {
+            guard word.packed else { return emitWord(i, end) }
+            let length = end - i
+            if length == 5 || length == 6, case let c = word.low & 0xFF, c == 0x63 || c == 0x67 || c == 0x77 || c == 0x6C {
+                for a in CaptionTokenizer.packedAssimilations where a.word == word.low {
+                    emit(i, i + a.split)
+                    emit(i + a.split, end)
+                    return
+                }
+            }
+            sink.append(s, i, end, low: word.low, high: word.high)
+        }
+
+        /// The split of `s[i..<end]` if lowercased it is a word of `assimilations`. Only ASCII
+        /// lowercases to one: the only letter lowercasing to ASCII is the Kelvin sign, to "k".
+        func assimilation(_ i: Int, _ end: Int) -> Int? {
+            var word: UInt64 = 0
+            for k in (i..<end).reversed() {
+                let c = s[k]
+                guard c < 0x80 else { return nil }
+                word = word << 8 | UInt64(lowerASCII(c))
+            }
+            for a in CaptionTokenizer.packedAssimilations where a.word == word { return a.split }
+            return nil
         }
 
         /// The longest of PTBLexer's word-like rules at `i`; `alnumEnd` ends the letters and
@@ -636,20 +1136,14 @@ extension CaptionTokenizer {
                     if m.length > (best?.length ?? 0) { best = m }
                 }
             }
-            guard self[e] == 0x2E, e - i >= 2 else { return best }
-            let word = lowercased(i, e)
-            var keeps = CaptionTokenizer.abbreviations.contains(word)
-            if !keeps, CaptionTokenizer.capitalizedAbbreviations.contains(word) {
-                keeps = self[i] >= 0x41 && self[i] <= 0x5A
-            }
-            if !keeps, CaptionTokenizer.numberAbbreviations.contains(word) {
-                keeps = isDigit(self[e + 1]) || (isSpaceValue(self[e + 1]) && isDigit(self[e + 2]))
-            }
-            if keeps, e + 1 - i > (best?.length ?? 0) {
+            guard self[e] == 0x2E, e - i >= 2, e - i <= CaptionTokenizer.longestAbbreviation,
+                let word = packedASCIILetters(i, e)
+            else { return best }
+            if keepsPeriod(word, at: i, end: e), e + 1 - i > (best?.length ?? 0) {
                 best = Match(length: e + 1 - i, end: e + 1, kind: .abbreviation, next: e + 1)
             }
             // (Ed|Ph)\.D\.
-            if word == "ph" || word == "ed", lowerASCII(self[e + 1]) == 0x64, self[e + 2] == 0x2E,
+            if word == 0x6870 || word == 0x6465, lowerASCII(self[e + 1]) == 0x64, self[e + 2] == 0x2E,
                 e + 3 - i > (best?.length ?? 0)
             {
                 best = Match(length: e + 3 - i, end: e + 3, kind: .abbreviation, next: e + 3)
@@ -779,7 +1273,7 @@ extension CaptionTokenizer {
             // A straight ' before a letter reads as an opening quote ('/[A-Za-z]); a curly one
             // before "s" is always the clitic.
             let clitic = cliticLength(i)
-            if clitic > 0, s[i] != "'" || !isASCIILetter(self[i + clitic]) {
+            if clitic > 0, s[i] != 0x27 || !isASCIILetter(self[i + clitic]) {
                 var token = "'"
                 for k in (i + 1)..<(i + clitic) { token.unicodeScalars.append(Unicode.Scalar(lowerASCII(self[k]))!) }
                 return emit(token, i + clitic)
@@ -816,7 +1310,7 @@ extension CaptionTokenizer {
                 emit(i + 2, i + 4)
                 return i + 4
             }
-            return s[i] == "'" ? i + 1 : quotes(i)
+            return s[i] == 0x27 ? i + 1 : quotes(i)
         }
 
         /// QUOTES: one or two quotation marks as one token, in LaTeX form (‘ → `, ’ → ', “ → ``,
@@ -840,7 +1334,7 @@ extension CaptionTokenizer {
                 token += second
                 next = i + 2
             }
-            if !["`", "'", "``", "''"].contains(token) { tokens.append(token) }
+            if !["`", "'", "``", "''"].contains(token) { sink.append(token) }
             return next
         }
 
@@ -876,32 +1370,17 @@ extension CaptionTokenizer {
 
         @discardableResult
         mutating func emit(_ token: String, _ next: Int) -> Int {
-            tokens.append(token)
+            sink.append(token)
             return next
         }
 
         mutating func emit(_ start: Int, _ end: Int) {
             guard end > start else { return }
-            tokens.append(lowercased(start, end))
+            sink.append(s, start, end)
         }
 
-        /// `s[start..<end]` lowercased, with CoreNLP's symbol normalisations none needed here.
-        func lowercased(_ start: Int, _ end: Int) -> String {
-            var out = ""
-            var ascii = true
-            for k in start..<end where s[k].value >= 0x80 {
-                ascii = false
-                break
-            }
-            if ascii {
-                return String(unsafeUninitializedCapacity: end - start) { buffer in
-                    for k in start..<end { buffer[k - start] = UInt8(truncatingIfNeeded: lowerASCII(s[k].value)) }
-                    return end - start
-                }
-            }
-            out.unicodeScalars.append(contentsOf: s[start..<end])
-            return out.lowercased()
-        }
+        /// `s[start..<end]` lowercased.
+        func lowercased(_ start: Int, _ end: Int) -> String { CaptionTokenizer.lowercased(s, start, end) }
 
         func matchesCaseless(_ word: String, at i: Int) -> Bool {
             var k = i
@@ -919,6 +1398,7 @@ extension CaptionTokenizer {
 private func lowerASCII(_ c: UInt32) -> UInt32 { c >= 0x41 && c <= 0x5A ? c + 32 : c }
 private func isASCIILetter(_ c: UInt32) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
 private func isASCIIDigit(_ c: UInt32) -> Bool { c >= 0x30 && c <= 0x39 }
+private func isASCIIAlnum(_ c: UInt32) -> Bool { isASCIILetter(c) || isASCIIDigit(c) }
 private func isSentencePunct(_ c: UInt32) -> Bool { c == 0x2E || c == 0x21 || c == 0x3F }
 private func isInSentencePunct(_ c: UInt32) -> Bool { c == 0x2C || c == 0x3B || c == 0x3A }
 private func isApostrophe(_ c: UInt32) -> Bool { c == 0x27 || c == 0x2019 || c == 0x92 }
@@ -954,38 +1434,47 @@ private func isSpaceValue(_ c: UInt32) -> Bool {
 /// Multilingual Plane.
 private func isLetter(_ c: UInt32) -> Bool {
     if c < 0x80 { return isASCIILetter(c) }
-    // Variation selectors and combining marks for symbols ride on emoji and keycaps.
-    guard c <= 0xFFFF, !(0xFE00...0xFE0F).contains(c), !(0x20D0...0x20FF).contains(c),
-        let scalar = Unicode.Scalar(c)
-    else { return false }
-    switch scalar.properties.generalCategory {
-    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-         .nonspacingMark, .spacingMark, .enclosingMark:
-        return true
-    default:
-        return false
-    }
+    return c <= 0xFFFF && characterClasses[Int(c)] & letterClass != 0
 }
 
 private func isDigit(_ c: UInt32) -> Bool {
     if c < 0x80 { return isASCIIDigit(c) }
-    guard c <= 0xFFFF, let scalar = Unicode.Scalar(c) else { return false }
-    return scalar.properties.generalCategory == .decimalNumber
+    return c <= 0xFFFF && characterClasses[Int(c)] & digitClass != 0
 }
 
-private func isAlnum(_ c: UInt32) -> Bool { isLetter(c) || isDigit(c) }
+private func isAlnum(_ c: UInt32) -> Bool {
+    if c < 0x80 { return isASCIILetter(c) || isASCIIDigit(c) }
+    return c <= 0xFFFF && characterClasses[Int(c)] & (letterClass | digitClass) != 0
+}
 
 /// A symbol or punctuation mark CoreNLP keeps as a token of its own (° © × → ♥ ¡ ¿ § †, full
 /// width forms); emoji beyond U+FFFF, joiners, variation selectors and CJK corner brackets
 /// are untokenizable there and dropped.
-private func isKeptSymbol(_ scalar: Unicode.Scalar) -> Bool {
-    let c = scalar.value
-    guard c <= 0xFFFF, !(0x300C...0x300F).contains(c), c != 0x2026 else { return false }
+private func isKeptSymbol(_ c: UInt32) -> Bool {
+    c <= 0xFFFF && characterClasses[Int(c)] & keptSymbolClass != 0
+}
+
+private let letterClass: UInt8 = 1, digitClass: UInt8 = 2, keptSymbolClass: UInt8 = 4
+
+/// `letterClass`, `digitClass` and `keptSymbolClass` of every scalar value of the Basic
+/// Multilingual Plane (the classes hold nothing beyond it), worked out once from the
+/// Unicode general categories, so that a lookup costs one load.
+private let characterClasses: [UInt8] = (0..<0x10000).map { c -> UInt8 in
+    guard let scalar = Unicode.Scalar(UInt32(c)) else { return 0 }
+    let value = UInt32(c)
+    var classes: UInt8 = 0
     switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+         .nonspacingMark, .spacingMark, .enclosingMark:
+        // Variation selectors and combining marks for symbols ride on emoji and keycaps.
+        if !(0xFE00...0xFE0F).contains(value), !(0x20D0...0x20FF).contains(value) { classes |= letterClass }
+    case .decimalNumber:
+        classes |= digitClass
     case .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol, .otherPunctuation,
          .openPunctuation, .closePunctuation, .initialPunctuation, .finalPunctuation, .connectorPunctuation:
-        return true
+        if !(0x300C...0x300F).contains(value), value != 0x2026 { classes |= keptSymbolClass }
     default:
-        return false
+        break
     }
+    return classes
 }

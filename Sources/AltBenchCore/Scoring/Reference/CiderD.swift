@@ -22,57 +22,130 @@ public enum CiderD {
     /// `nil` when the corpus does not hold the item.
     public static func score(candidate: [String], itemID: String, corpus: ReferenceCorpus) -> Double? {
         guard let i = corpus.index[itemID] else { return nil }
-        return score(CandidateNGrams(candidate, corpus: corpus), entry: corpus.entries[i], corpus: corpus)
+        let entry = corpus.entries[i]
+        return score(CandidateNGrams(candidate, corpus: corpus, entry: entry), entry: entry, corpus: corpus)
     }
 
     static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) -> Double {
+        candidate.withView(for: entry) { score($0, entry: entry, corpus: corpus) }
+    }
+
+    static func score(_ candidate: NGramView, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) -> Double {
         let grams = candidate.grams
-        // Only n-grams some reference of the item holds can add to a similarity (the others
-        // add min(w, 0) · 0 = 0, exactly).
-        let matches = candidate.matches(in: entry)
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: grams.count + 8) { buffer in
-            // counts2vec of the candidate, in pycocoevalcap's n-gram order: weights, then norms.
-            let weights = UnsafeMutableBufferPointer(rebasing: buffer[8...])
-            for order in 0..<4 {
-                var sum = 0.0
-                for k in candidate.orderRange(order) {
-                    let key = grams[k]
-                    // An n-gram no reference holds has df 0: log(max(1, 0)) = 0.
-                    let idf = key >= 0 ? corpus.idf[Int(key)] : corpus.refLen - 0.0
-                    let w = Double(candidate.counts[k]) * idf
-                    weights[k] = w
-                    sum += w * w  // pow(w, 2)
-                }
-                buffer[order] = sum.squareRoot()
-            }
-            let hypNorm = (buffer[0], buffer[1], buffer[2], buffer[3])
-            var score = (0.0, 0.0, 0.0, 0.0)
-            for reference in entry.references {
-                let delta = Double(candidate.bigramCount - reference.bigramCount)
-                let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
-                var val = (0.0, 0.0, 0.0, 0.0)
-                for match in matches {
-                    let id = Int32(grams[match.gram])
-                    guard let m = ReferenceCorpus.position(of: id, in: reference.ids) else { continue }
-                    let r = reference.weights[m]
-                    let term = min(weights[match.gram], r) * r
-                    switch corpus.ngramOrder[Int(grams[match.gram])] {
-                    case 0: val.0 += term
-                    case 1: val.1 += term
-                    case 2: val.2 += term
-                    default: val.3 += term
+        let count = grams.count
+        let references = entry.references.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: count + 4 * references + 4) { buffer in
+            let weights = buffer.baseAddress!
+            let hypNorm = weights + count
+            // Per reference and order, the clipped dot product `Σ min(w_cand, w_ref) · w_ref`.
+            let val = hypNorm + 4
+            val.initialize(repeating: 0, count: 4 * references)
+            corpus.idf.withUnsafeBufferPointer { idf in
+                entry.unionIDF.withUnsafeBufferPointer { unionIDF in
+                    entry.unionWeights.withUnsafeBufferPointer { unionWeights in
+                        // counts2vec of the candidate, in pycocoevalcap's n-gram order.
+                        for k in 0..<count {
+                            let gram = grams[k]
+                            // An n-gram no reference holds has df 0: log(max(1, 0)) = 0.
+                            let weight = gram.union >= 0 ? unionIDF[Int(gram.union)]
+                                : gram.key >= 0 ? idf[Int(gram.key)] : corpus.refLen - 0.0
+                            weights[k] = Double(gram.count) * weight
+                        }
+                        // The norms, sum += pow(w, 2) over each order's n-grams in order; the four
+                        // sums side by side.
+                        let r0 = candidate.orderRange(0), r1 = candidate.orderRange(1)
+                        let r2 = candidate.orderRange(2), r3 = candidate.orderRange(3)
+                        var sums = (0.0, 0.0, 0.0, 0.0)
+                        for j in 0..<max(r0.count, r1.count, r2.count, r3.count) {
+                            if j < r0.count {
+                                let w = weights[r0.lowerBound + j]
+                                sums.0 += w * w
+                            }
+                            if j < r1.count {
+                                let w = weights[r1.lowerBound + j]
+                                sums.1 += w * w
+                            }
+                            if j < r2.count {
+                                let w = weights[r2.lowerBound + j]
+                                sums.2 += w * w
+                            }
+                            if j < r3.count {
+                                let w = weights[r3.lowerBound + j]
+                                sums.3 += w * w
+                            }
+                        }
+                        hypNorm[0] = sums.0.squareRoot()
+                        hypNorm[1] = sums.1.squareRoot()
+                        hypNorm[2] = sums.2.squareRoot()
+                        hypNorm[3] = sums.3.squareRoot()
+                        for order in 0..<4 {
+                            dotProducts(
+                                grams, weights, candidate.orderRange(order), order: order, unionWeights: unionWeights,
+                                references: references, into: val)
+                        }
                     }
                 }
-                score.0 += finish(val.0, hypNorm.0, reference.norms.0, penalty)
-                score.1 += finish(val.1, hypNorm.1, reference.norms.1, penalty)
-                score.2 += finish(val.2, hypNorm.2, reference.norms.2, penalty)
-                score.3 += finish(val.3, hypNorm.3, reference.norms.3, penalty)
+            }
+            var score = (0.0, 0.0, 0.0, 0.0)
+            entry.referenceNorms.withUnsafeBufferPointer { norms in
+                for (r, bigramCount) in entry.referenceBigramCounts.enumerated() {
+                    let delta = Double(candidate.bigramCount - bigramCount)
+                    let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
+                    score.0 += finish(val[4 * r], hypNorm[0], norms[4 * r], penalty)
+                    score.1 += finish(val[4 * r + 1], hypNorm[1], norms[4 * r + 1], penalty)
+                    score.2 += finish(val[4 * r + 2], hypNorm[2], norms[4 * r + 2], penalty)
+                    score.3 += finish(val[4 * r + 3], hypNorm[3], norms[4 * r + 3], penalty)
+                }
             }
             // np.mean over the 4 orders, then / len(refs), then * 10.
             var mean = (0.0 + score.0 + score.1 + score.2 + score.3) / 4
-            mean /= Double(entry.references.count)
+            mean /= Double(references)
             mean *= 10.0
             return mean
+        }
+    }
+
+    /// Adds to `val[4 × r + order]`, for each reference `r`, `min(w_cand, w_ref) · w_ref` over
+    /// the candidate's n-grams in `range`, in order. Only n-grams some reference of the item
+    /// holds can add to a similarity; a reference without one adds min(w, 0) · 0 = 0,
+    /// exactly. Four references at a time, in registers.
+    @inline(__always)
+    private static func dotProducts(
+        _ grams: UnsafeBufferPointer<CandidateNGrams.Gram>, _ weights: UnsafeMutablePointer<Double>, _ range: Range<Int>,
+        order: Int, unionWeights: UnsafeBufferPointer<Double>, references: Int, into val: UnsafeMutablePointer<Double>
+    ) {
+        var first = 0
+        while first < references {
+            let lanes = min(4, references - first)
+            var a0 = val[4 * first + order], a1 = 0.0, a2 = 0.0, a3 = 0.0
+            if lanes > 1 { a1 = val[4 * (first + 1) + order] }
+            if lanes > 2 { a2 = val[4 * (first + 2) + order] }
+            if lanes > 3 { a3 = val[4 * (first + 3) + order] }
+            for k in range {
+                let u = grams[k].union
+                guard u >= 0 else { continue }
+                let w = weights[k]
+                let row = unionWeights.baseAddress! + Int(u) * references + first
+                let r0 = row[0]
+                a0 += min(w, r0) * r0
+                if lanes > 1 {
+                    let r1 = row[1]
+                    a1 += min(w, r1) * r1
+                }
+                if lanes > 2 {
+                    let r2 = row[2]
+                    a2 += min(w, r2) * r2
+                }
+                if lanes > 3 {
+                    let r3 = row[3]
+                    a3 += min(w, r3) * r3
+                }
+            }
+            val[4 * first + order] = a0
+            if lanes > 1 { val[4 * (first + 1) + order] = a1 }
+            if lanes > 2 { val[4 * (first + 2) + order] = a2 }
+            if lanes > 3 { val[4 * (first + 3) + order] = a3 }
+            first += 4
         }
     }
 

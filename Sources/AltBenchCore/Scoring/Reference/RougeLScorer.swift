@@ -12,8 +12,8 @@ public struct RougeLScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        guard let (candidate, entry, _) = ReferenceMetrics.prepare(input) else { return [] }
-        guard candidate.length > 0 else { return [Score(name: ScoreName.rougeL, value: 0)] }
-        return [Score(name: ScoreName.rougeL, value: RougeL.score(candidate, entry: entry))]
+        guard let (candidate, _, _) = ReferenceMetrics.prepare(input) else { return [] }
+        // Worked out once for the three reference scorers; none when the answer has no tokens.
+        return [Score(name: ScoreName.rougeL, value: candidate.figures?.rougeL ?? 0)]
     }
 }
