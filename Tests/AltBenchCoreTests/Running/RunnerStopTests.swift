@@ -103,9 +103,9 @@ struct RunnerStopTests {
         let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .milliseconds(450))
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(100))
-        // All 100 would take 10 s; a generous bound, since the suite runs in parallel on a
-        // loaded machine.
-        #expect(ContinuousClock.now - started < .seconds(8))
+        // All 100 would take 10 s at least; the counts below are the proof that it stopped
+        // early, the time only a sanity bound (the suite runs in parallel on shared machines).
+        #expect(ContinuousClock.now - started < .seconds(60))
         #expect(outcome.stopReason == .deadline(.milliseconds(450)))
         let recorded = await sink.results.count
         // At least the request in flight at the deadline, which finishes within the grace
