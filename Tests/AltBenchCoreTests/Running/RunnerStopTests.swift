@@ -73,7 +73,9 @@ struct RunnerStopTests {
             control.stop(.interrupted(signal: "SIGTERM"))
         }
         let outcome = try await runner.run(Self.trials(10))
-        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
+        // Below the 30 s or more it cuts short; CPU-bound suites running beside this one on two
+        // cores can hold the cooperative pool for seconds, so no tighter.
+        #expect(ContinuousClock.now - started < .seconds(28), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason == .interrupted(signal: "SIGTERM"))
         #expect(await sink.results.isEmpty)
         #expect(model.requests == 1, "only the probe was in flight")
@@ -92,7 +94,9 @@ struct RunnerStopTests {
             control.abort(.interrupted(signal: "SIGINT"))
         }
         let outcome = try await runner.run(Self.trials(10))
-        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
+        // Below the 30 s or more it cuts short; CPU-bound suites running beside this one on two
+        // cores can hold the cooperative pool for seconds, so no tighter.
+        #expect(ContinuousClock.now - started < .seconds(28), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason == .interrupted(signal: "SIGINT"))
     }
 
@@ -135,7 +139,9 @@ struct RunnerStopTests {
         }
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(3))
-        #expect(ContinuousClock.now - started < .seconds(15), "the wait it ends is 30 s or more")
+        // Below the 30 s or more it cuts short; CPU-bound suites running beside this one on two
+        // cores can hold the cooperative pool for seconds, so no tighter.
+        #expect(ContinuousClock.now - started < .seconds(28), "the wait it ends is 30 s or more")
         #expect(outcome.stopReason != nil)
         #expect(await sink.results.isEmpty)
         #expect(model.requests == 1)
