@@ -32,6 +32,24 @@ public struct KeywordRecallScorer: Scorer {
 
     private static let cache = TermMatching.PreparedCache<Terms>()
 
+    /// A set of bytes, a bit each.
+    struct ByteSet: Sendable {
+        private let bits: (UInt64, UInt64, UInt64, UInt64)
+
+        init(_ bytes: some Sequence<UInt8>) {
+            var bits: [UInt64] = [0, 0, 0, 0]
+            for byte in bytes { bits[Int(byte >> 6)] |= 1 << UInt64(byte & 63) }
+            self.bits = (bits[0], bits[1], bits[2], bits[3])
+        }
+
+        @inline(__always)
+        func contains(_ byte: UInt8) -> Bool {
+            let low = byte & 0x40 == 0 ? bits.0 : bits.1
+            let high = byte & 0x40 == 0 ? bits.2 : bits.3
+            return (byte < 0x80 ? low : high) >> UInt64(byte & 63) & 1 == 1
+        }
+    }
+
     /// An item's terms, stemmed, ready to be looked for in answers.
     final class Terms: Sendable {
         /// The terms with words in them, as the detail shows them, and their stems as keys
@@ -39,10 +57,16 @@ public struct KeywordRecallScorer: Scorer {
         let terms: [(shown: String, stems: [Int])]
         /// The distinct stems of all terms.
         let index: TermMatching.WordIndex
-        /// Which bytes start a stem, a bit each: a stem keeps the first letter of its word
-        /// (irregular plurals included), so a word starting with any other byte needs no
-        /// stemming.
-        let starts: (UInt64, UInt64, UInt64, UInt64)
+        /// Which bytes start a stem: a stem keeps the first letter of its word (irregular
+        /// plurals included), so a word starting with any other byte needs no stemming.
+        let starts: ByteSet
+        /// The first two bytes of each stem, folded (``pair(_:_:)``; with any second byte for a
+        /// stem of one byte). A stem of two bytes or more keeps the first two bytes of its
+        /// word, but for an irregular plural: the steps only cut or change bytes from the
+        /// third on, and a possessive "'s" goes only from a word of three bytes or more.
+        let prefixes: ByteSet
+        /// The stems of one byte.
+        let singles: ByteSet
 
         init(_ mustMention: [String]) {
             let stemmed = mustMention.compactMap { term -> (String, [String])? in
@@ -59,33 +83,38 @@ public struct KeywordRecallScorer: Scorer {
                 return (shown, keys)
             }
             self.index = index
-            var starts: [UInt64] = [0, 0, 0, 0]
-            for (_, stems) in stemmed {
-                for stem in stems {
-                    let first = stem.utf8.first ?? 0
-                    starts[Int(first >> 6)] |= 1 << UInt64(first & 63)
-                }
-            }
-            self.starts = (starts[0], starts[1], starts[2], starts[3])
+            let stems = stemmed.flatMap { $0.1 }.map { Array($0.utf8) }
+            starts = ByteSet(stems.map { $0.first ?? 0 })
+            prefixes = ByteSet(stems.flatMap { stem -> [UInt8] in
+                let first = stem.first ?? 0
+                return stem.count > 1 ? [Self.pair(first, stem[1])] : (0...255).map { Self.pair(first, $0) }
+            })
+            singles = ByteSet(stems.filter { $0.count == 1 }.map { $0[0] })
         }
 
-        /// Whether a stem starts with `byte`.
+        /// The first two bytes of a word or stem folded into one, for ``prefixes``.
         @inline(__always)
-        private func mayStart(_ byte: UInt8) -> Bool {
-            let bits: UInt64
-            switch byte >> 6 {
-            case 0: bits = starts.0
-            case 1: bits = starts.1
-            case 2: bits = starts.2
-            default: bits = starts.3
-            }
-            return bits >> UInt64(byte & 63) & 1 == 1
+        private static func pair(_ first: UInt8, _ second: UInt8) -> UInt8 { first &* 31 &+ second }
+
+        /// Whether `word`'s stem may be one of the terms' stems: the same first byte and,
+        /// unless the word is an irregular plural (or its possessive), the same first two
+        /// bytes as far as ``prefixes`` tells.
+        @inline(__always)
+        private func mayMatch(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let first = word.first, starts.contains(first) else { return false }
+            let n = word.count
+            // A word of one byte is its own stem.
+            if n == 1 { return singles.contains(first) }
+            if prefixes.contains(Self.pair(first, word[1])) { return true }
+            if TermMatching.irregularSingular(of: word) != nil { return true }
+            return n > 2 && word[n - 1] == UInt8(ascii: "s") && word[n - 2] == UInt8(ascii: "'")
+                && TermMatching.irregularSingular(of: UnsafeBufferPointer(rebasing: word[..<(n - 2)])) != nil
         }
 
-        /// A stem as the answer's words are matched against it: its id in `index` and its
-        /// first byte, which must be the word's. A stem and a word meet when both agree, as
-        /// ``AnswerStems/contains(_:)`` compares them (so "café" precomposed and decomposed,
-        /// equal strings with different first bytes, do not).
+        /// A stem as the answer's words are matched against it: its id in `index` (equal
+        /// strings share one) and its first byte, which must be the word's: a stem and a
+        /// word's stem meet when both agree, so "café" precomposed and decomposed, equal
+        /// strings with different first bytes, do not.
         private static func key(id: Int, first: UInt8) -> Int { id << 8 | Int(first) }
 
         /// The terms (as shown) whose stems `text` lacks as consecutive words.
@@ -94,9 +123,11 @@ public struct KeywordRecallScorer: Scorer {
             return withUnsafeTemporaryAllocation(of: Int.self, capacity: capacity) { ids in
                 // Each word's stem key, or -1 when it is none of the terms' stems.
                 var count = 0
+                let starts = starts
                 TermMatching.withWords(in: text) { words in
                     while let word = words.next() {
-                        ids[count] = stemID(of: word)
+                        // Most words start with a byte no stem does.
+                        ids[count] = starts.contains(word[0]) ? stemID(of: word) : -1
                         count += 1
                     }
                 }
@@ -108,7 +139,7 @@ public struct KeywordRecallScorer: Scorer {
         }
 
         private func stemID(of word: UnsafeBufferPointer<UInt8>) -> Int {
-            guard let first = word.first, mayStart(first) else { return -1 }
+            guard mayMatch(word), let first = word.first else { return -1 }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: word.count + TermMatching.stemMargin) {
                 buffer in
                 let length = TermMatching.stem(word, into: buffer)
@@ -139,59 +170,5 @@ public struct KeywordRecallScorer: Scorer {
         while let first = chars.first, first.isWhitespace { chars.removeFirst() }
         while let last = chars.last, last.isWhitespace { chars.removeLast() }
         return String(chars)
-    }
-
-    /// The terms of `mustMention` with words in them, and those (as shown) that `text`
-    /// lacks, found term by term with strings: what ``Terms/missing(in:)`` finds, kept as its
-    /// reference.
-    static func missingTerms(_ mustMention: [String], in text: String) -> (terms: Int, missing: [String]) {
-        let terms = mustMention.compactMap { term -> (term: String, stems: [String])? in
-            let stems = TermMatching.words(in: term).map(TermMatching.stem)
-            return stems.isEmpty ? nil : (term, stems)
-        }
-        var answer = AnswerStems(TermMatching.words(in: text))
-        var missing: [String] = []
-        for (term, stems) in terms where !answer.contains(stems) {
-            missing.append(trimmed(term))
-        }
-        return (terms.count, missing)
-    }
-
-    /// The answer's words, stemmed only when a term could match them: a stem keeps the first
-    /// letter of its word (irregular plurals included), so a word whose first letter no
-    /// term shares is never stemmed.
-    struct AnswerStems {
-        let words: [String]
-        var stems: [String?]
-
-        init(_ words: [String]) {
-            self.words = words
-            self.stems = [String?](repeating: nil, count: words.count)
-        }
-
-        mutating func stem(at index: Int) -> String {
-            if let stem = stems[index] { return stem }
-            let stem = TermMatching.stem(words[index])
-            stems[index] = stem
-            return stem
-        }
-
-        /// Whether `pattern` (stems) occurs as consecutive words.
-        mutating func contains(_ pattern: [String]) -> Bool {
-            guard !pattern.isEmpty, pattern.count <= words.count else { return false }
-            for start in 0...(words.count - pattern.count) {
-                var matched = true
-                for (k, expected) in pattern.enumerated() {
-                    let index = start + k
-                    guard words[index].utf8.first == expected.utf8.first, stem(at: index) == expected
-                    else {
-                        matched = false
-                        break
-                    }
-                }
-                if matched { return true }
-            }
-            return false
-        }
     }
 }

@@ -157,25 +157,21 @@ public struct MetaLabelScorer: Scorer {
     /// ``Candidates/lineBreak`` of ``candidates(_:)``: LF, VT, FF, CR, NEL, LINE or PARAGRAPH
     /// SEPARATOR.
     static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard ByteScan.containsByte(bytes, where: { v in
-            (v &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
-                .| v .== ByteScan.Lanes(repeating: 0xC2) .| v .== ByteScan.Lanes(repeating: 0xE2)
-        }) else { return false }
-        for i in 0..<bytes.count {
-            switch bytes[i] {
-            case 10, 11, 12, 13:
-                return true
-            case 0xE2:
-                if i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
-                    return true
-                }
-            case 0xC2:
-                if i + 1 < bytes.count, bytes[i + 1] == 0x85 { return true }
-            default:
-                continue
-            }
+        ByteScan.first(LineBreaks.self, in: bytes) != nil
+    }
+
+    /// The line breaks of ``hasLineBreak(_:)``, each marked exactly.
+    enum LineBreaks: ByteScan.Sites {
+        @inline(__always)
+        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
+            (w.current &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
+                .| (w.current .== ByteScan.Lanes(repeating: 0xC2) .& w.next .== ByteScan.Lanes(repeating: 0x85))
+                .| (w.current .== ByteScan.Lanes(repeating: 0xE2) .& w.next .== ByteScan.Lanes(repeating: 0x80)
+                    .& (w.afterNext .== ByteScan.Lanes(repeating: 0xA8)
+                        .| w.afterNext .== ByteScan.Lanes(repeating: 0xA9)))
         }
-        return false
+
+        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool { true }
     }
 
     /// ``Candidates/colonNearStart`` of ``candidates(_:)``, from the first ``labelReach`` bytes.
@@ -196,7 +192,12 @@ public struct MetaLabelScorer: Scorer {
     /// The label, opening or chatter found in the answer, as written, or `nil`.
     ///
     /// Most answers open with no label word and hold no line break and no place where
-    /// chatter could be (``LaterSites``), and pass after one scan of the UTF-8 bytes.
+    /// chatter could be (``LaterSites``), and pass after one scan of the UTF-8 bytes. An
+    /// opening label is read from the bytes while they are `Character`s of one byte each
+    /// (``asciiLabel(at:labels:words:bytes:reach:)``). Chatter is looked for from a few words
+    /// before the first place it could be, and again in the model's own voice when the text
+    /// quotes or reports something (``chatterEvidence(in:from:)``). ``evidenceByOwnVoice(in:)``
+    /// is the same without these shortcuts.
     static func evidence(in input: ScoringInput) -> String? {
         let chars = input.characters
         let words = input.words
@@ -212,7 +213,9 @@ public struct MetaLabelScorer: Scorer {
                     : TextAnalysis.startsWithWord(chars, words: words)
                 if opens {
                     if colonNearStart(bytes) {
-                        if let decided = asciiLabel(at: 0, labels: openingLabelIndex, words: words, bytes: bytes, reach: reach) {
+                        if let decided = asciiLabel(
+                            at: 0, labels: openingLabelIndex, words: words, bytes: bytes, reach: reach)
+                        {
                             if let label = decided { return label }
                         } else if let label = label(at: 0, labels: openingLabelIndex, words: words, chars: chars) {
                             return label
@@ -234,8 +237,8 @@ public struct MetaLabelScorer: Scorer {
             // so finding a phrase is enough.
             var start = 0
             if ByteScan.isAlphanumeric(bytes[site]), ByteScan.scalarCount(bytes) == chars.count {
-                // A chatter site: no phrase starts before its word, less the words a phrase
-                // has before its site word ("is there" before "anything").
+                // A chatter site: no phrase starts more than two words before the site's word
+                // ("is there" before "anything").
                 let char = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<site]))
                 start = max(0, PerceptionMetaScorer.firstWordIndex(atOrAfter: char, in: words) - 2)
             }
@@ -244,10 +247,12 @@ public struct MetaLabelScorer: Scorer {
     }
 
     /// The first chatter phrase in the model's own voice, as written, once the text as written
-    /// holds one; none starts before word `start` of the written text.
+    /// holds one (none starts before its word `start`): read with ``VoiceText`` when it can
+    /// be, else built with ``TextAnalysis/ownVoice(_:)``.
     static func chatterEvidence(in input: ScoringInput, from start: Int = 0) -> String? {
         let written = WrittenText(words: input.words, chars: input.characters)
-        guard let match = PerceptionMetaScorer.nextMatch(chatterIndex, in: written, from: start, includingSignText: false)
+        guard
+            let match = PerceptionMetaScorer.nextMatch(chatterIndex, in: written, from: start, includingSignText: false)
         else { return nil }
         switch VoiceText.read(input) {
         case .unchanged:
@@ -314,19 +319,19 @@ public struct MetaLabelScorer: Scorer {
             let c = w.current | ByteScan.splat(" ")
             let n = w.next | ByteScan.splat(" ")
             let a = w.afterNext | ByteScan.splat(" ")
-            func starts(_ x: Unicode.Scalar, _ y: Unicode.Scalar, _ z: Unicode.Scalar) -> ByteScan.Mask {
-                c .== ByteScan.splat(x) .& n .== ByteScan.splat(y) .& a .== ByteScan.splat(z)
-            }
+            // hop, hap; let, fee; wou, wan; any; gla; if: shared letters tested once.
+            let nA = n .== ByteScan.splat("a")
+            let nE = n .== ByteScan.splat("e")
             let words =
-                starts("h", "o", "p") .| starts("l", "e", "t") .| starts("f", "e", "e") .| starts("a", "n", "y")
-                .| starts("w", "o", "u") .| starts("w", "a", "n") .| starts("h", "a", "p") .| starts("g", "l", "a")
+                (c .== ByteScan.splat("h") .& a .== ByteScan.splat("p") .& (n .== ByteScan.splat("o") .| nA))
+                .| (nE .& ((c .== ByteScan.splat("l") .& a .== ByteScan.splat("t"))
+                    .| (c .== ByteScan.splat("f") .& a .== ByteScan.splat("e"))))
+                .| (c .== ByteScan.splat("w")
+                    .& ((n .== ByteScan.splat("o") .& a .== ByteScan.splat("u")) .| (nA .& a .== ByteScan.splat("n"))))
+                .| (c .== ByteScan.splat("a") .& n .== ByteScan.splat("n") .& a .== ByteScan.splat("y"))
+                .| (c .== ByteScan.splat("g") .& n .== ByteScan.splat("l") .& a .== ByteScan.splat("a"))
                 .| (c .== ByteScan.splat("i") .& n .== ByteScan.splat("f"))
-            let lineBreaks =
-                (w.current &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
-                .| (w.current .== ByteScan.Lanes(repeating: 0xC2) .& w.next .== ByteScan.Lanes(repeating: 0x85))
-                .| (w.current .== ByteScan.Lanes(repeating: 0xE2) .& w.next .== ByteScan.Lanes(repeating: 0x80)
-                    .& (w.afterNext .== ByteScan.Lanes(repeating: 0xA8) .| w.afterNext .== ByteScan.Lanes(repeating: 0xA9)))
-            return (words .& .!ByteScan.isAlphanumeric(w.previous)) .| lineBreaks
+            return (words .& .!ByteScan.isAlphanumeric(w.previous)) .| LineBreaks.lanes(w)
         }
 
         static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
@@ -424,7 +429,8 @@ public struct MetaLabelScorer: Scorer {
     /// ``TextAnalysis/isLeadingMarkup(_:)`` of an ASCII character.
     @inline(__always)
     static func isLeadingMarkup(_ b: UInt8) -> Bool {
-        isSpace(b) || b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "#") || b == UInt8(ascii: ">")
+        isSpace(b) || b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "#")
+            || b == UInt8(ascii: ">")
     }
 
     /// ``TextAnalysis/isSpace(_:)`` of an ASCII character.

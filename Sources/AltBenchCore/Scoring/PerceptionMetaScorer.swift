@@ -123,7 +123,8 @@ public struct PerceptionMetaScorer: Scorer {
             let simple = ByteScan.scalarCount(bytes) == input.characters.count
             var start = 0
             if simple, bytes[site] < 0x80 {
-                // No phrase starts before the word holding the site's word, less the words before it.
+                // No phrase starts more than three words before the site's word, but an opening
+                // "The image shows", which is passed over anyway.
                 let char = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<site]))
                 start = max(0, firstWordIndex(atOrAfter: char, in: words) - longestPhrase + 1)
             }
@@ -191,8 +192,8 @@ public struct PerceptionMetaScorer: Scorer {
 
     /// Whether the written text holds a phrase, in the first two matches: an opening "The
     /// image shows" (the first word of the text) does not count, since it belongs to
-    /// `redundant_prefix` and stays first in the own voice. No phrase may start before word
-    /// `start`.
+    /// `redundant_prefix` and stays first in the own voice. No phrase but such an opening may
+    /// start before word `start`.
     static func mentionsPicture(_ written: WrittenText, from start: Int = 0) -> Bool {
         var from = start
         for _ in 0..<2 {
@@ -220,13 +221,10 @@ public struct PerceptionMetaScorer: Scorer {
     /// other characters share, so `true` is only a maybe). `false` rules out every span
     /// ``TextAnalysis/quotedSpans(in:)`` would find, at a fraction of its cost.
     static func mayHoldQuotation(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for b in bytes {
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"), 0xC2, 0xE2, 0xE3: return true
-            default: continue
-            }
+        ByteScan.containsByte(bytes) { v in
+            v .== ByteScan.splat("\"") .| v .== ByteScan.splat("'") .| v .== ByteScan.Lanes(repeating: 0xC2)
+                .| v .== ByteScan.Lanes(repeating: 0xE2) .| v .== ByteScan.Lanes(repeating: 0xE3)
         }
-        return false
     }
 
     /// The first phrase of `words` that is about seeing or the picture, as written.
@@ -240,7 +238,8 @@ public struct PerceptionMetaScorer: Scorer {
     }
 
     /// The word range of the first phrase of `text` that is about seeing or the picture,
-    /// looking from word `start` on (no phrase may start before it).
+    /// looking from word `start` on (no phrase but an opening "The image shows", which is
+    /// passed over, may start before it).
     static func firstPhraseMatch(in text: some PhraseText, from start: Int = 0) -> Range<Int>? {
         let words = text.words
         var from = start
@@ -551,22 +550,20 @@ struct PhraseIndex: Sendable {
 
     init(_ phrases: [[String]]) {
         let byFirstWord = PerceptionMetaScorer.index(phrases)
-        let words = byFirstWord.keys.sorted()
-        var keys: [UInt64] = []
+        var words: [String] = []
         var groups: [[[String]]] = []
-        for word in words {
-            // Words longer than seven bytes may share a key; matching compares whole words.
+        for word in byFirstWord.keys.sorted() {
+            // Words longer than seven bytes may share a key, and then their phrases a group:
+            // matching compares whole words.
             let key = PerceptionMetaScorer.wordKey(word)
-            if let k = keys.firstIndex(of: key) {
+            if let k = words.firstIndex(where: { PerceptionMetaScorer.wordKey($0) == key }) {
                 groups[k] = (groups[k] + byFirstWord[word]!).sorted { $0.count > $1.count }
             } else {
-                keys.append(key)
+                words.append(word)
                 groups.append(byFirstWord[word]!)
             }
         }
-        var set = PerceptionMetaScorer.WordSet(words)
-        set.keys = keys
-        firstWords = set
+        firstWords = PerceptionMetaScorer.WordSet(words)
         self.groups = groups
     }
 
@@ -642,7 +639,9 @@ struct QuotedText {
             byte = i
             let end = scalar + ByteScan.run(bytes, from: i).count
             while span < spans.count, spans[span].range.upperBound <= scalar { span += 1 }
-            return !(span < spans.count && spans[span].range.lowerBound <= scalar && end <= spans[span].range.upperBound)
+            let quoted =
+                span < spans.count && spans[span].range.lowerBound <= scalar && end <= spans[span].range.upperBound
+            return !quoted
         } == nil
     }
 
@@ -749,10 +748,12 @@ struct VoiceText: PhraseText {
     /// `input`'s own voice, with `quoted` its ``QuotedText`` (`nil` when it has none).
     static func read(_ input: ScoringInput, quoted: QuotedText?) -> Reading? {
         var text = input.text
-        let (mayQuote, mayReport) = text.withUTF8 { bytes in
-            (PerceptionMetaScorer.mayHoldQuotation(bytes), PerceptionMetaScorer.containsWord(bytes, reportingWords))
-        }
-        let reports = mayReport && input.words.contains { isReportingWord($0.normalized) }
+        // Without a quotation, the voice differs only after a reporting word.
+        let mayQuote = text.withUTF8(PerceptionMetaScorer.mayHoldQuotation)
+        let reports =
+            mayQuote
+            || (text.withUTF8 { PerceptionMetaScorer.containsWord($0, reportingWords) }
+                && input.words.contains { isReportingWord($0.normalized) })
         guard mayQuote || reports else { return .unchanged }
         guard let quoted else { return nil }
         let scalars = quoted.scalars
@@ -1080,9 +1081,9 @@ enum ByteScan {
             let raw = UnsafeRawPointer(bytes.baseAddress!)
             let target = Lanes(repeating: byte)
             while p + 16 <= n {
+                let lanes = raw.loadUnaligned(fromByteOffset: p, as: Lanes.self)
                 let marked = unsafeBitCast(
-                    Lanes(repeating: 0).replacing(with: 0xFF, where: raw.loadUnaligned(fromByteOffset: p, as: Lanes.self) .== target),
-                    to: (UInt64, UInt64).self)
+                    Lanes(repeating: 0).replacing(with: 0xFF, where: lanes .== target), to: (UInt64, UInt64).self)
                 if marked.0 != 0 { return p + marked.0.trailingZeroBitCount / 8 }
                 if marked.1 != 0 { return p + 8 + marked.1.trailingZeroBitCount / 8 }
                 p += 16

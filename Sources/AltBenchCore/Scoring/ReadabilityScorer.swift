@@ -96,7 +96,7 @@ public enum Readability {
     }
 
     private static func counts(utf8: UnsafeBufferPointer<UInt8>, syllables countSyllables: Bool) -> Counts {
-        let capacity = countSyllables ? max(1, utf8.count) : 1
+        let capacity = utf8.count + 8
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { letters in
             // The words of the whole text, and the letters of the current one.
             var words = 0
@@ -128,10 +128,8 @@ public enum Readability {
                         // after closing one whose run of . ! ? it ends.
                         inToken = true
                         tokenHasWord = true
-                        if countSyllables {
-                            letters[letterCount] = byte == 0x5F ? byte : byte >= 0x30 && byte <= 0x39 ? 0x30 : folded
-                            letterCount += 1
-                        }
+                        letters[letterCount] = byte == 0x5F ? byte : byte >= 0x30 && byte <= 0x39 ? 0x30 : folded
+                        letterCount += 1
                         if inSentence, inTerminators {
                             // Close the sentence.
                             if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
@@ -146,24 +144,43 @@ public enum Readability {
                         }
                         inSentenceToken = true
                         sentenceTokenHasWord = true
-                        // The rest of the run of letters and digits: more letters.
-                        while index < n {
-                            let byte = utf8[index]
-                            let folded = byte | 0x20
-                            let code: UInt8
-                            if folded >= 0x61 && folded <= 0x7A {
-                                code = folded
-                            } else if byte >= 0x30 && byte <= 0x39 {
-                                code = 0x30
-                            } else {
-                                break
+                        // The rest of the run of letters and digits: more letters, kept
+                        // whether or not syllables are counted (the buffer has room).
+                        var count = letterCount
+                        var next = index
+                        // Eight bytes at a time (`letters` has room for them), then one by one.
+                        run: do {
+                            while next + 8 <= n {
+                                let eight = UnsafeRawPointer(utf8.baseAddress! + next).loadUnaligned(as: UInt64.self)
+                                let run = TermMatching.alphanumericRun(eight)
+                                guard run.length > 0 else { break run }
+                                // Letters lowercased, digits as "0".
+                                let letterBytes = (run.letters >> 7) &* 0xFF
+                                let digitBytes = (run.digits >> 7) &* 0xFF
+                                let codes = run.lowercase & letterBytes | 0x3030_3030_3030_3030 & digitBytes
+                                UnsafeMutableRawPointer(letters.baseAddress! + count).storeBytes(of: codes, as: UInt64.self)
+                                count &+= run.length
+                                next &+= run.length
+                                if run.length < 8 { break run }
                             }
-                            if countSyllables {
-                                letters[letterCount] = code
-                                letterCount += 1
+                            while next < n {
+                                let byte = utf8[next]
+                                let folded = byte | 0x20
+                                let code: UInt8
+                                if folded &- 0x61 < 26 {
+                                    code = folded
+                                } else if byte &- 0x30 < 10 {
+                                    code = 0x30
+                                } else {
+                                    break
+                                }
+                                letters[count] = code
+                                count &+= 1
+                                next &+= 1
                             }
-                            index += 1
                         }
+                        letterCount = count
+                        index = next
                     } else if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F) {
                         // Whitespace ends the word, and the sentence after its run of . ! ?.
                         if inToken, tokenHasWord {

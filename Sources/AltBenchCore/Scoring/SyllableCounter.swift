@@ -125,14 +125,13 @@ public enum SyllableCounter {
         guard n <= 64 else { return countLetterByLetter(w) }
         var vowels: UInt64 = 0
         for i in 0..<n {
-            switch w[i] {
-            case 97, 101, 105, 111:  // a e i o
-                vowels |= 1 << UInt64(i)
-            case 117, 121:  // u y
-                if isVowel(w, i) { vowels |= 1 << UInt64(i) }
-            default:
-                break
-            }
+            let c = w[i]
+            // a e i o are vowels wherever they stand: bits 0, 4, 8 and 14 from "a".
+            let k = UInt32(c &- 97)
+            let aeio: UInt32 = k < 32 ? 0x4111 >> (k & 31) & 1 : 0
+            vowels |= UInt64(aeio) << UInt64(i)
+            // u and y depend on their neighbours.
+            if c == 117 || c == 121, isVowel(w, i) { vowels |= 1 << UInt64(i) }
         }
         /// Whether a vowel comes before `limit` (at most 63).
         @inline(__always) func hasVowel(before limit: Int) -> Bool {

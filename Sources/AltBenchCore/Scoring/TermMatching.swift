@@ -14,10 +14,11 @@ enum TermMatching {
     /// Otherwise the voice scan runs on the input's characters and words
     /// (``ownVoice(characters:words:)``) rather than on the text split again.
     static func ownVoice(of input: ScoringInput) -> (characters: [Character], words: [TextAnalysis.Word]) {
-        guard mayOpenQuotation(input.text) || input.words.contains(where: { isReportingWord($0.normalized) })
+        let mayQuote = mayOpenQuotation(input.text)
+        guard mayQuote || input.words.contains(where: { isReportingWord($0.normalized) })
         else { return (input.characters, input.words) }
-        if input.text.unicodeScalars.allSatisfy(TextAnalysis.isOwnCharacter) {
-            return ownVoice(characters: input.characters, words: input.words)
+        if isOwnCharacters(input.text) {
+            return ownVoice(characters: input.characters, words: input.words, mayQuote: mayQuote)
         }
         let characters = Array(TextAnalysis.ownVoice(input.text))
         return (characters, TextAnalysis.words(in: characters))
@@ -35,14 +36,17 @@ enum TermMatching {
     /// character becomes a space, which neither joins nor extends a word), so the words are
     /// the text's, moved. Only when a word lost part of its characters are the words split
     /// again.
+    ///
+    /// `mayQuote` false tells that the text has no character that may open a quotation
+    /// (``mayOpenQuotation(_:)``), so no quoted span to look for.
     static func ownVoice(
-        characters chars: [Character], words: [TextAnalysis.Word]
+        characters chars: [Character], words: [TextAnalysis.Word], mayQuote: Bool = true
     ) -> (characters: [Character], words: [TextAnalysis.Word]) {
         let n = chars.count
         guard n > 0 else { return (chars, words) }
         var removed = [Bool](repeating: false, count: n)
         var spanStarts = [Bool](repeating: false, count: n)
-        for span in TextAnalysis.quotedSpans(in: chars) {
+        for span in mayQuote ? TextAnalysis.quotedSpans(in: chars) : [] {
             spanStarts[span.range.lowerBound] = true
             for k in span.range { removed[k] = true }
             let last = span.range.upperBound - 2
@@ -97,6 +101,40 @@ enum TermMatching {
             voiceWords.append(shifted)
         }
         return (voice, voiceWords)
+    }
+
+    /// Whether every scalar of `text` is a `Character` of its own
+    /// (``TextAnalysis/isOwnCharacter(_:)``), read from its UTF-8 bytes.
+    static func isOwnCharacters(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { b in
+            let n = b.count
+            var i = 0
+            while i < n {
+                let lead = b[i]
+                if lead < 0x80 {
+                    guard lead != 0x0D else { return false }
+                    i += 1
+                    continue
+                }
+                var value: UInt32
+                var length: Int
+                if lead >= 0xF0 {
+                    value = UInt32(lead & 0x07)
+                    length = 4
+                } else if lead >= 0xE0 {
+                    value = UInt32(lead & 0x0F)
+                    length = 3
+                } else {
+                    value = UInt32(lead & 0x1F)
+                    length = 2
+                }
+                for k in 1..<length { value = value << 6 | UInt32(b[i + k] & 0x3F) }
+                guard let scalar = Unicode.Scalar(value), TextAnalysis.isOwnCharacter(scalar) else { return false }
+                i += length
+            }
+            return true
+        }
     }
 
     /// Whether a quotation opens at `i`, as ``TextAnalysis/quotedSpans(in:)`` finds them:
@@ -359,24 +397,41 @@ enum TermMatching {
                 var j = i + 1
                 if !(splitHashtags && inHashtag) {
                     let n = bytes.count
-                    while j < n {
-                        let c = bytes[j]
-                        let lower = c | 0x20
-                        if lower >= 0x61 && lower <= 0x7A {
-                            append(lower)
-                            afterLowercase = c >= 0x61
-                            afterUppercase = c < 0x61
-                            afterDigit = false
-                        } else if c >= 0x30 && c <= 0x39 {
-                            append(c)
-                            afterLowercase = false
-                            afterUppercase = false
-                            afterDigit = true
-                        } else {
-                            break
+                    var count = self.count
+                    var last = b
+                    // Eight bytes at a time (`current` has room for them), then one by one.
+                    run: do {
+                        while j + 8 <= n {
+                            let eight = UnsafeRawPointer(bytes.baseAddress! + j).loadUnaligned(as: UInt64.self)
+                            let run = TermMatching.alphanumericRun(eight)
+                            guard run.length > 0 else { break run }
+                            UnsafeMutableRawPointer(current + count).storeBytes(of: run.lowercase, as: UInt64.self)
+                            count &+= run.length
+                            j &+= run.length
+                            last = bytes[j - 1]
+                            if run.length < 8 { break run }
                         }
-                        j += 1
+                        while j < n {
+                            let c = bytes[j]
+                            let lower = c | 0x20
+                            if lower &- 0x61 < 26 {
+                                current[count] = lower
+                            } else if c &- 0x30 < 10 {
+                                current[count] = c
+                            } else {
+                                break
+                            }
+                            last = c
+                            count &+= 1
+                            j &+= 1
+                        }
                     }
+                    self.count = count
+                    // The flags follow the run's last character.
+                    let isDigit = last &- 0x30 < 10
+                    afterLowercase = !isDigit && last >= 0x61
+                    afterUppercase = !isDigit && last < 0x61
+                    afterDigit = isDigit
                 }
                 return j
             }
@@ -537,6 +592,31 @@ enum TermMatching {
         }
     }
 
+    /// How many of eight bytes (the first in the low byte) are ASCII letters and digits
+    /// before any other byte, and the eight bytes with their letters lowercased (digits
+    /// unchanged), from arithmetic on all eight at once: a word's letters without a test per
+    /// byte. `letters` and `digits` have bit 7 of each byte set where that byte is one.
+    @inline(__always)
+    static func alphanumericRun(
+        _ eight: UInt64
+    ) -> (length: Int, lowercase: UInt64, letters: UInt64, digits: UInt64) {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // Each byte below 0x80 plus a constant below 0x80 stays within its byte, so its
+        // bit 7 tells whether it reached the bound.
+        let seven = eight & ~highs
+        let folded = seven | (ones &* 0x20)
+        let atLeastA = (folded &+ ones &* (0x80 - 0x61)) & highs
+        let aboveZ = (folded &+ ones &* (0x7F - 0x7A)) & highs
+        let atLeastZero = (seven &+ ones &* (0x80 - 0x30)) & highs
+        let aboveNine = (seven &+ ones &* (0x7F - 0x39)) & highs
+        let ascii = ~eight & highs
+        let letters = atLeastA & ~aboveZ & ascii
+        let digits = atLeastZero & ~aboveNine & ascii
+        let length = (~(letters | digits) & highs).trailingZeroBitCount >> 3
+        return (length, eight | ones &* 0x20, letters, digits)
+    }
+
     // MARK: - Stems
 
     /// Irregular English plurals, mapped to their singular before stemming.
@@ -569,16 +649,18 @@ enum TermMatching {
         }
     }
 
-    /// How many bytes longer than its word a stem may be before it is reduced: an irregular
-    /// plural's singular is at most one longer ("fungi", "fungus").
+    /// The room ``stem(_:into:)`` needs beyond its word: an irregular plural's singular, which
+    /// it starts from, is at most one byte longer ("fungi", "fungus").
     static let stemMargin = 8
 
     /// ``stem(_:)`` of the word whose UTF-8 bytes are `word`, written to the start of
     /// `buffer` (at least ``stemMargin`` bytes longer than `word`); returns its length.
     static func stem(_ word: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var length = word.count
-        if let singular = irregularSingular(of: word) {
+        if var singular = irregularSingular(of: word) {
+            while let further = singular.withUnsafeBufferPointer(irregularSingular) { singular = further }
             length = singular.count
+            precondition(length <= buffer.count)
             _ = UnsafeMutableBufferPointer(rebasing: buffer[..<length]).initialize(fromContentsOf: singular)
         } else {
             _ = UnsafeMutableBufferPointer(rebasing: buffer[..<length]).initialize(fromContentsOf: word)
@@ -597,6 +679,19 @@ enum TermMatching {
         Array(irregularPlurals[$0]!.utf8)
     }
 
+    /// The first letters and lengths of ``irregularPlurals``' plurals: for each letter a to z,
+    /// eight bits, one for each length from 1 to 8, eight letters to an integer.
+    private static let irregularShapes: (UInt64, UInt64, UInt64, UInt64) = {
+        var shapes: [UInt64] = [0, 0, 0, 0]
+        for plural in irregularPlurals.keys {
+            let utf8 = Array(plural.utf8)
+            precondition(utf8.count <= 8 && utf8[0] >= 0x61 && utf8[0] <= 0x7A)
+            let letter = UInt64(utf8[0] - 0x61)
+            shapes[Int(letter >> 3)] |= 1 << ((letter & 7) * 8 + UInt64(utf8.count - 1))
+        }
+        return (shapes[0], shapes[1], shapes[2], shapes[3])
+    }()
+
     /// The bytes of a word of one to eight bytes in one integer, the first in the low byte; a
     /// word holds no zero byte, so words of different lengths never meet.
     @inline(__always)
@@ -611,6 +706,17 @@ enum TermMatching {
     /// lowercase ASCII letters, which no other string equals, so comparing bytes is comparing
     /// strings.
     static func irregularSingular(of word: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        // Most words differ from every plural in first letter and length.
+        guard let first = word.first, first &- 0x61 < 26, word.count <= 8 else { return nil }
+        let letter = UInt64(first - 0x61)
+        let shapes: UInt64
+        switch letter >> 3 {
+        case 0: shapes = irregularShapes.0
+        case 1: shapes = irregularShapes.1
+        case 2: shapes = irregularShapes.2
+        default: shapes = irregularShapes.3
+        }
+        guard shapes >> ((letter & 7) * 8 + UInt64(word.count - 1)) & 1 == 1 else { return nil }
         guard let key = packed(word), let index = irregularKeys.firstIndex(of: key) else {
             return nil
         }
@@ -709,10 +815,13 @@ enum TermMatching {
     /// over, without making a string of them.
     ///
     /// Words are told apart as Swift strings are (canonical equivalence: "café" precomposed
-    /// and decomposed are one word). An ASCII word, the most common kind, equals no string
-    /// but the same bytes, so it is found by hashing its bytes; a word with other bytes is
-    /// made a string and looked up in a dictionary. The ASCII words live in memory of the
-    /// index's own, read through pointers: a lookup touches no reference count.
+    /// and decomposed are one word). The words are lowercased ones, as
+    /// ``words(in:splitHashtags:)`` and ``stem(_:)`` give them, and such a word in ASCII, the
+    /// most common kind, equals no string but the same bytes (of ASCII, only K, ; and ` have
+    /// other spellings, the Kelvin sign among them, and no such word holds one), so it is
+    /// found by hashing its bytes; a word with other bytes is made a string and looked up in
+    /// a dictionary. The ASCII words live in memory of the index's own, read through
+    /// pointers: a lookup touches no reference count.
     final class WordIndex: @unchecked Sendable {
         // The memory below is written in `init` only and freed in `deinit`.
 
@@ -729,6 +838,10 @@ enum TermMatching {
         /// Open addressing over the entries: an entry, or -1.
         private let slots: UnsafeMutablePointer<Int>
         private let mask: Int
+        /// A bit for each ASCII word, picked by the top eight bits of its hash (a Bloom filter
+        /// of one hash): most words looked up are none of the index's, and most of those miss
+        /// a bit here before any table is read.
+        private let bloom: (UInt64, UInt64, UInt64, UInt64)
         private let nonASCII: [String: Int]
 
         /// An index of `words`; ``ids`` gives each word's id, equal words sharing one.
@@ -775,13 +888,16 @@ enum TermMatching {
             mask = size - 1
             slots = .allocate(capacity: size)
             slots.initialize(repeating: -1, count: size)
+            var bloom: [UInt64] = [0, 0, 0, 0]
             for k in asciiIDs.indices {
                 let hash = Self.hash(UnsafeBufferPointer(start: bytes + asciiStarts[k], count: asciiStarts[k + 1] - asciiStarts[k]))
                 (hashes + k).initialize(to: hash)
+                bloom[Int(hash >> 62)] |= 1 << (hash >> 56 & 63)
                 var slot = Int(truncatingIfNeeded: hash) & mask
                 while slots[slot] >= 0 { slot = (slot + 1) & mask }
                 slots[slot] = k
             }
+            self.bloom = (bloom[0], bloom[1], bloom[2], bloom[3])
         }
 
         deinit {
@@ -811,13 +927,19 @@ enum TermMatching {
             }
             guard high < 0x80 else { return nonASCII[String(decoding: word, as: UTF8.self)] }
             hash ^= hash >> 29
+            let lowHalf = hash >> 62 & 1 == 0 ? bloom.0 : bloom.1
+            let highHalf = hash >> 62 & 1 == 0 ? bloom.2 : bloom.3
+            let bits = hash >> 63 == 0 ? lowHalf : highHalf
+            guard bits >> (hash >> 56 & 63) & 1 == 1 else { return nil }
             var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let k = slots[slot]
                 if k < 0 { return nil }
                 if hashes[k] == hash {
                     let start = starts[k]
-                    if starts[k + 1] - start == word.count, memcmp(bytes + start, word.baseAddress!, word.count) == 0 {
+                    if starts[k + 1] - start == word.count,
+                        word.isEmpty || memcmp(bytes + start, word.baseAddress!, word.count) == 0
+                    {
                         return entryIDs[k]
                     }
                 }
@@ -905,35 +1027,45 @@ enum TermMatching {
             return value
         }
 
+        /// Whether `a` and `b` hold the same bytes: at once when they share their storage,
+        /// as the answers of one item share its strings.
         private static func sameBytes(_ a: String, _ b: String) -> Bool {
             guard a.utf8.count == b.utf8.count else { return false }
             if let same = a.utf8.withContiguousStorageIfAvailable({ x in
-                b.utf8.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+                b.utf8.withContiguousStorageIfAvailable { y in
+                    x.baseAddress == y.baseAddress || x.isEmpty
+                        || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+                }
             }), let same {
                 return same
             }
             return a.utf8.elementsEqual(b.utf8)
         }
 
-        /// FNV-1a of `string`'s length and of its first and last 16 bytes, continuing `hash`.
+        /// A hash of `string`'s length and of its first and last 16 bytes, continuing `hash`.
         private static func hash(_ string: String, into hash: UInt64) -> UInt64 {
-            var hash = hash
-            @inline(__always) func combine(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            let utf8 = string.utf8
-            let count = utf8.count
-            for shift in stride(from: 0, to: 64, by: 8) { combine(UInt8(truncatingIfNeeded: count >> shift)) }
-            if let done: Void = utf8.withContiguousStorageIfAvailable({ bytes in
-                if count <= 32 {
-                    for byte in bytes { combine(byte) }
+            @inline(__always) func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+                (hash ^ value) &* 0x9E37_79B9_7F4A_7C15 ^ (hash >> 31)
+            }
+            var string = string
+            return string.withUTF8 { bytes in
+                let count = bytes.count
+                var hash = mix(hash, UInt64(count))
+                guard let base = bytes.baseAddress else { return hash }
+                if count >= 16 {
+                    let raw = UnsafeRawPointer(base)
+                    hash = mix(hash, raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                    hash = mix(hash, raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    hash = mix(hash, raw.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self))
+                    hash = mix(hash, raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
                 } else {
-                    for k in 0..<16 { combine(bytes[k]) }
-                    for k in (count - 16)..<count { combine(bytes[k]) }
+                    // Up to 15 bytes, as two integers.
+                    var words: (UInt64, UInt64) = (0, 0)
+                    withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+                    hash = mix(mix(hash, words.0), words.1)
                 }
-            }) {
                 return hash
             }
-            for (k, byte) in utf8.enumerated() where k < 16 || k >= count - 16 { combine(byte) }
-            return hash
         }
     }
 }

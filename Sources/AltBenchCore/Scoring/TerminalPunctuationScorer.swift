@@ -15,8 +15,9 @@ public struct TerminalPunctuationScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        // The common case, decided on the last byte: a final ASCII . ! ? is a Character of
-        // its own (it never extends the grapheme cluster before it).
+        // The common case, decided on the last byte: a final ASCII . ! ? passes. (It is a
+        // Character of its own, unless a prepended mark such as U+0600 joins it to the one
+        // before; the answer passes then too.)
         if let last = input.text.utf8.last,
             last == UInt8(ascii: ".") || last == UInt8(ascii: "!") || last == UInt8(ascii: "?")
         {

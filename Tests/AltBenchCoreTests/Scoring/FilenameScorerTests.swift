@@ -60,10 +60,10 @@ struct FilenameScorerTests {
 
     @Test func scansSixteenBytesAtATimeAsOneByOne() {
         var random = RandomAnswers(seed: 31)
-        for k in 0..<3000 {
+        for k in 0..<1500 {
             var text = k % 3 == 0 ? String(random.answer().prefix(k % 40)) : random.answer()
             text.withUTF8 { bytes in
-                for from in stride(from: 0, through: bytes.count, by: 1 + k % 7) {
+                for from in stride(from: k % 4, through: bytes.count, by: 9 + k % 7) {
                     #expect(
                         FilenameScorer.fileName(in: bytes, from: from)
                             == FilenameScorer.fileNameByteByByte(in: bytes, from: from))
@@ -79,7 +79,9 @@ struct FilenameScorerTests {
             var text = input.text
             let count = text.utf8.count
             var from = 0
-            while let range = text.withUTF8({ FilenameScorer.fileName(in: $0, from: from) }), range.upperBound <= count {
+            while let range = text.withUTF8({ FilenameScorer.fileName(in: $0, from: from) }),
+                range.upperBound <= count
+            {
                 #expect(
                     FilenameScorer.isQuoted(range, in: input) == FilenameScorer.isQuotedByCharacters(range, in: input),
                     "\(input.text.debugDescription)")

@@ -125,6 +125,16 @@ extension HedgingScorerTests {
         }
     }
 
+    @Test func readsOwnCharactersFromBytes() {
+        var random = RandomAltText(seed: 14)
+        for _ in 0..<3000 {
+            let text = random.text()
+            #expect(
+                TermMatching.isOwnCharacters(text) == text.unicodeScalars.allSatisfy(TextAnalysis.isOwnCharacter),
+                "\(text.debugDescription)")
+        }
+    }
+
     @Test func screensWordsAsTheListDoes() {
         var random = RandomAltText(seed: 8)
         var words = HedgingScorer.firstWords.flatMap { [$0, $0 + "s", String($0.dropLast()), $0.uppercased()] }

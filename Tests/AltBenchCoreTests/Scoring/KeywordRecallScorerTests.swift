@@ -116,6 +116,23 @@ extension KeywordRecallScorerTests {
         }
     }
 
+    @Test func stemsKeepTheFirstTwoBytesButForIrregularPlurals() {
+        var random = RandomAltText(seed: 15)
+        var words = Array(TermMatching.irregularPlurals.keys) + TermMatching.irregularPlurals.keys.map { $0 + "'s" }
+            + ["x's", "ab's", "abc's", "ies", "eies", "ying", "ssing"]
+        for _ in 0..<2000 { words += ReferenceTermMatching.words(in: random.text(pieces: 10)) }
+        for word in words {
+            let stem = Array(TermMatching.stem(word).utf8)
+            let bytes = Array(word.utf8)
+            #expect(stem.first == bytes.first, "\(word)")
+            let possessive = word.hasSuffix("'s") ? String(word.dropLast(2)) : word
+            guard stem.count >= 2, TermMatching.irregularPlurals[word] == nil,
+                TermMatching.irregularPlurals[possessive] == nil
+            else { continue }
+            #expect(stem[1] == bytes[1], "\(word)")
+        }
+    }
+
     @Test func scoresAsThePlainRulesDo() {
         var random = RandomAltText(seed: 4)
         for _ in 0..<3000 {

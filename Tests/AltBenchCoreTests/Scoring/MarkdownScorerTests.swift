@@ -76,10 +76,10 @@ struct MarkdownScorerTests {
 
     @Test func findsLineEndsSixteenBytesAtATime() {
         var random = RandomAnswers(seed: 22)
-        for k in 0..<2000 {
+        for k in 0..<1000 {
             var text = k % 3 == 0 ? String(random.answer().prefix(k % 40)) : random.answer()
             text.withUTF8 { bytes in
-                for from in 0...bytes.count {
+                for from in stride(from: k % 5, through: bytes.count, by: 5) {
                     #expect(
                         MarkdownScorer.lineEnd(bytes, from: from)
                             == (bytes[from...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count))

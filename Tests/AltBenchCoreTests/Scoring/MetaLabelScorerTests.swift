@@ -99,8 +99,11 @@ struct MetaLabelScorerTests {
         var random = RandomAnswers(seed: 13)
         var decided = 0
         for k in 0..<4000 {
-            let label = random.pick(["Alt text", "**Alt text**", "Image description", "Alt text for the image", "Caption"])
-            let input = ScoringInput(content: label + random.pick([":", " :", "**:", "\n", ""]) + random.answer(simple: k % 2 == 0))
+            let label = random.pick([
+                "Alt text", "**Alt text**", "Image description", "Alt text for the image", "Caption",
+            ])
+            let colon = random.pick([":", " :", "**:", "\n", ""])
+            let input = ScoringInput(content: label + colon + random.answer(simple: k % 2 == 0))
             var text = input.text
             let bytes = text.withUTF8 { bytes in
                 MetaLabelScorer.asciiLabel(

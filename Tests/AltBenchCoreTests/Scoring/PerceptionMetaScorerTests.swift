@@ -140,14 +140,17 @@ struct PerceptionMetaScorerTests {
                 quoted.spans == TextAnalysis.quotedSpans(in: input.characters), "\(input.text.debugDescription)")
             var text = input.text
             if text.withUTF8(quoted.quotesEveryAnchor) {
-                #expect(quoted.quotesEvery(PerceptionMetaScorer.anchorWords, of: input), "\(input.text.debugDescription)")
+                #expect(
+                    quoted.quotesEvery(PerceptionMetaScorer.anchorWords, of: input), "\(input.text.debugDescription)")
             }
         }
     }
 
     /// The scalar predicates of VoiceText are TextAnalysis's for a `Character` of one scalar.
     @Test func scalarPredicatesAgreeWithTheCharacterOnes() {
-        for value in UInt32(0)...0x10FFFF where value < 0x3100 || (value >= 0xFE00 && value < 0x10000) || value % 61 == 0 {
+        // Latin to CJK punctuation, the half- and full-width forms, and a sample of the rest.
+        for value in UInt32(0)...0x10FFFF
+        where value < 0x3100 || (value >= 0xFE00 && value < 0x10000) || value % 61 == 0 {
             guard let scalar = Unicode.Scalar(value) else { continue }
             let c = Character(scalar)
             #expect(VoiceText.isNewline(scalar) == TextAnalysis.isNewline(c))
@@ -229,8 +232,9 @@ struct RandomAnswers {
 
     /// Every phrase the scorers look for, and a few more.
     static let phrases: [String] =
-        (PerceptionMetaScorer.allPhrases + MetaLabelScorer.chatter.values.flatMap { $0 } + MetaLabelScorer.allOpeningLabels
-            + MetaLabelScorer.leadIns + MetaLabelScorer.presentations).map { $0.joined(separator: " ") }
+        (PerceptionMetaScorer.allPhrases + MetaLabelScorer.chatter.values.flatMap { $0 }
+            + MetaLabelScorer.allOpeningLabels + MetaLabelScorer.leadIns + MetaLabelScorer.presentations)
+            .map { $0.joined(separator: " ") }.sorted()  // Sets and dictionaries have no fixed order.
         + otherPhrases
 
     static let otherPhrases: [String] = [

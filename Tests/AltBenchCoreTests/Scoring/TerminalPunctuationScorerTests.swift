@@ -54,7 +54,8 @@ struct TerminalPunctuationScorerTests {
     @Test func judgesTheLastByteAsTheLastCharacter() {
         var random = RandomAnswers(seed: 41)
         for _ in 0..<4000 {
-            let input = ScoringInput(content: random.answer() + random.pick(["", "\"", ")", " *", "_", ".\u{201D}", "\u{301}"]))
+            let end = random.pick(["", "\"", ")", " *", "_", ".\u{201D}", "\u{301}"])
+            let input = ScoringInput(content: random.answer() + end)
             #expect(
                 TerminalPunctuationScorer().score(input) == TerminalPunctuationScorer.scoreByCharacters(input),
                 "\(input.text.debugDescription)")

@@ -202,6 +202,45 @@ extension TextRecallScorerTests {
         }
     }
 
+    @Test func readsRunsOfLettersEightBytesAtATime() {
+        var random = RandomAltText(seed: 16)
+        let interesting: [UInt8] = [0x00, 0x20, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A, 0x5B, 0x5F, 0x60, 0x61, 0x7A, 0x7B,
+            0x7F, 0x80, 0xC1, 0xC3, 0xDA, 0xE1, 0xFA, 0xFF]
+        for round in 0..<100_000 {
+            let bytes = (0..<8).map { _ in
+                round % 2 == 0 ? UInt8(random.next(256)) : random.pick(interesting + Array("abcXYZ09".utf8))
+            }
+            let eight = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+            let run = TermMatching.alphanumericRun(eight)
+            func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+            func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+            #expect(run.length == (bytes.firstIndex { !isLetter($0) && !isDigit($0) } ?? 8), "\(bytes)")
+            for (k, b) in bytes.enumerated() {
+                #expect((run.letters >> (8 * UInt64(k) + 7)) & 1 == (isLetter(b) ? 1 : 0), "\(bytes)")
+                #expect((run.digits >> (8 * UInt64(k) + 7)) & 1 == (isDigit(b) ? 1 : 0), "\(bytes)")
+                #expect(UInt8(truncatingIfNeeded: run.lowercase >> (8 * UInt64(k))) == b | 0x20)
+            }
+        }
+    }
+
+    @Test func preparedCacheTellsKeysApartByTheirBytes() {
+        let cache = TermMatching.PreparedCache<String>(limit: 8)
+        // The same length and first and last 16 bytes: the same hash.
+        let middle = ["X", "Y", "Z", "\u{00E9}", "e\u{0301}"]
+        var keys = middle.map { "0123456789abcdef" + $0 + "fedcba9876543210" }
+        keys += ["", "a", "A", "caf\u{00E9}", "cafe\u{0301}", String(repeating: "long text ", count: 40)]
+        for round in 0..<3 {
+            for key in keys {
+                #expect(cache.value(for: key) { "one:" + key } == "one:" + key, "round \(round)")
+            }
+            for (a, b) in [("a", "b"), ("ab", ""), ("", "ab"), ("a", "")] {
+                #expect(cache.value(for: [a, b]) { "two:\(a)|\(b)" } == "two:\(a)|\(b)")
+            }
+            #expect(cache.value(for: [String]()) { "none" } == "none")
+            #expect(cache.value(for: ["a"]) { "list:a" } == "list:a")
+        }
+    }
+
     @Test func wordBufferHoldsEveryLowercaseMapping() {
         // A word may take twice the bytes it was read from, no more.
         for v in 0x80..<0x110000 {

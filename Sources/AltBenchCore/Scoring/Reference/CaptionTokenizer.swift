@@ -69,11 +69,11 @@ public enum CaptionTokenizer {
     /// ``TokenTable``); only the others, and those the corpus does not know, become Strings.
     static func withKeys<Result>(
         _ text: String, corpus: ReferenceCorpus,
-        _ body: (_ keys: UnsafeBufferPointer<Int64>, _ nextLocal: Int64) -> Result
+        _ body: (_ keys: UnsafeBufferPointer<Int32>, _ nextLocal: Int32) -> Result
     ) -> Result {
         withScalars(text) { scalars, flags in
             // Every token takes at least one scalar of its own.
-            withUnsafeTemporaryAllocation(of: Int64.self, capacity: scalars.count + 1) { buffer in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: scalars.count + 1) { buffer in
                 var scanner = Scanner(
                     scalars, sink: KeySink(corpus: corpus, buffer: buffer.baseAddress!, capacity: scalars.count + 1),
                     flags: flags)
@@ -323,15 +323,15 @@ extension CaptionTokenizer {
     struct KeySink: TokenSink {
         let corpus: ReferenceCorpus
         let table: TokenTable
-        let buffer: UnsafeMutablePointer<Int64>
+        let buffer: UnsafeMutablePointer<Int32>
         let capacity: Int
         var count = 0
         /// Keys beyond `capacity`, if ever.
-        var overflow: [Int64] = []
+        var overflow: [Int32] = []
         /// The unknown tokens (its `keys` unused).
         var unknown = CandidateNGrams.Keys()
 
-        init(corpus: ReferenceCorpus, buffer: UnsafeMutablePointer<Int64>, capacity: Int) {
+        init(corpus: ReferenceCorpus, buffer: UnsafeMutablePointer<Int32>, capacity: Int) {
             self.corpus = corpus
             table = corpus.tokenTable
             self.buffer = buffer
@@ -339,7 +339,7 @@ extension CaptionTokenizer {
         }
 
         @inline(__always)
-        mutating func add(_ key: Int64) {
+        mutating func add(_ key: Int32) {
             if count < capacity {
                 buffer[count] = key
                 count += 1
@@ -378,7 +378,7 @@ extension CaptionTokenizer {
             }
             if bytes > 0 {
                 if ascii { return append(s, start, end, low: low, high: high) }
-                if let id = table.find(low: low, high: high, length: bytes) { return add(Int64(id)) }
+                if let id = table.find(low: low, high: high, length: bytes) { return add(id) }
                 if table.latin1Complete { return add(unknown.unknownKey(Self.string(low, high, bytes))) }
             }
             add(unknown.key(CaptionTokenizer.lowercased(s, start, end), corpus: corpus))
@@ -404,7 +404,7 @@ extension CaptionTokenizer {
             let count = end - start
             // An ASCII token is found here exactly when `vocabulary` holds it.
             if let id = table.find(low: low, high: high, length: count) {
-                add(Int64(id))
+                add(id)
             } else {
                 add(unknown.unknownKey(Self.string(low, high, count)))
             }

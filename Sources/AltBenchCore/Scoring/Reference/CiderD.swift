@@ -30,79 +30,94 @@ public enum CiderD {
         candidate.withView(for: entry) { score($0, entry: entry, corpus: corpus) }
     }
 
+    /// The doubles `score` works in, for `count` n-grams and `references` references.
+    static func scratchSize(_ count: Int, references: Int) -> Int { count + 4 * references + 4 }
+
     static func score(_ candidate: NGramView, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) -> Double {
+        let count = candidate.grams.count
+        let references = entry.references.count
+        if let scratch = candidate.scratch { return score(candidate, entry: entry, corpus: corpus, scratch: scratch) }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: scratchSize(count, references: references)) {
+            score(candidate, entry: entry, corpus: corpus, scratch: $0.baseAddress!)
+        }
+    }
+
+    /// `score(candidate, entry: entry, corpus: corpus)` in `scratch`, of at least
+    /// `scratchSize(candidate.grams.count, references: entry.references.count)` doubles.
+    static func score(
+        _ candidate: NGramView, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus,
+        scratch: UnsafeMutablePointer<Double>
+    ) -> Double {
         let grams = candidate.grams
         let count = grams.count
         let references = entry.references.count
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: count + 4 * references + 4) { buffer in
-            let weights = buffer.baseAddress!
-            let hypNorm = weights + count
-            // Per reference and order, the clipped dot product `Σ min(w_cand, w_ref) · w_ref`.
-            let val = hypNorm + 4
-            val.initialize(repeating: 0, count: 4 * references)
-            corpus.idf.withUnsafeBufferPointer { idf in
-                entry.unionIDF.withUnsafeBufferPointer { unionIDF in
-                    entry.unionWeights.withUnsafeBufferPointer { unionWeights in
-                        // counts2vec of the candidate, in pycocoevalcap's n-gram order.
-                        for k in 0..<count {
-                            let gram = grams[k]
-                            // An n-gram no reference holds has df 0: log(max(1, 0)) = 0.
-                            let weight = gram.union >= 0 ? unionIDF[Int(gram.union)]
-                                : gram.key >= 0 ? idf[Int(gram.key)] : corpus.refLen - 0.0
-                            weights[k] = Double(gram.count) * weight
+        let weights = scratch
+        let hypNorm = weights + count
+        // Per reference and order, the clipped dot product `Σ min(w_cand, w_ref) · w_ref`.
+        let val = hypNorm + 4
+        val.initialize(repeating: 0, count: 4 * references)
+        corpus.idf.withUnsafeBufferPointer { idf in
+            entry.unionIDF.withUnsafeBufferPointer { unionIDF in
+                entry.unionWeights.withUnsafeBufferPointer { unionWeights in
+                    // counts2vec of the candidate, in pycocoevalcap's n-gram order.
+                    for k in 0..<count {
+                        let gram = grams[k]
+                        // An n-gram no reference holds has df 0: log(max(1, 0)) = 0.
+                        let weight = gram.union >= 0 ? unionIDF[Int(gram.union)]
+                            : gram.key >= 0 ? idf[Int(gram.key)] : corpus.refLen - 0.0
+                        weights[k] = Double(gram.count) * weight
+                    }
+                    // The norms, sum += pow(w, 2) over each order's n-grams in order; the four
+                    // sums side by side.
+                    let r0 = candidate.orderRange(0), r1 = candidate.orderRange(1)
+                    let r2 = candidate.orderRange(2), r3 = candidate.orderRange(3)
+                    var sums = (0.0, 0.0, 0.0, 0.0)
+                    for j in 0..<max(r0.count, r1.count, r2.count, r3.count) {
+                        if j < r0.count {
+                            let w = weights[r0.lowerBound + j]
+                            sums.0 += w * w
                         }
-                        // The norms, sum += pow(w, 2) over each order's n-grams in order; the four
-                        // sums side by side.
-                        let r0 = candidate.orderRange(0), r1 = candidate.orderRange(1)
-                        let r2 = candidate.orderRange(2), r3 = candidate.orderRange(3)
-                        var sums = (0.0, 0.0, 0.0, 0.0)
-                        for j in 0..<max(r0.count, r1.count, r2.count, r3.count) {
-                            if j < r0.count {
-                                let w = weights[r0.lowerBound + j]
-                                sums.0 += w * w
-                            }
-                            if j < r1.count {
-                                let w = weights[r1.lowerBound + j]
-                                sums.1 += w * w
-                            }
-                            if j < r2.count {
-                                let w = weights[r2.lowerBound + j]
-                                sums.2 += w * w
-                            }
-                            if j < r3.count {
-                                let w = weights[r3.lowerBound + j]
-                                sums.3 += w * w
-                            }
+                        if j < r1.count {
+                            let w = weights[r1.lowerBound + j]
+                            sums.1 += w * w
                         }
-                        hypNorm[0] = sums.0.squareRoot()
-                        hypNorm[1] = sums.1.squareRoot()
-                        hypNorm[2] = sums.2.squareRoot()
-                        hypNorm[3] = sums.3.squareRoot()
-                        for order in 0..<4 {
-                            dotProducts(
-                                grams, weights, candidate.orderRange(order), order: order, unionWeights: unionWeights,
-                                references: references, into: val)
+                        if j < r2.count {
+                            let w = weights[r2.lowerBound + j]
+                            sums.2 += w * w
                         }
+                        if j < r3.count {
+                            let w = weights[r3.lowerBound + j]
+                            sums.3 += w * w
+                        }
+                    }
+                    hypNorm[0] = sums.0.squareRoot()
+                    hypNorm[1] = sums.1.squareRoot()
+                    hypNorm[2] = sums.2.squareRoot()
+                    hypNorm[3] = sums.3.squareRoot()
+                    for order in 0..<4 {
+                        dotProducts(
+                            grams, weights, candidate.orderRange(order), order: order, unionWeights: unionWeights,
+                            references: references, into: val)
                     }
                 }
             }
-            var score = (0.0, 0.0, 0.0, 0.0)
-            entry.referenceNorms.withUnsafeBufferPointer { norms in
-                for (r, bigramCount) in entry.referenceBigramCounts.enumerated() {
-                    let delta = Double(candidate.bigramCount - bigramCount)
-                    let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
-                    score.0 += finish(val[4 * r], hypNorm[0], norms[4 * r], penalty)
-                    score.1 += finish(val[4 * r + 1], hypNorm[1], norms[4 * r + 1], penalty)
-                    score.2 += finish(val[4 * r + 2], hypNorm[2], norms[4 * r + 2], penalty)
-                    score.3 += finish(val[4 * r + 3], hypNorm[3], norms[4 * r + 3], penalty)
-                }
-            }
-            // np.mean over the 4 orders, then / len(refs), then * 10.
-            var mean = (0.0 + score.0 + score.1 + score.2 + score.3) / 4
-            mean /= Double(references)
-            mean *= 10.0
-            return mean
         }
+        var score = (0.0, 0.0, 0.0, 0.0)
+        entry.referenceNorms.withUnsafeBufferPointer { norms in
+            for (r, bigramCount) in entry.referenceBigramCounts.enumerated() {
+                let delta = Double(candidate.bigramCount - bigramCount)
+                let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
+                score.0 += finish(val[4 * r], hypNorm[0], norms[4 * r], penalty)
+                score.1 += finish(val[4 * r + 1], hypNorm[1], norms[4 * r + 1], penalty)
+                score.2 += finish(val[4 * r + 2], hypNorm[2], norms[4 * r + 2], penalty)
+                score.3 += finish(val[4 * r + 3], hypNorm[3], norms[4 * r + 3], penalty)
+            }
+        }
+        // np.mean over the 4 orders, then / len(refs), then * 10.
+        var mean = (0.0 + score.0 + score.1 + score.2 + score.3) / 4
+        mean /= Double(references)
+        mean *= 10.0
+        return mean
     }
 
     /// Adds to `val[4 × r + order]`, for each reference `r`, `min(w_cand, w_ref) · w_ref` over

@@ -193,6 +193,12 @@ struct NGramView {
     let tokenGrams: UnsafeBufferPointer<Int32>
     /// Where each order's n-grams end in `grams`.
     let orderEnds: (Int, Int, Int, Int)
+    /// For each union index of `entry`, the index in `grams` of that n-gram, -1 when the
+    /// candidate lacks it (at least for the unigrams).
+    let unionGrams: UnsafeBufferPointer<Int32>
+    /// Space for CIDEr-D's weights and sums (``CiderD/scratchSize(_:references:)``), when
+    /// the view comes with it.
+    var scratch: UnsafeMutablePointer<Double>? = nil
 
     /// The number of tokens.
     var length: Int { tokenGrams.count }
@@ -254,14 +260,14 @@ struct CandidateNGrams {
     /// Calls `body` with the n-grams as `entry`'s metrics read them: as stored when the
     /// candidate was built for `entry`, otherwise with the union indices looked up there.
     func withView<Result>(for entry: ReferenceCorpus.Entry, _ body: (NGramView) -> Result) -> Result {
-        storage.grams.withUnsafeBufferPointer { grams in
-            storage.tokenGrams.withUnsafeBufferPointer { tokenGrams in
-                if storage.entry === entry {
-                    return body(NGramView(grams: grams, tokenGrams: tokenGrams, orderEnds: orderEnds))
-                }
-                let looked = grams.map { Gram(key: $0.key, count: $0.count, union: entry.union(of: $0.key)) }
-                return looked.withUnsafeBufferPointer { looked in
-                    body(NGramView(grams: looked, tokenGrams: tokenGrams, orderEnds: orderEnds))
+        storage.tokenGrams.withUnsafeBufferPointer { tokenGrams in
+            let grams = storage.entry === entry
+                ? storage.grams : storage.grams.map { Gram(key: $0.key, count: $0.count, union: entry.union(of: $0.key)) }
+            var unionGrams = [Int32](repeating: -1, count: entry.unionIDs.count)
+            for (k, gram) in grams.enumerated() where gram.union >= 0 { unionGrams[Int(gram.union)] = Int32(k) }
+            return grams.withUnsafeBufferPointer { grams in
+                unionGrams.withUnsafeBufferPointer { unionGrams in
+                    body(NGramView(grams: grams, tokenGrams: tokenGrams, orderEnds: orderEnds, unionGrams: unionGrams))
                 }
             }
         }
@@ -313,9 +319,9 @@ struct CandidateNGrams {
     /// Token keys as a candidate's tokens are looked up: corpus ids, or for tokens the corpus
     /// does not know -1, -2, ... by first occurrence, equal tokens (as Strings) sharing one.
     struct Keys {
-        var keys: [Int64] = []
-        var unknownWords: [(String, Int64)] = []
-        var nextLocal: Int64 = -1
+        var keys: [Int32] = []
+        var unknownWords: [(String, Int32)] = []
+        var nextLocal: Int32 = -1
 
         mutating func append(_ word: String, corpus: ReferenceCorpus) {
             keys.append(key(word, corpus: corpus))
@@ -325,12 +331,12 @@ struct CandidateNGrams {
             keys.append(unknownKey(word))
         }
 
-        mutating func key(_ word: String, corpus: ReferenceCorpus) -> Int64 {
-            if let id = corpus.vocabulary[word] { return Int64(id) }
+        mutating func key(_ word: String, corpus: ReferenceCorpus) -> Int32 {
+            if let id = corpus.vocabulary[word] { return id }
             return unknownKey(word)
         }
 
-        mutating func unknownKey(_ word: String) -> Int64 {
+        mutating func unknownKey(_ word: String) -> Int32 {
             if let known = unknownWords.first(where: { $0.0 == word }) { return known.1 }
             unknownWords.append((word, nextLocal))
             nextLocal -= 1
@@ -340,7 +346,7 @@ struct CandidateNGrams {
 
     /// The n-grams of the token keys `keys`, whose unknown tokens took the local keys down to
     /// `nextLocal + 1`.
-    init(keys: UnsafeBufferPointer<Int64>, nextLocal: Int64, corpus: ReferenceCorpus, entry: ReferenceCorpus.Entry?) {
+    init(keys: UnsafeBufferPointer<Int32>, nextLocal: Int32, corpus: ReferenceCorpus, entry: ReferenceCorpus.Entry?) {
         length = keys.count
         let (grams, tokenGrams, orderEnds) = Self.withNGrams(
             keys: keys, nextLocal: nextLocal, corpus: corpus, entry: entry
@@ -354,7 +360,7 @@ struct CandidateNGrams {
     /// Calls `body` with the n-grams of the token keys `keys`, whose unknown tokens took the
     /// local keys down to `nextLocal + 1`, counted in temporary buffers.
     static func withNGrams<Result>(
-        keys: UnsafeBufferPointer<Int64>, nextLocal: Int64, corpus: ReferenceCorpus, entry: ReferenceCorpus.Entry?,
+        keys: UnsafeBufferPointer<Int32>, nextLocal: Int32, corpus: ReferenceCorpus, entry: ReferenceCorpus.Entry?,
         _ body: (NGramView) -> Result
     ) -> Result {
         let n = keys.count
@@ -364,26 +370,31 @@ struct CandidateNGrams {
         while tableSize < 8 * n { tableSize <<= 1 }
         let unions = entry?.unionIDs.count ?? 0
         let locals = Int(-nextLocal) + 3 * n
-        return withUnsafeTemporaryAllocation(of: Int64.self, capacity: 4 * tableSize + n + 1) { scratch in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 9 * n + unions + locals + 1) { small in
-                withUnsafeTemporaryAllocation(of: Gram.self, capacity: 4 * n + 1) { out in
-                    var builder = Builder(
-                        keys: keys, scratch: scratch.baseAddress!, small: small.baseAddress!, grams: out.baseAddress!,
-                        tableSize: tableSize, unions: unions, locals: locals, nextLocal: nextLocal, corpus: corpus,
-                        entry: entry)
-                    let (count, ends) = builder.run()
-                    return body(
-                        NGramView(
-                            grams: UnsafeBufferPointer(start: out.baseAddress!, count: count),
-                            tokenGrams: UnsafeBufferPointer(start: builder.tokenGrams, count: n), orderEnds: ends))
-                }
-            }
+        // One block for all the scratch space: 64-bit words, then n-grams, then 32-bit words.
+        let wide = 4 * tableSize + n + 1 + CiderD.scratchSize(4 * n, references: entry?.references.count ?? 0)
+        let narrow = 9 * n + unions + locals + 1, out = 4 * n + 1
+        let bytes = 8 * wide + MemoryLayout<Gram>.stride * out + 4 * narrow
+        return withUnsafeTemporaryAllocation(byteCount: bytes, alignment: 8) { block in
+            let scratch = block.baseAddress!.bindMemory(to: Int64.self, capacity: wide)
+            let grams = (block.baseAddress! + 8 * wide).bindMemory(to: Gram.self, capacity: out)
+            let small = (block.baseAddress! + 8 * wide + MemoryLayout<Gram>.stride * out)
+                .bindMemory(to: Int32.self, capacity: narrow)
+            var builder = Builder(
+                keys: keys, scratch: scratch, small: small, grams: grams, tableSize: tableSize, unions: unions,
+                locals: locals, nextLocal: nextLocal, corpus: corpus, entry: entry)
+            let (count, ends) = builder.run()
+            return body(
+                NGramView(
+                    grams: UnsafeBufferPointer(start: grams, count: count),
+                    tokenGrams: UnsafeBufferPointer(start: builder.tokenGrams, count: n), orderEnds: ends,
+                    unionGrams: UnsafeBufferPointer(start: builder.unionGrams, count: unions),
+                    scratch: UnsafeMutableRawPointer(builder.previous + n).assumingMemoryBound(to: Double.self)))
         }
     }
 
     /// Counts the n-grams of token keys into `grams`, with the scratch space it is given.
     private struct Builder {
-        let keys: UnsafeBufferPointer<Int64>
+        let keys: UnsafeBufferPointer<Int32>
         let n: Int
         let tableKeys: UnsafeMutablePointer<Int64>
         let tableIndices: UnsafeMutablePointer<Int64>
@@ -396,7 +407,8 @@ struct CandidateNGrams {
         let unionAt: UnsafeMutablePointer<Int32>
         /// The corpus id of the n-grams `unionAt` finds (n = 2...4, from `self.n` on).
         let idAt: UnsafeMutablePointer<Int32>
-        /// The index in `grams` of each union n-gram of `entry` counted, -1 before.
+        /// The index in `grams` of each union n-gram of `entry` counted, -1 before (and after,
+        /// for those the candidate lacks).
         let unionGrams: UnsafeMutablePointer<Int32>
         /// The index in `grams` of each unknown n-gram counted (local key -1 first), -1 before.
         let localGrams: UnsafeMutablePointer<Int32>
@@ -419,8 +431,8 @@ struct CandidateNGrams {
         var tableReady = false
 
         init(
-            keys: UnsafeBufferPointer<Int64>, scratch: UnsafeMutablePointer<Int64>, small: UnsafeMutablePointer<Int32>,
-            grams: UnsafeMutablePointer<Gram>, tableSize: Int, unions: Int, locals: Int, nextLocal: Int64,
+            keys: UnsafeBufferPointer<Int32>, scratch: UnsafeMutablePointer<Int64>, small: UnsafeMutablePointer<Int32>,
+            grams: UnsafeMutablePointer<Gram>, tableSize: Int, unions: Int, locals: Int, nextLocal: Int32,
             corpus: ReferenceCorpus, entry: ReferenceCorpus.Entry?
         ) {
             self.keys = keys
@@ -439,7 +451,7 @@ struct CandidateNGrams {
             self.tableSize = tableSize
             mask = tableSize - 1
             shift = UInt64(64 - tableSize.trailingZeroBitCount)
-            self.nextLocal = nextLocal
+            self.nextLocal = Int64(nextLocal)
             self.corpus = corpus
             self.entry = entry
             small.initialize(repeating: -1, count: 9 * n + unions + locals)
@@ -562,7 +574,7 @@ struct CandidateNGrams {
         /// Counts every n-gram; returns how many are unique, and where each order's end.
         mutating func run() -> (Int, (Int, Int, Int, Int)) {
             for p in 0..<n {
-                let key = keys[p]
+                let key = Int64(keys[p])
                 previous[p] = key
                 let union = entry?.unigram(key) ?? -1
                 unionAt[p] = union
@@ -573,7 +585,7 @@ struct CandidateNGrams {
             let ngramIDs = corpus.ngramIDs
             for order in 1..<max(1, min(4, n)) {
                 for p in 0..<(n - order) {
-                    let a = previous[p], b = keys[p + order]
+                    let a = previous[p], b = Int64(keys[p + order])
                     let union = unionAt[order * n + p]
                     var key: Int64
                     // An n-gram a reference holds is in the corpus under the union's id.

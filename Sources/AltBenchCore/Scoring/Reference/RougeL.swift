@@ -32,59 +32,64 @@ public enum RougeL {
         // against an empty reference, 0 against any other.
         let candidateCount = max(m, 1)
         let words = (m + 63) >> 6
-        let unions = entry.unionIDs.count
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(unions * words + words, 1)) { buffer in
-            // For each n-gram of the item's union (only unigrams are used), the candidate
-            // positions holding it, as bits: a reference token matches exactly these.
+        let unigrams = candidate.orderEnds.0
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: unigrams * words + words + 1) { buffer in
+            // For each unigram of the candidate, the positions holding it, as bits: a
+            // reference token matches exactly these.
             let masks = buffer.baseAddress!
-            let v = masks + unions * words
-            masks.initialize(repeating: 0, count: unions * words)
+            let v = masks + unigrams * words
+            masks.initialize(repeating: 0, count: unigrams * words)
             for j in 0..<m {
-                let u = candidate.grams[Int(candidate.tokenGrams[j])].union
-                if u >= 0 { masks[Int(u) * words + j >> 6] |= 1 << UInt64(j & 63) }
+                masks[Int(candidate.tokenGrams[j]) * words + j >> 6] |= 1 << UInt64(j & 63)
             }
             var precMax = 0.0, recMax = 0.0
             var start = 0
             return entry.referenceTokenUnions.withUnsafeBufferPointer { tokenUnions in
-            for (r, end) in entry.referenceTokenEnds.enumerated() {
-                let lcs: Int
-                let referenceCount: Int
-                if end == start {
-                    lcs = m == 0 ? 1 : 0
-                    referenceCount = 1
-                } else {
-                    lcs = m == 0 ? 0 : longestCommonSubsequence(
-                        UnsafeBufferPointer(rebasing: tokenUnions[start..<end]), masks, v, words: words, length: m)
-                    referenceCount = end - start
+                for (r, end) in entry.referenceTokenEnds.enumerated() {
+                    let lcs: Int
+                    let referenceCount: Int
+                    if end == start {
+                        lcs = m == 0 ? 1 : 0
+                        referenceCount = 1
+                    } else {
+                        lcs = m == 0 ? 0 : longestCommonSubsequence(
+                            UnsafeBufferPointer(rebasing: tokenUnions[start..<end]), candidate.unionGrams, masks, v,
+                            words: words, length: m)
+                        referenceCount = end - start
+                    }
+                    start = end
+                    let first = r == 0
+                    let prec = Double(lcs) / Double(candidateCount)
+                    let rec = Double(lcs) / Double(referenceCount)
+                    if first || prec > precMax { precMax = prec }
+                    if first || rec > recMax { recMax = rec }
                 }
-                start = end
-                let first = r == 0
-                let prec = Double(lcs) / Double(candidateCount)
-                let rec = Double(lcs) / Double(referenceCount)
-                if first || prec > precMax { precMax = prec }
-                if first || rec > recMax { recMax = rec }
-            }
-            guard precMax != 0 && recMax != 0 else { return 0 }
-            let b2 = beta * beta
-            return ((1 + b2) * precMax * recMax) / (recMax + b2 * precMax)
+                guard precMax != 0 && recMax != 0 else { return 0 }
+                let b2 = beta * beta
+                return ((1 + b2) * precMax * recMax) / (recMax + b2 * precMax)
             }
         }
     }
 
     /// The length of the longest common subsequence of the reference `a` (union indices) and
-    /// the candidate of `length` tokens whose positions of each union n-gram are `masks`
-    /// (`words` 64-bit words each), bit-parallel (Crochemore et al. 2001): a bit vector `v`
-    /// over the candidate positions, all ones at first, becomes `(v + (v & m)) | (v & ~m)`
-    /// for the match mask `m` of each reference token in turn; its zeros among the first
-    /// `length` bits then count the LCS, as the dynamic programme's last row would.
+    /// the candidate of `length` tokens whose positions of each unigram are `masks` (`words`
+    /// 64-bit words each, by index in the candidate's n-grams, which `unionGrams` gives for
+    /// a union index), bit-parallel (Crochemore et al. 2001): a bit vector `v` over the
+    /// candidate positions, all ones at first, becomes `(v + (v & m)) | (v & ~m)` for the
+    /// match mask `m` of each reference token in turn (a token the candidate lacks leaves it
+    /// as it is); its zeros among the first `length` bits then count the LCS, as the dynamic
+    /// programme's last row would.
     static func longestCommonSubsequence(
-        _ a: UnsafeBufferPointer<Int32>, _ masks: UnsafeMutablePointer<UInt64>, _ v: UnsafeMutablePointer<UInt64>, words: Int, length: Int
+        _ a: UnsafeBufferPointer<Int32>, _ unionGrams: UnsafeBufferPointer<Int32>, _ masks: UnsafeMutablePointer<UInt64>,
+        _ v: UnsafeMutablePointer<UInt64>, words: Int, length: Int
     ) -> Int {
         if words == 1 {
             // One word: `v` in a register, no carry between words.
             var v = UInt64.max
             for x in a {
-                let m = masks[Int(x)]
+                let g = unionGrams[Int(x)]
+                guard g >= 0 else { continue }
+                let m = masks[Int(g)]
                 v = (v &+ (v & m)) | (v & ~m)
             }
             let valid: UInt64 = length == 64 ? .max : (1 << UInt64(length)) - 1
@@ -92,7 +97,9 @@ public enum RougeL {
         }
         v.update(repeating: .max, count: words)
         for x in a {
-            let m = masks + Int(x) * words
+            let g = unionGrams[Int(x)]
+            guard g >= 0 else { continue }
+            let m = masks + Int(g) * words
             var carry: UInt64 = 0
             for w in 0..<words {
                 let vw = v[w], mw = m[w]
