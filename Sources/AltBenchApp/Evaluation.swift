@@ -286,13 +286,7 @@ public struct Evaluation: Sendable {
     }
 
     func configFile() throws -> ConfigFile {
-        if let configPath {
-            guard FileManager.default.fileExists(atPath: resolve(configPath).path) else {
-                throw AltBenchError.configFile(file: configPath, line: nil, message: "no such file. Check the --config path.")
-            }
-            return try ConfigFile.load(from: resolve(configPath), displayPath: configPath)
-        }
-        return try ConfigFile.load(from: resolve("altbench.yml"), displayPath: "altbench.yml")
+        try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
     }
 
     func resolve(_ path: String) -> URL {
@@ -374,6 +368,22 @@ public struct ReportCommand: Sendable {
         let (loaded, _) = try await Reporting(store: store, resultsDirectory: directory, console: console)
             .write(runID: runID, displayResults: results, updateLatest: runID == newest)
         return loaded
+    }
+}
+
+extension ConfigFile {
+    /// `--config FILE` (which must exist), else `altbench.yml` in the working directory if
+    /// present, else an empty configuration.
+    static func load(configPath: String?, workingDirectory: URL) throws -> ConfigFile {
+        if let configPath {
+            let url = URL.resolving(configPath, against: workingDirectory)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw AltBenchError.configFile(file: configPath, line: nil, message: "no such file. Check the --config path.")
+            }
+            return try ConfigFile.load(from: url, displayPath: configPath)
+        }
+        return try ConfigFile.load(
+            from: URL.resolving("altbench.yml", against: workingDirectory), displayPath: "altbench.yml")
     }
 }
 

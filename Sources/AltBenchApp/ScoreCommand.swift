@@ -33,7 +33,7 @@ public struct ScoreCommand: Sendable {
     /// Scores the file and prints the report on stdout; returns what it printed.
     @discardableResult
     public func run() throws -> String {
-        let settings = try loadConfig().scoringSettings()
+        let settings = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory).scoringSettings()
         let answers = try AnswerFile.load(from: resolve(file), displayPath: file)
         var datasetItems: [String: DatasetItem] = [:]
         var loaded: Dataset?
@@ -125,16 +125,6 @@ public struct ScoreCommand: Sendable {
         return RunResults(
             info: info, variants: variantNames.map { PromptVariant(name: $0, file: answers.displayPath, text: "") },
             items: resultItems, trials: trials, plannedTrials: trials.count)
-    }
-
-    func loadConfig() throws -> ConfigFile {
-        if let configPath {
-            guard FileManager.default.fileExists(atPath: resolve(configPath).path) else {
-                throw AltBenchError.configFile(file: configPath, line: nil, message: "no such file. Check the --config path.")
-            }
-            return try ConfigFile.load(from: resolve(configPath), displayPath: configPath)
-        }
-        return try ConfigFile.load(from: resolve("altbench.yml"), displayPath: "altbench.yml")
     }
 
     func resolve(_ path: String) -> URL {
