@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 /// A real HTTP server on 127.0.0.1 that answers like an OpenAI-compatible API, for testing
 /// altbench's HTTP client end to end. Every request is recorded; each answer comes from a
@@ -20,6 +21,7 @@ public final class OpenAITestServer: Sendable {
     public let baseURL: String
 
     private let log: RequestLog
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Largest request body accepted (OpenAI's limit is 50 MB per request).
@@ -28,10 +30,11 @@ public final class OpenAITestServer: Sendable {
     /// The `created` timestamp in generated completions (fixed, so answers are deterministic).
     public static let fixedCreated = 1_700_000_000
 
-    private init(port: Int, log: RequestLog, task: Task<Void, any Error>) {
+    private init(port: Int, log: RequestLog, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.baseURL = "http://127.0.0.1:\(port)/v1"
         self.log = log
+        self.group = group
         self.task = task
     }
 
@@ -55,11 +58,14 @@ public final class OpenAITestServer: Sendable {
                 await ready.succeed(port: channel.localAddress?.port ?? port)
             }
         )
-        // stop() cancels the server, which Hummingbird reports at error level; keep tests quiet.
+        // stop() may cancel the server, which Hummingbird reports at error level; keep tests quiet.
         app.logger.logLevel = .critical
+        // The server runs in a service group so that stop() can shut it down gracefully.
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: app.logger))
         let task = Task<Void, any Error> {
             do {
-                try await app.run()
+                try await group.run()
                 await ready.fail(OpenAITestServerError.stoppedBeforeListening)
             } catch {
                 await ready.fail(error)
@@ -68,7 +74,7 @@ public final class OpenAITestServer: Sendable {
         }
         do {
             let boundPort = try await ready.wait()
-            return OpenAITestServer(port: boundPort, log: log, task: task)
+            return OpenAITestServer(port: boundPort, log: log, group: group, task: task)
         } catch {
             task.cancel()
             _ = await task.result
@@ -93,9 +99,20 @@ public final class OpenAITestServer: Sendable {
 
     /// Closes the listening socket and every connection, abandoning answers still being
     /// delayed. Safe to call more than once.
-    public func stop() async {
-        task.cancel()
+    ///
+    /// A graceful shutdown first: it closes the listener and hands every connection already
+    /// accepted to the server, which closes it. Cancelling the server at once could drop a
+    /// connection accepted in that instant unserved, which NIO traps on (apple/swift-nio#2813).
+    /// Answers still delayed after `grace` are then abandoned by cancelling the server.
+    public func stop(grace: Duration = .milliseconds(500)) async {
+        await group.triggerGracefulShutdown()
+        let task = self.task
+        let stopped = Task {
+            try? await Task.sleep(for: grace)
+            task.cancel()
+        }
         _ = await task.result
+        stopped.cancel()
     }
 
     /// Waits until the server stops (it stops only through `stop()` or task cancellation).
