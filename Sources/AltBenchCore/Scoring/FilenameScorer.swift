@@ -342,7 +342,7 @@ public struct FilenameScorer: Scorer {
         let upper = lower + text.distance(
             from: utf8.index(utf8.startIndex, offsetBy: range.lowerBound),
             to: utf8.index(utf8.startIndex, offsetBy: range.upperBound))
-        return TextAnalysis.quotedSpans(in: input.characters).contains { span in
+        return input.quotedSpans.contains { span in
             span.isClosed && span.range.lowerBound < lower && upper < span.range.upperBound
         }
     }

@@ -409,7 +409,7 @@ public struct MetaLabelScorer: Scorer {
                 return String(chars[start..<lastWord.range.upperBound])
             }
             var text = ""
-            for c in chars[start...colon] where c.asciiValue != UInt8(ascii: "*") && c.asciiValue != UInt8(ascii: "_") {
+            for c in chars[start...colon] where c.asciiByte != UInt8(ascii: "*") && c.asciiByte != UInt8(ascii: "_") {
                 text.append(c)
             }
             return text
@@ -518,7 +518,7 @@ public struct MetaLabelScorer: Scorer {
         var j = word.range.upperBound
         while j < chars.count {
             let c = chars[j]
-            if let a = c.asciiValue {
+            if let a = c.asciiByte {
                 // ":", a line break; "*", "_", a space or a tab.
                 if a == 0x3A || (a >= 0x0A && a <= 0x0D) { return j }
                 guard a == 0x2A || a == 0x5F || a == 0x20 || a == 0x09 else { return nil }

@@ -210,7 +210,7 @@ public struct PerceptionMetaScorer: Scorer {
     /// quotation and no reporting word. Much cheaper than computing the voice, and exact.
     static func isAllOwnVoice(_ input: ScoringInput) -> Bool {
         var text = input.text
-        if text.withUTF8(mayHoldQuotation), !TextAnalysis.quotedSpans(in: input.characters).isEmpty {
+        if text.withUTF8(mayHoldQuotation), !input.quotedSpans.isEmpty {
             return false
         }
         return !input.words.contains { TextAnalysis.reportingWords.contains($0.normalized) }
@@ -1184,7 +1184,7 @@ enum ByteScan {
     /// Whether one of `chars` may open a quotation: its first scalar is a quotation mark.
     static func mayQuote(_ chars: ArraySlice<Character>) -> Bool {
         chars.contains { c in
-            if let a = c.asciiValue { return a == 0x22 || a == 0x27 }
+            if let a = c.asciiByte { return a == 0x22 || a == 0x27 }
             return VoiceText.isOpeningQuote(c.unicodeScalars.first!)
         }
     }

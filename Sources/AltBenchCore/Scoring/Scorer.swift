@@ -75,9 +75,36 @@ public struct ScoringSettings: Sendable, Hashable, Codable {
     /// answer is flagged as echoing the post (`context_echo`).
     public var contextEchoThreshold: Double
     /// The weight of each 0...1 part of the composite `quality` score, by score id.
-    public var weights: [String: Double]
+    public var weights: [String: Double] { didSet { plan = OnceCache() } }
     /// The pass/fail checks whose failure forces `quality` to 0, by score id.
-    public var hardFails: Set<String>
+    public var hardFails: Set<String> { didSet { plan = OnceCache() } }
+    /// ``weights`` and ``hardFails`` as a table by score position, made on first use.
+    private var plan = OnceCache<QualityPlan>()
+
+    /// The table ``QualityScorer`` reads instead of hashing each score's name.
+    var qualityPlan: QualityPlan {
+        plan.value { QualityPlan(weights: weights, hardFails: hardFails) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case brevityBudget, platformLimit, freeHedgesPerSentence, contextEchoThreshold, weights, hardFails
+    }
+
+    public static func == (lhs: ScoringSettings, rhs: ScoringSettings) -> Bool {
+        lhs.brevityBudget == rhs.brevityBudget && lhs.platformLimit == rhs.platformLimit
+            && lhs.freeHedgesPerSentence == rhs.freeHedgesPerSentence
+            && lhs.contextEchoThreshold == rhs.contextEchoThreshold && lhs.weights == rhs.weights
+            && lhs.hardFails == rhs.hardFails
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(brevityBudget)
+        hasher.combine(platformLimit)
+        hasher.combine(freeHedgesPerSentence)
+        hasher.combine(contextEchoThreshold)
+        hasher.combine(weights)
+        hasher.combine(hardFails)
+    }
 
     public init(
         brevityBudget: Int = 150, platformLimit: Int = 1500, freeHedgesPerSentence: Int = 1,
@@ -205,6 +232,7 @@ public struct ScoringInput: Sendable {
     public let words: [TextAnalysis.Word]
     /// The answer's tokens and n-grams against its references, made by the first reference
     /// metric that needs them and shared with the others.
+    let quotedSpanCache = OnceCache<[TextAnalysis.QuotedSpan]>()
     let referenceCandidate = OnceCache<
         (candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus)?
     >()
@@ -225,6 +253,13 @@ public struct ScoringInput: Sendable {
         (self.characters, self.words) = TextAnalysis.split(text)
         // A scalar starts at every UTF-8 byte that is not a continuation byte.
         self.scalarCount = text.utf8.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+    }
+
+    /// The quoted spans of ``characters`` (``TextAnalysis/quotedSpans(in:)``), found once
+    /// for all the scorers that set quotations aside.
+    var quotedSpans: [TextAnalysis.QuotedSpan] {
+        let characters = characters
+        return quotedSpanCache.value { TextAnalysis.quotedSpans(in: characters) }
     }
 }
 

@@ -46,19 +46,35 @@ public enum ScoringSuite {
     /// Names are unique in the result, because the store keeps one value per name: should two
     /// scorers write the same name, the first one's score is kept.
     public static func evaluate(_ input: ScoringInput, scorers: [any Scorer] = standard) -> [Score] {
-        var names = Set<String>(minimumCapacity: 32)
+        // Names are deduplicated by their position among the standard ids, as bits of one
+        // word; only a name outside them goes through a set.
+        var seen: UInt64 = 0
+        var others: Set<String> = []
+        var hint = 0
         var scores: [Score] = []
         scores.reserveCapacity(scorers.count + 3)
         for scorer in scorers {
-            for score in scorer.score(input) where names.insert(score.name).inserted {
+            for score in scorer.score(input) {
+                if let position = ScoreIndex.position(of: score.name, hint: &hint) {
+                    guard seen & (1 << position) == 0 else { continue }
+                    seen |= 1 << position
+                } else {
+                    guard others.insert(score.name).inserted else { continue }
+                }
                 scores.append(score)
             }
         }
-        if !names.contains(ScoreName.quality) {
+        if seen & (1 << qualityPosition) == 0 {
             scores.append(QualityScorer().combine(scores, settings: input.settings))
         }
         return scores
     }
+
+    /// The position of `quality` among ``scoreIDs``.
+    private static let qualityPosition: Int = {
+        precondition(scoreIDs.count <= 64, "score ids are tracked as bits of a 64-bit word")
+        return scoreIDs.firstIndex(of: ScoreName.quality)!
+    }()
 
     /// Every input's scores, in input order, scored in parallel: the scorers are pure, so
     /// chunks of inputs go to all cores (`threads` caps them; 1 scores on the calling thread).

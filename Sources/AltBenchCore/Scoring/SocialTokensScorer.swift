@@ -214,7 +214,7 @@ public struct SocialTokensScorer: Scorer {
     // MARK: - Tokens
 
     private static func isASCIILetterOrDigit(_ c: Character) -> Bool {
-        guard let a = c.asciiValue else { return false }
+        guard let a = c.asciiByte else { return false }
         let folded = a | 0x20
         return (a >= 48 && a <= 57) || (folded >= 97 && folded <= 122)
     }
@@ -223,7 +223,7 @@ public struct SocialTokensScorer: Scorer {
     private static func hasPrefix(_ chars: [Character], at i: Int, _ prefix: String) -> Bool {
         var j = i
         for expected in prefix.utf8 {
-            guard j < chars.count, let a = chars[j].asciiValue else { return false }
+            guard j < chars.count, let a = chars[j].asciiByte else { return false }
             let lower = a >= 65 && a <= 90 ? a + 32 : a
             guard lower == expected else { return false }
             j += 1

@@ -18,7 +18,8 @@ enum TermMatching {
         guard mayQuote || input.words.contains(where: { isReportingWord($0.normalized) })
         else { return (input.characters, input.words) }
         if isOwnCharacters(input.text) {
-            return ownVoice(characters: input.characters, words: input.words, mayQuote: mayQuote)
+            return ownVoice(
+                characters: input.characters, words: input.words, quotedSpans: mayQuote ? input.quotedSpans : [])
         }
         let characters = Array(TextAnalysis.ownVoice(input.text))
         return (characters, TextAnalysis.words(in: characters))
@@ -37,16 +38,16 @@ enum TermMatching {
     /// the text's, moved. Only when a word lost part of its characters are the words split
     /// again.
     ///
-    /// `mayQuote` false tells that the text has no character that may open a quotation
-    /// (``mayOpenQuotation(_:)``), so no quoted span to look for.
+    /// `quotedSpans` are the spans of `chars` when already found (an empty list when the text
+    /// has no character that may open a quotation, ``mayOpenQuotation(_:)``).
     static func ownVoice(
-        characters chars: [Character], words: [TextAnalysis.Word], mayQuote: Bool = true
+        characters chars: [Character], words: [TextAnalysis.Word], quotedSpans: [TextAnalysis.QuotedSpan]? = nil
     ) -> (characters: [Character], words: [TextAnalysis.Word]) {
         let n = chars.count
         guard n > 0 else { return (chars, words) }
         var removed = [Bool](repeating: false, count: n)
         var spanStarts = [Bool](repeating: false, count: n)
-        for span in mayQuote ? TextAnalysis.quotedSpans(in: chars) : [] {
+        for span in quotedSpans ?? TextAnalysis.quotedSpans(in: chars) {
             spanStarts[span.range.lowerBound] = true
             for k in span.range { removed[k] = true }
             let last = span.range.upperBound - 2
@@ -142,7 +143,7 @@ enum TermMatching {
     /// not after a letter or digit, «, ‹, 「 or 『.
     static func opensQuotation(_ chars: [Character], at i: Int) -> Bool {
         let c = chars[i]
-        if let a = c.asciiValue, a != 0x22, a != 0x27 { return false }
+        if let a = c.asciiByte, a != 0x22, a != 0x27 { return false }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
         let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
         switch c {

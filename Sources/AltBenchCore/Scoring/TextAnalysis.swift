@@ -39,7 +39,7 @@ public enum TextAnalysis {
 
     /// Whether `c` is an apostrophe: straight ', curly ’ (U+2019) or modifier ʼ (U+02BC).
     public static func isApostrophe(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x27 }
+        if let a = c.asciiByte { return a == 0x27 }
         return c == "\u{2019}" || c == "\u{02BC}"
     }
 
@@ -48,19 +48,19 @@ public enum TextAnalysis {
 
     /// `c.isNewline`, with ASCII decided by its byte ("\r\n" is one Character).
     @inline(__always) static func isNewline(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a >= 0x0A && a <= 0x0D }
+        if let a = c.asciiByte { return a >= 0x0A && a <= 0x0D }
         return c.isNewline
     }
 
     /// `c.isWhitespace`, with ASCII decided by its byte.
     @inline(__always) static func isSpace(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x20 || (a >= 0x09 && a <= 0x0D) }
+        if let a = c.asciiByte { return a == 0x20 || (a >= 0x09 && a <= 0x0D) }
         return c.isWhitespace
     }
 
     /// Whether `c` ends a sentence: . ! ? … and their full-width and CJK forms.
     public static func isSentenceTerminator(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x2E || a == 0x21 || a == 0x3F }
+        if let a = c.asciiByte { return a == 0x2E || a == 0x21 || a == 0x3F }
         return switch c {
         case ".", "!", "?", "\u{2026}", "\u{203C}", "\u{2047}", "\u{2048}", "\u{2049}",
              "\u{3002}", "\u{FF01}", "\u{FF0E}", "\u{FF1F}":
@@ -72,7 +72,7 @@ public enum TextAnalysis {
 
     /// Whether `c` may follow a sentence's final punctuation: closing quotes and brackets.
     public static func isClosingMark(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x22 || a == 0x27 || a == 0x29 || a == 0x5D || a == 0x7D }
+        if let a = c.asciiByte { return a == 0x22 || a == 0x27 || a == 0x29 || a == 0x5D || a == 0x7D }
         return switch c {
         case "\"", "'", "\u{201D}", "\u{2019}", "\u{00BB}", "\u{203A}", "\u{300D}", "\u{300F}",
              ")", "]", "}":
@@ -83,7 +83,7 @@ public enum TextAnalysis {
     }
 
     static func isOpeningMark(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x22 || a == 0x27 || a == 0x28 || a == 0x5B || a == 0x7B }
+        if let a = c.asciiByte { return a == 0x22 || a == 0x27 || a == 0x28 || a == 0x5B || a == 0x7B }
         return switch c {
         case "\"", "'", "\u{201C}", "\u{2018}", "\u{201E}", "\u{00AB}", "\u{2039}", "\u{300C}",
              "\u{300E}", "(", "[", "{":
@@ -94,18 +94,18 @@ public enum TextAnalysis {
     }
 
     static func isHyphen(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x2D }
+        if let a = c.asciiByte { return a == 0x2D }
         return c == "\u{2010}" || c == "\u{2011}"
     }
 
     static func isDash(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return a == 0x2D }
+        if let a = c.asciiByte { return a == 0x2D }
         return isHyphen(c) || c == "\u{2012}" || c == "\u{2013}" || c == "\u{2014}" || c == "\u{2015}"
     }
 
     static func isWordCharacter(_ c: Character) -> Bool {
         // ASCII first: the Unicode property lookup is most of the cost of a scan.
-        if let ascii = c.asciiValue {
+        if let ascii = c.asciiByte {
             let folded = ascii | 0x20
             return (ascii >= 48 && ascii <= 57) || (folded >= 97 && folded <= 122)
         }
@@ -114,7 +114,7 @@ public enum TextAnalysis {
 
     /// Markdown that may precede the first word without hiding it ("**Image of**", "> I'm").
     static func isLeadingMarkup(_ c: Character) -> Bool {
-        if let a = c.asciiValue { return isSpace(c) || a == 0x2A || a == 0x5F || a == 0x23 || a == 0x3E }
+        if let a = c.asciiByte { return isSpace(c) || a == 0x2A || a == 0x5F || a == 0x23 || a == 0x3E }
         return c.isWhitespace
     }
 
@@ -170,7 +170,7 @@ public enum TextAnalysis {
             let characters = Array(text)
             return (characters, words(in: characters))
         }
-        return (scalars.map(Character.init), scalarWords(scalars))
+        return (scalars.map { $0.isASCII ? asciiTable[Int($0.value)] : Character($0) }, scalarWords(scalars))
     }
 
     /// ``words(in:)`` over scalars that are one Character each, so scalar offsets are
@@ -197,6 +197,10 @@ public enum TextAnalysis {
             }
         }
         var result: [Word] = []
+        var textBytes: [UInt8] = []
+        var lowerBytes: [UInt8] = []
+        textBytes.reserveCapacity(64)
+        lowerBytes.reserveCapacity(64)
         let n = scalars.count
         var i = 0
         while i < n {
@@ -215,30 +219,59 @@ public enum TextAnalysis {
                     break
                 }
             }
-            var view = String.UnicodeScalarView()
-            var lower = String.UnicodeScalarView()
+            // Both spellings are encoded to UTF-8 by hand: appending scalars to a string one
+            // at a time costs more than the rest of the split.
+            textBytes.removeAll(keepingCapacity: true)
+            lowerBytes.removeAll(keepingCapacity: true)
             var changed = false
-            for scalar in scalars[start..<i] {
-                view.append(scalar)
+            for k in start..<i {
+                let scalar = scalars[k]
                 let v = scalar.value
+                appendUTF8(v, to: &textBytes)
                 if v < 0x80 {
                     let folded = v >= 65 && v <= 90 ? v + 32 : v
                     changed = changed || folded != v
-                    lower.append(Unicode.Scalar(UInt8(folded)))
+                    lowerBytes.append(UInt8(folded))
                 } else if v == 0x2019 || v == 0x02BC {
                     changed = true
-                    lower.append("'")
+                    lowerBytes.append(0x27)
+                } else if v >= 0xC0 && v <= 0xDE && v != 0xD7 {
+                    // Latin-1 capitals lowercase 0x20 further on.
+                    changed = true
+                    appendUTF8(v + 0x20, to: &lowerBytes)
+                } else if v < 0x100 || !scalar.properties.changesWhenLowercased {
+                    appendUTF8(v, to: &lowerBytes)
                 } else {
                     // A Character of one scalar lowercases as that scalar's mapping.
                     let mapped = scalar.properties.lowercaseMapping
                     changed = changed || mapped.unicodeScalars.count != 1 || mapped.unicodeScalars.first != scalar
-                    lower.append(contentsOf: mapped.unicodeScalars)
+                    lowerBytes.append(contentsOf: mapped.utf8)
                 }
             }
-            let text = String(view)
-            result.append(Word(text: text, normalized: changed ? String(lower) : text, range: start..<i))
+            let text = String(decoding: textBytes, as: UTF8.self)
+            result.append(Word(text: text, normalized: changed ? String(decoding: lowerBytes, as: UTF8.self) : text, range: start..<i))
         }
         return result
+    }
+
+    /// Appends the UTF-8 encoding of the scalar value `v` to `bytes`.
+    @inline(__always) static func appendUTF8(_ v: UInt32, to bytes: inout [UInt8]) {
+        switch v {
+        case ..<0x80:
+            bytes.append(UInt8(v))
+        case ..<0x800:
+            bytes.append(UInt8(0xC0 | (v >> 6)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        case ..<0x10000:
+            bytes.append(UInt8(0xE0 | (v >> 12)))
+            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        default:
+            bytes.append(UInt8(0xF0 | (v >> 18)))
+            bytes.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        }
     }
 
     /// Whether `scalar` is always a Character of its own: below the combining marks
@@ -334,7 +367,7 @@ public enum TextAnalysis {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for c in text {
-            if let ascii = c.asciiValue {
+            if let ascii = c.asciiByte {
                 // The ASCII fast path: every word of an answer goes through here.
                 let lower = ascii >= 65 && ascii <= 90 ? ascii + 32 : ascii
                 out.unicodeScalars.append(Unicode.Scalar(lower))
@@ -448,9 +481,19 @@ public enum TextAnalysis {
     /// so a single quote opens a span only on ‘ followed by a non-space, or on ' that
     /// follows a non-letter and precedes a letter. A straight double quote right after a
     /// digit is an inch mark (a 12" record), not a quotation.
+    /// Whether `c` may be a quotation mark, by its first UTF-8 byte: every mark altbench
+    /// knows is ASCII or starts with C2 (« »), E2 (“ ” „ ‘ ’ ‹ ›) or E3 (「 」 『 』). Reading
+    /// one byte is far cheaper than comparing the Character with each mark.
+    @inline(__always) static func mayBeQuotationMark(_ c: Character) -> Bool {
+        switch c.utf8.first {
+        case 0x22, 0x27, 0xC2, 0xE2, 0xE3: true
+        default: false
+        }
+    }
+
     private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
         let c = chars[i]
-        if let a = c.asciiValue, a != 0x22, a != 0x27 { return nil }
+        guard mayBeQuotationMark(c) else { return nil }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
         let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
         switch c {
@@ -484,7 +527,8 @@ public enum TextAnalysis {
     /// when no letter follows, since ’ inside "I’m" or "What’s" is an apostrophe.
     private static func closes(_ kind: QuoteKind, _ chars: [Character], at j: Int) -> Bool {
         let c = chars[j]
-        if let a = c.asciiValue {
+        guard mayBeQuotationMark(c) else { return false }
+        if let a = c.asciiByte {
             switch kind {
             case .doubleStraight: return a == 0x22
             case .single: return a == 0x27 && (j + 1 == chars.count || !chars[j + 1].isLetter)
@@ -624,5 +668,18 @@ public enum TextAnalysis {
             }
         }
         return out
+    }
+}
+
+extension Character {
+    /// `asciiValue`, read from the UTF-8 bytes. The standard property first compares the
+    /// character with "\r\n" as a string, which costs more than the rest of a scan; this
+    /// reads one or two bytes and gives the same answer, LF for "\r\n" included.
+    @inline(__always) var asciiByte: UInt8? {
+        let utf8 = self.utf8
+        guard let first = utf8.first, first < 0x80 else { return nil }
+        let count = utf8.count
+        if count == 1 { return first }
+        return count == 2 && first == 0x0D && utf8.last == 0x0A ? 0x0A : nil
     }
 }

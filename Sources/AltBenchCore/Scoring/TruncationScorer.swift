@@ -19,7 +19,8 @@ public struct TruncationScorer: Scorer {
         }
         var text = input.text
         let (quotes, brackets) = text.withUTF8(Self.mayOpen)
-        let evidence = Self.evidence(chars: input.characters, quotes: quotes, brackets: brackets)
+        let evidence = Self.evidence(
+            chars: input.characters, quotes: quotes, brackets: brackets, quotedSpans: quotes ? input.quotedSpans : nil)
         return [.flag(ScoreName.truncated, evidence != nil, detail: evidence)]
     }
 
@@ -75,13 +76,16 @@ public struct TruncationScorer: Scorer {
     }
 
     /// ``evidence(in:)`` over text already split into `Character`s; `quotes` and `brackets`
-    /// false skip the scans ``mayOpen(_:)`` ruled out.
-    static func evidence(chars: [Character], quotes: Bool = true, brackets: Bool = true) -> String? {
+    /// false skip the scans ``mayOpen(_:)`` ruled out; `quotedSpans` are the spans of `chars`
+    /// when already found.
+    static func evidence(
+        chars: [Character], quotes: Bool = true, brackets: Bool = true, quotedSpans: [TextAnalysis.QuotedSpan]? = nil
+    ) -> String? {
         guard let last = chars.last(where: { !TextAnalysis.isSpace($0) }) else { return nil }
 
         // Straight single quotes are left out: they are also apostrophes at word starts
         // ('90s, 'em, rock 'n roll), so an "open" one proves nothing.
-        if quotes, let open = TextAnalysis.quotedSpans(in: chars).first(where: { !$0.isClosed && $0.opener != "'" }) {
+        if quotes, let open = (quotedSpans ?? TextAnalysis.quotedSpans(in: chars)).first(where: { !$0.isClosed && $0.opener != "'" }) {
             return "unclosed \(open.opener)"
         }
         if brackets, let bracket = unclosedBracket(chars) {
@@ -103,8 +107,13 @@ public struct TruncationScorer: Scorer {
     static func unclosedBracket(_ chars: [Character]) -> Character? {
         var open: [Character] = []
         for c in chars {
-            // Brackets are ASCII: a byte comparison, not a Character one.
-            guard let byte = c.asciiValue else { continue }
+            // Brackets are ASCII: a byte comparison, not a Character one, and the first UTF-8
+            // byte rules out most characters at once.
+            switch c.utf8.first {
+            case 0x28, 0x29, 0x5B, 0x5D, 0x7B, 0x7D: break
+            default: continue
+            }
+            guard let byte = c.asciiByte else { continue }
             switch byte {
             case 0x28, 0x5B, 0x7B:
                 open.append(c)

@@ -124,8 +124,19 @@ struct TextAnalysisFastPathTests {
         "caf\u{E9}", "\u{201C}Open\u{201D}", "\u{2019}", "\u{2014}", "\u{00AB}", "\u{2010}", "\u{2011}",
         "\u{2028}", "\u{00A0}", "\u{2003}", "e\u{301}", "\u{1F44D}\u{1F3FD}", "\u{1F468}\u{200D}\u{1F469}",
         "\u{1F1EB}\u{1F1F7}", "\r\n", "\r", "\u{200B}", "\u{2060}", "\u{03A9}", "\u{0416}x", "\u{732B}",
-        "\u{FF01}", "\u{0661}\u{0662}", "\u{02BC}", "x\u{200C}y",
+        "\u{FF01}", "\u{0661}\u{0662}", "\u{02BC}", "x\u{200C}y", "\u{C9}cole", "\u{DC}BER", "\u{DF}",
+        "\u{D7}", "\u{B5}", "\u{DE}", "\u{130}", "\u{1E9E}", "\u{1C5}", "\u{2126}",
     ]
+
+    @Test("asciiByte reads what asciiValue reads, for every character kind")
+    func asciiByteMatchesAsciiValue() {
+        let ascii: [Character] = (0..<128).map { (byte: UInt8) in Character(Unicode.Scalar(byte)) }
+        let others: [Character] = Self.fragments.flatMap { Array($0) }
+        let characters: [Character] = ascii + others + ["\r\n", "\u{301}", "a\u{308}", "\u{7F}", "\u{80}"]
+        for c in characters {
+            #expect(c.asciiByte == c.asciiValue, "\(String(c).debugDescription)")
+        }
+    }
 
     @Test("split, trimming and word counts give what the general code gives, on every path")
     func fastPathsMatchTheGeneralOnes() {
