@@ -11,7 +11,7 @@ public struct RedundantPrefixScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        let prefix = Self.redundantPrefix(chars: input.characters, words: Array(input.words.prefix(8)))
+        let prefix = Self.redundantPrefix(chars: input.characters, words: input.words.prefix(8))
         return [.flag(ScoreName.redundantPrefix, prefix != nil, detail: prefix)]
     }
 
@@ -35,11 +35,11 @@ public struct RedundantPrefixScorer: Scorer {
     /// The announcing opening of `text` as written (e.g. "This image shows"), or `nil`.
     static func redundantPrefix(in text: String) -> String? {
         let chars = Array(text.prefix(120))
-        return redundantPrefix(chars: chars, words: TextAnalysis.words(in: chars, limit: 8))
+        return redundantPrefix(chars: chars, words: TextAnalysis.words(in: chars, limit: 8)[...])
     }
 
     /// ``redundantPrefix(in:)`` over the text's `Character`s and (at least) its first 8 words.
-    static func redundantPrefix(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+    static func redundantPrefix(chars: [Character], words: ArraySlice<TextAnalysis.Word>) -> String? {
         guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
         for opener in openers where TextAnalysis.matches(opener, in: words, from: 0, chars: chars) {
             let medium = opener.count

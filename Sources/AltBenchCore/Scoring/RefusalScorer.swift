@@ -19,7 +19,7 @@ public struct RefusalScorer: Scorer {
         if input.finishReason?.lowercased() == "content_filter" {
             return [.flag(ScoreName.refusal, true, detail: "content_filter")]
         }
-        let phrase = Self.refusalPhrase(chars: input.characters, words: Array(input.words.prefix(24)))
+        let phrase = Self.refusalPhrase(chars: input.characters, words: input.words.prefix(24))
         return [.flag(ScoreName.refusal, phrase != nil, detail: phrase)]
     }
 
@@ -63,11 +63,11 @@ public struct RefusalScorer: Scorer {
     static func refusalPhrase(in text: String) -> String? {
         let chars = Array(text.prefix(240))
         // Lead-ins, the longest inability, an adverb and the action fit in 24 words.
-        return refusalPhrase(chars: chars, words: TextAnalysis.words(in: chars, limit: 24))
+        return refusalPhrase(chars: chars, words: TextAnalysis.words(in: chars, limit: 24)[...])
     }
 
     /// ``refusalPhrase(in:)`` over the text's `Character`s and (at least) its first 24 words.
-    static func refusalPhrase(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+    static func refusalPhrase(chars: [Character], words: ArraySlice<TextAnalysis.Word>) -> String? {
         guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
 
         func matches(_ pattern: [String], _ from: Int) -> Bool {

@@ -83,13 +83,17 @@ public enum ScoringSuite {
     ) -> [[Score]] {
         let workers = max(1, min(threads ?? ProcessInfoCores.active, inputs.count))
         guard workers > 1 else { return inputs.map { evaluate($0, scorers: scorers) } }
-        let results = ResultSlots(count: inputs.count)
         let chunk = (inputs.count + workers - 1) / workers
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let range = (worker * chunk)..<min(inputs.count, (worker + 1) * chunk)
-            for index in range { results.set(index, evaluate(inputs[index], scorers: scorers)) }
+        return [[Score]](unsafeUninitializedCapacity: inputs.count) { buffer, initialized in
+            // Each worker initializes its own range of slots; none is read before all are done.
+            let slots = Slots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for index in (worker * chunk)..<min(inputs.count, (worker + 1) * chunk) {
+                    (slots.base + index).initialize(to: evaluate(inputs[index], scorers: scorers))
+                }
+            }
+            initialized = inputs.count
         }
-        return results.values
     }
 }
 
@@ -98,16 +102,7 @@ enum ProcessInfoCores {
     static var active: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 }
 
-/// Output slots that parallel workers fill at distinct indices.
-private final class ResultSlots: @unchecked Sendable {
-    // Each index is written by exactly one worker, and read only after concurrentPerform returns.
-    private var storage: [[Score]]
-
-    init(count: Int) { storage = Array(repeating: [], count: count) }
-
-    func set(_ index: Int, _ value: [Score]) {
-        storage.withUnsafeMutableBufferPointer { $0[index] = value }
-    }
-
-    var values: [[Score]] { storage }
+/// The result buffer parallel workers fill at distinct indices.
+private struct Slots: @unchecked Sendable {
+    let base: UnsafeMutablePointer<[Score]>
 }

@@ -327,7 +327,10 @@ public enum TextAnalysis {
             let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
             let text = String(decoding: slice, as: UTF8.self)
             let normalized = slice.contains(where: { $0 >= 65 && $0 <= 90 })
-                ? String(decoding: slice.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self) : text
+                ? String(unsafeUninitializedCapacity: slice.count) { buffer in
+                    for (k, b) in slice.enumerated() { buffer[k] = b >= 65 && b <= 90 ? b + 32 : b }
+                    return slice.count
+                } : text
             result.append(Word(text: text, normalized: normalized, range: start..<i))
         }
         return result
@@ -405,6 +408,14 @@ public enum TextAnalysis {
     static func matches(
         _ pattern: [String], in words: [Word], from: Int, chars: [Character]
     ) -> Bool {
+        matches(pattern, in: words[...], from: from, chars: chars)
+    }
+
+    /// ``matches(_:in:from:chars:)`` over the leading words of a text, indexed from 0.
+    static func matches(
+        _ pattern: [String], in words: ArraySlice<Word>, from: Int, chars: [Character]
+    ) -> Bool {
+        precondition(words.startIndex == 0, "word positions count from the first word")
         guard from + pattern.count <= words.count else { return false }
         for (k, expected) in pattern.enumerated() {
             let word = words[from + k]
@@ -425,6 +436,10 @@ public enum TextAnalysis {
 
     /// Whether the first word of `chars` opens the text, with at most markdown before it.
     static func startsWithWord(_ chars: [Character], words: [Word]) -> Bool {
+        startsWithWord(chars, words: words[...])
+    }
+
+    static func startsWithWord(_ chars: [Character], words: ArraySlice<Word>) -> Bool {
         guard let first = words.first else { return false }
         return chars[0..<first.range.lowerBound].allSatisfy(isLeadingMarkup)
     }

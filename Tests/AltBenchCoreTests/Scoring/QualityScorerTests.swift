@@ -96,4 +96,23 @@ struct QualityScorerTests {
         for id in ScoringSettings.defaultHardFails { #expect(written.contains(id), "\(id)") }
         for id in ScoringSettings.checkIDs { #expect(written.contains(id), "\(id)") }
     }
+
+    @Test("settings changed after a composite was computed are what the next composite uses")
+    func changedSettingsAreHonoured() {
+        let scores = [
+            Score(name: ScoreName.brevity, value: 0.5),
+            Score.flag(ScoreName.truncated, true),
+            Score(name: "house_style", value: 0.25),
+        ]
+        var settings = ScoringSettings(weights: [ScoreName.brevity: 1])
+        #expect(QualityScorer().combine(scores, settings: settings).value == 0)
+        settings.hardFails = []
+        #expect(QualityScorer().combine(scores, settings: settings).value == 0.5)
+        settings.weights = [ScoreName.brevity: 1, ScoreName.truncated: 1]
+        #expect(QualityScorer().combine(scores, settings: settings).value == 0.25)
+        // Out of report order and outside the standard ids, names are still found.
+        let reordered = [scores[2], scores[1], scores[0]]
+        #expect(QualityScorer().combine(reordered, settings: settings).value == 0.25)
+        #expect(settings == ScoringSettings(weights: [ScoreName.brevity: 1, ScoreName.truncated: 1], hardFails: []))
+    }
 }
