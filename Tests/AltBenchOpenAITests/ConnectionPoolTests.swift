@@ -9,10 +9,14 @@ import Testing
 private actor InFlightGauge {
     private var current = 0
     private(set) var highest = 0
+    private var entered = 0
 
-    func enter() {
+    /// Counts a request in; true for the very first one.
+    func enter() -> Bool {
         current += 1
+        entered += 1
         highest = max(highest, current)
+        return entered == 1
     }
 
     func leave() { current -= 1 }
@@ -26,8 +30,15 @@ struct ConnectionPoolTests {
         let gauge = InFlightGauge()
         let compatible = OpenAITestServer.compatible(apiKey: testKey)
         let server = try await OpenAITestServer.start { request in
-            await gauge.enter()
-            try? await Task.sleep(for: .milliseconds(300))
+            let first = await gauge.enter()
+            // Hold each answer until 16 requests have been in flight together (or 8 s have
+            // passed), so that a machine slow to send them still shows the peak, and a client
+            // that opens only 8 connections still shows 8. The runner sends its first request
+            // alone, so that one is answered at once.
+            let deadline = ContinuousClock.now + .seconds(8)
+            while !first, await gauge.highest < 16, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
             await gauge.leave()
             return await compatible(request)
         }
