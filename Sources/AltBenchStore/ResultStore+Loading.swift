@@ -42,7 +42,8 @@ extension ResultStore {
                     id: row["item_key"], image: path ?? row["image"], isRemote: path == nil, width: row["width"],
                     height: row["height"], format: row["format"], problem: row["problem"],
                     references: strings("reference_texts"), context: row["context"], lang: row["lang"],
-                    expectedText: row["expected_text"], mustMention: strings("must_mention"))
+                    expectedText: row["expected_text"], mustMention: strings("must_mention"),
+                    imageSHA256: row["image_sha256"])
             }
 
             var scores: [Int64: [String: Score]] = [:]

@@ -54,12 +54,15 @@ public struct RunResults: Sendable, Hashable {
         public var lang: String?
         public var expectedText: String?
         public var mustMention: [String]
+        /// SHA-256 of a local image's bytes, as the store keeps it.
+        public var imageSHA256: String?
 
         public init(
             id: String, image: String, isRemote: Bool, width: Int? = nil, height: Int? = nil, format: String? = nil,
             problem: String? = nil, references: [String] = [], context: String? = nil, lang: String? = nil,
-            expectedText: String? = nil, mustMention: [String] = []
+            expectedText: String? = nil, mustMention: [String] = [], imageSHA256: String? = nil
         ) {
+            self.imageSHA256 = imageSHA256
             self.id = id
             self.image = image
             self.isRemote = isRemote

@@ -25,6 +25,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotResume(run: String, reason: String)
     /// A file of answers for `altbench score` that cannot be read; `line` is 1-based.
     case answerFile(file: String, line: Int?, message: String)
+    /// A baseline file (`altbench baseline save`) that cannot be used.
+    case badBaseline(file: String, reason: String)
 
     public var description: String {
         switch self {
@@ -60,6 +62,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Cannot resume run \(run): \(reason)"
         case .answerFile(let file, let line, let message):
             return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
+        case .badBaseline(let file, let reason):
+            return "The baseline \(file) \(reason)"
         }
     }
 }

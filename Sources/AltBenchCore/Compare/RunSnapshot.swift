@@ -1,0 +1,281 @@
+import Foundation
+
+/// What a comparison needs of one run: where its answers came from, the figures of each
+/// (variant, max_tokens) pair and each item's outcome. `altbench baseline save` writes one
+/// as `baseline.json`; `altbench compare` and `altbench check` read a stored run into one,
+/// so a run and a baseline file compare the same way.
+///
+/// The file is reviewed in pull requests, so its JSON is stable: keys sorted, rows in run
+/// order (variant, then token limit), items keyed by id, numbers rounded to six decimals, and
+/// nothing that changes when the same answers are saved again (no timestamps of the save).
+public struct RunSnapshot: Codable, Sendable, Hashable {
+    /// The format of this file; bumped when a field changes meaning.
+    public var format: Int
+    public var altbenchVersion: String
+    public var runID: String
+    /// `openai` or `mock`.
+    public var provider: String
+    /// Every model the run's trials asked, sorted.
+    public var models: [String]
+    /// The endpoint's host (`api.openai.com`, `127.0.0.1:8080`), or `mock`. Never a path
+    /// or query, which could carry a signed token.
+    public var endpointHost: String
+    public var dataset: DatasetIdentity
+    /// Repeats per trial (the most any pair has).
+    public var repeats: Int
+    public var rows: [Row]
+
+    public static let currentFormat = 1
+
+    enum CodingKeys: String, CodingKey {
+        case format, provider, models, dataset, repeats, rows
+        case altbenchVersion = "altbench_version"
+        case runID = "run_id"
+        case endpointHost = "endpoint_host"
+    }
+
+    public init(
+        format: Int = RunSnapshot.currentFormat, altbenchVersion: String, runID: String, provider: String,
+        models: [String], endpointHost: String, dataset: DatasetIdentity, repeats: Int, rows: [Row]
+    ) {
+        self.format = format
+        self.altbenchVersion = altbenchVersion
+        self.runID = runID
+        self.provider = provider
+        self.models = models
+        self.endpointHost = endpointHost
+        self.dataset = dataset
+        self.repeats = repeats
+        self.rows = rows
+    }
+
+    /// The dataset a run used, by content: two runs on the same images and references have
+    /// the same hash wherever the folder lies.
+    public struct DatasetIdentity: Codable, Sendable, Hashable {
+        /// The folder as the run named it.
+        public var path: String
+        /// SHA-256 over each item's id, image digest (or URL) and the fields the scorers read.
+        public var sha256: String
+        public var items: Int
+
+        public init(path: String, sha256: String, items: Int) {
+            self.path = path
+            self.sha256 = sha256
+            self.items = items
+        }
+    }
+
+    /// One (variant, max_tokens) pair.
+    public struct Row: Codable, Sendable, Hashable {
+        public var variant: String
+        /// `nil` when the prompt set no limit.
+        public var maxTokens: Int?
+        /// Trials recorded, answered and failed.
+        public var n: Int
+        public var answered: Int
+        public var errors: Int
+        /// Summary figures by name (``RunSnapshot/metricNames``): rates are shares of answered
+        /// trials in 0...1, means are means over them.
+        public var metrics: [String: Double]
+        /// Each item's outcome, by item id.
+        public var items: [String: ItemOutcome]
+
+        enum CodingKeys: String, CodingKey {
+            case variant, n, answered, errors, metrics, items
+            case maxTokens = "max_tokens"
+        }
+
+        public init(
+            variant: String, maxTokens: Int?, n: Int, answered: Int, errors: Int, metrics: [String: Double],
+            items: [String: ItemOutcome]
+        ) {
+            self.variant = variant
+            self.maxTokens = maxTokens
+            self.n = n
+            self.answered = answered
+            self.errors = errors
+            self.metrics = metrics
+            self.items = items
+        }
+
+        /// "variant @ 50", or "variant @ none" without a limit: how reports name the pair.
+        public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+    }
+
+    /// One item's answers in one pair, repeats folded in.
+    public struct ItemOutcome: Codable, Sendable, Hashable {
+        /// For each hard check, the share of the item's answered repeats that passed it: 1 is
+        /// passed, 0 failed, between them the repeats disagree.
+        public var checks: [String: Double]
+        /// Mean composite `quality` over the answered repeats.
+        public var quality: Double?
+        /// Answered repeats, out of `repeats` asked.
+        public var answered: Int
+        public var repeats: Int
+        /// The first answered repeat's text, to show beside the other side's.
+        public var answer: String?
+
+        public init(checks: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
+            self.checks = checks
+            self.quality = quality
+            self.answered = answered
+            self.repeats = repeats
+            self.answer = answer
+        }
+
+        /// The checks whose repeats disagree (some passed, some failed).
+        public var unstableChecks: [String] {
+            checks.filter { $0.value > 0 && $0.value < 1 }.keys.sorted()
+        }
+    }
+
+    /// The summary figures a snapshot row holds, in report order.
+    public static let metricNames: [String] = [
+        "quality", "hard_fails", "length_mean", "length_p90", "within_budget", "completion_tokens_mean",
+    ] + ScoringSettings.checkIDs + [ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD]
+
+    /// The row for a pair, if the snapshot has it.
+    public func row(variant: String, maxTokens: Int?) -> Row? {
+        rows.first { $0.variant == variant && $0.maxTokens == maxTokens }
+    }
+}
+
+extension RunSnapshot {
+    /// The snapshot of a stored run.
+    public init(_ results: RunResults) {
+        let summary = RunSummary(results)
+        let hardChecks = ScoringSettings.checkIDs.filter(summary.settings.hardFails.contains)
+        var groups: [RunSummary.GroupKey: [RunResults.TrialRow]] = [:]
+        for trial in results.trials {
+            groups[RunSummary.GroupKey(variant: trial.variant, maxTokens: trial.maxTokens), default: []].append(trial)
+        }
+        let rows = summary.rows.map { row -> Row in
+            let trials = groups[RunSummary.GroupKey(variant: row.variant, maxTokens: row.maxTokens)] ?? []
+            return Row(
+                variant: row.variant, maxTokens: row.maxTokens, n: row.n, answered: row.answered, errors: row.errors,
+                metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks))
+        }
+        let models = Set(results.trials.compactMap(\.model))
+        self.init(
+            altbenchVersion: results.info.version, runID: results.info.id, provider: results.info.provider.rawValue,
+            models: models.sorted(), endpointHost: Self.host(of: results.info.endpoint, provider: results.info.provider),
+            dataset: DatasetIdentity(
+                path: results.info.datasetPath, sha256: Self.datasetHash(results.items), items: results.items.count),
+            repeats: results.trials.map { $0.repeatIndex + 1 }.max() ?? 1, rows: rows)
+    }
+
+    static func metrics(of row: SummaryRow) -> [String: Double] {
+        var metrics: [String: Double] = [:]
+        func put(_ name: String, _ value: Double?) {
+            if let value, value.isFinite { metrics[name] = rounded(value) }
+        }
+        put("quality", row.meanQuality)
+        put("hard_fails", row.hardFails)
+        put("length_mean", row.meanChars)
+        put("length_p90", row.p90Chars)
+        put("within_budget", row.withinBudget)
+        put("completion_tokens_mean", row.meanCompletionTokens)
+        for (id, rate) in row.checkRates { put(id, rate) }
+        put(ScoreName.bleu4, row.reference?.bleu4)
+        put(ScoreName.rougeL, row.reference?.rougeL)
+        put(ScoreName.ciderD, row.reference?.ciderD)
+        return metrics
+    }
+
+    static func outcomes(_ trials: [RunResults.TrialRow], hardChecks: [String]) -> [String: ItemOutcome] {
+        var byItem: [String: [RunResults.TrialRow]] = [:]
+        for trial in trials { byItem[trial.itemID, default: []].append(trial) }
+        return byItem.mapValues { repeats in
+            let sorted = repeats.sorted { $0.repeatIndex < $1.repeatIndex }
+            let answered = sorted.filter { !$0.failed }
+            var checks: [String: Double] = [:]
+            for id in hardChecks {
+                let passes = answered.compactMap { $0.scores[id]?.passed }
+                guard !passes.isEmpty else { continue }
+                checks[id] = rounded(Double(passes.filter { $0 }.count) / Double(passes.count))
+            }
+            let qualities = answered.compactMap { $0.scores[ScoreName.quality]?.value }
+            return ItemOutcome(
+                checks: checks, quality: Stats.mean(qualities).map(rounded), answered: answered.count,
+                repeats: sorted.count, answer: answered.first?.answer?.content)
+        }
+    }
+
+    /// Six decimals: enough for any figure a report shows, and stable across platforms'
+    /// last-bit differences.
+    static func rounded(_ value: Double) -> Double {
+        (value * 1_000_000).rounded() / 1_000_000
+    }
+
+    /// The host (and port) of `endpoint`, or `mock`.
+    static func host(of endpoint: String, provider: Provider) -> String {
+        guard provider != .mock else { return "mock" }
+        guard let components = URLComponents(string: endpoint), let host = components.host else { return "unknown" }
+        return components.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// SHA-256 over the items in id order: id, image digest or URL, and the fields the
+    /// scorers read, one JSON object per line.
+    static func datasetHash(_ items: [RunResults.Item]) -> String {
+        let lines = items.sorted { $0.id < $1.id }.map { item -> String in
+            let object: JSONValue = .object([
+                "id": .string(item.id),
+                "image": .string(item.imageSHA256 ?? (item.isRemote ? item.image : URL(fileURLWithPath: item.image).lastPathComponent)),
+                "references": .array(item.references.map { .string($0) }),
+                "context": item.context.map { .string($0) } ?? .null,
+                "lang": item.lang.map { .string($0) } ?? .null,
+                "expected_text": item.expectedText.map { .string($0) } ?? .null,
+                "must_mention": .array(item.mustMention.map { .string($0) }),
+            ])
+            return object.canonicalText
+        }
+        return Hashing.sha256Hex(lines.joined(separator: "\n"))
+    }
+}
+
+extension RunSnapshot {
+    /// The snapshot as `baseline.json` holds it: pretty-printed, keys sorted, a final newline.
+    public func encodedJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self) + Data("\n".utf8)
+    }
+
+    /// Reads a baseline file, with errors that name the file and the field at fault.
+    public static func load(from url: URL, displayPath: String? = nil) throws -> RunSnapshot {
+        let name = displayPath ?? url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw AltBenchError.badBaseline(
+                file: name, reason: "cannot be read. Save one with `altbench baseline save --output \(name)`.")
+        }
+        if let format = (try? JSONValue.parse(data))?["format"]?.intValue, format > currentFormat {
+            throw AltBenchError.badBaseline(
+                file: name, reason: "has format \(format); this altbench reads format \(currentFormat). Update altbench.")
+        }
+        do {
+            return try JSONDecoder().decode(RunSnapshot.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw AltBenchError.badBaseline(file: name, reason: "is not JSON. Save it again with `altbench baseline save`.")
+        } catch let error as DecodingError {
+            throw AltBenchError.badBaseline(file: name, reason: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.isEmpty ? "the top level" : String(text.drop { $0 == "." })
+        }
+        return switch error {
+        case .keyNotFound(let key, let context):
+            "lacks `\(key.stringValue)` at \(path(context.codingPath)). Save it again with `altbench baseline save`."
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            "has a bad value at \(path(context.codingPath)): \(context.debugDescription) Save it again with `altbench baseline save`."
+        @unknown default:
+            "cannot be read: \(error). Save it again with `altbench baseline save`."
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import AltBenchApp
+import AltBenchCore
+import ArgumentParser
+import Foundation
+
+extension AltBench {
+    struct Baseline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Save a run as the baseline that `altbench check` compares against.",
+            subcommands: [Save.self])
+    }
+}
+
+extension AltBench.Baseline {
+    struct Save: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a stored run's figures and per-item checks to a baseline file (default results/baseline.json).",
+            discussion: """
+                The file holds, per variant and max_tokens, the summary figures with their n and each \
+                item's pass/fail on every hard check, plus the provider, model, endpoint host, \
+                dataset hash and altbench version. Keys are sorted so that it diffs well in review.
+                """)
+
+        @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))
+        var run: String?
+
+        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        var results: String = "results"
+
+        @Option(name: .long, help: ArgumentHelp("Baseline file to write. Default: RESULTS/baseline.json.", valueName: "file"))
+        var output: String?
+
+        @Flag(name: .customLong("allow-incomplete"), help: "Save a run that stopped before finishing.")
+        var allowIncomplete = false
+
+        func run() async throws {
+            do {
+                try await BaselineCommand(results: results).save(
+                    runID: run, output: output, allowIncomplete: allowIncomplete)
+            } catch let error as AltBenchError {
+                throw fail(error.description)
+            } catch let error as StoreFailure {
+                throw fail(String(describing: error))
+            }
+        }
+    }
+}
