@@ -1,0 +1,347 @@
+import Foundation
+
+/// Two runs side by side (or a baseline and a run): per (variant, max_tokens) pair the change
+/// of each figure with its significance, the items whose hard checks flipped, and the items
+/// whose repeats disagree. `before` is A (the baseline), `after` is B (the run under review).
+///
+/// Significance, per pair, over the items both sides answered (repeats folded into each
+/// item's mean first, so a repeated trial is not counted as independent evidence):
+/// - rates carry Wilson 95% intervals on each side;
+/// - each hard check gets a paired per-item test: the exact two-sided sign test on the items
+///   whose pass share changed, which is the exact McNemar test when there is one repeat;
+/// - `quality`, a continuous score, gets a paired bootstrap of the mean per-item difference
+///   (2,000 resamples, fixed seed, so the same runs always give the same p-value).
+public struct Comparison: Sendable, Hashable, Encodable {
+    public var before: RunSnapshot
+    public var after: RunSnapshot
+    /// Pairs of `after` in its order, then pairs only `before` has.
+    public var pairs: [PairComparison]
+    /// What makes the two sides answer different questions: another provider, model or
+    /// dataset. A check refuses to judge across them.
+    public var mismatches: [Mismatch]
+    /// Differences worth knowing that do not invalidate the comparison (endpoint host,
+    /// altbench version, repeats).
+    public var notes: [String]
+    /// The level below which a p-value counts as significant.
+    public var alpha: Double
+
+    public struct Mismatch: Sendable, Hashable, Codable {
+        public var field: String
+        public var before: String
+        public var after: String
+
+        public init(field: String, before: String, after: String) {
+            self.field = field
+            self.before = before
+            self.after = after
+        }
+    }
+
+    public init(before: RunSnapshot, after: RunSnapshot, alpha: Double = 0.05) {
+        self.before = before
+        self.after = after
+        self.alpha = alpha
+        var mismatches: [Mismatch] = []
+        if before.provider != after.provider {
+            mismatches.append(Mismatch(field: "provider", before: before.provider, after: after.provider))
+        }
+        if before.models != after.models {
+            mismatches.append(
+                Mismatch(
+                    field: "model", before: before.models.joined(separator: ", "),
+                    after: after.models.joined(separator: ", ")))
+        }
+        if before.dataset.sha256 != after.dataset.sha256 {
+            mismatches.append(
+                Mismatch(
+                    field: "dataset",
+                    before: "\(before.dataset.path) (\(before.dataset.items) items, sha256 \(before.dataset.sha256.prefix(12)))",
+                    after: "\(after.dataset.path) (\(after.dataset.items) items, sha256 \(after.dataset.sha256.prefix(12)))"))
+        }
+        self.mismatches = mismatches
+        var notes: [String] = []
+        if before.endpointHost != after.endpointHost {
+            notes.append("The endpoint host differs: \(before.endpointHost) → \(after.endpointHost).")
+        }
+        if before.altbenchVersion != after.altbenchVersion {
+            notes.append(
+                "The altbench version differs: \(before.altbenchVersion) → \(after.altbenchVersion); scorers may have changed.")
+        }
+        if before.repeats != after.repeats {
+            notes.append("Repeats differ: \(before.repeats) → \(after.repeats); items are compared by their mean over repeats.")
+        }
+        self.notes = notes
+
+        var pairs = after.rows.map { row in
+            PairComparison(before: before.row(variant: row.variant, maxTokens: row.maxTokens), after: row, alpha: alpha)
+        }
+        for row in before.rows where after.row(variant: row.variant, maxTokens: row.maxTokens) == nil {
+            pairs.append(PairComparison(before: row, after: nil, alpha: alpha))
+        }
+        self.pairs = pairs
+    }
+}
+
+/// Whether a change is for the better.
+public enum Direction: String, Sendable, Hashable, Codable {
+    case better, worse, same
+    /// A figure with no better side (length), or one side missing.
+    case neutral
+}
+
+/// One pair of both sides.
+public struct PairComparison: Sendable, Hashable, Encodable {
+    public var variant: String
+    public var maxTokens: Int?
+    public var before: RunSnapshot.Row?
+    public var after: RunSnapshot.Row?
+    public var metrics: [MetricDelta]
+    /// Items whose hard check went from passed to failed or back, in item order.
+    public var flips: [Flip]
+    /// Items of `after` whose repeats disagree on a hard check.
+    public var unstable: [UnstableItem]
+    /// Items both sides answered, the ones the paired tests use.
+    public var pairedItems: Int
+
+    enum CodingKeys: String, CodingKey {
+        case variant, before, after, metrics, flips, unstable
+        case maxTokens = "max_tokens"
+        case pairedItems = "paired_items"
+    }
+
+    public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+
+    public struct Flip: Sendable, Hashable, Codable {
+        public var item: String
+        public var check: String
+        /// true: passed in A and failed in B (a regression); false: the other way.
+        public var regressed: Bool
+        public var beforeAnswer: String?
+        public var afterAnswer: String?
+
+        enum CodingKeys: String, CodingKey {
+            case item, check, regressed
+            case beforeAnswer = "before_answer"
+            case afterAnswer = "after_answer"
+        }
+    }
+
+    public struct UnstableItem: Sendable, Hashable, Codable {
+        public var item: String
+        /// Each disagreeing check with the share of repeats that passed it.
+        public var checks: [String: Double]
+    }
+
+    init(before: RunSnapshot.Row?, after: RunSnapshot.Row?, alpha: Double) {
+        let row = after ?? before!
+        variant = row.variant
+        maxTokens = row.maxTokens
+        self.before = before
+        self.after = after
+        let shared = Set((before?.items ?? [:]).keys).intersection((after?.items ?? [:]).keys).sorted()
+        let answeredBoth = shared.filter { (before?.items[$0]?.answered ?? 0) > 0 && (after?.items[$0]?.answered ?? 0) > 0 }
+        pairedItems = answeredBoth.count
+        metrics = MetricDelta.all(before: before, after: after, items: answeredBoth, alpha: alpha)
+
+        var flips: [Flip] = []
+        if let before, let after {
+            for id in answeredBoth {
+                let a = before.items[id]!, b = after.items[id]!
+                for check in Set(a.checks.keys).intersection(b.checks.keys).sorted() {
+                    let was = a.checks[check]!, now = b.checks[check]!
+                    guard (was == 1 && now == 0) || (was == 0 && now == 1) else { continue }
+                    flips.append(
+                        Flip(item: id, check: check, regressed: was == 1, beforeAnswer: a.answer, afterAnswer: b.answer))
+                }
+            }
+        }
+        self.flips = flips
+        unstable = (after?.items ?? [:]).keys.sorted().compactMap { id in
+            let outcome = after!.items[id]!
+            let checks = outcome.checks.filter { $0.value > 0 && $0.value < 1 }
+            return checks.isEmpty ? nil : UnstableItem(item: id, checks: checks)
+        }
+    }
+
+    /// The delta of the figure `name`, if compared.
+    public func metric(_ name: String) -> MetricDelta? { metrics.first { $0.name == name } }
+
+    /// Figures that got significantly worse.
+    public var significantRegressions: [MetricDelta] { metrics.filter(\.isSignificantRegression) }
+}
+
+/// The change of one figure of a pair, with its significance.
+public struct MetricDelta: Sendable, Hashable, Encodable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A share of answered trials, 0...1.
+        case rate
+        /// A mean over answered trials.
+        case mean
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// nil: neither direction is better (length).
+    public var higherIsBetter: Bool?
+    public var before: Double?
+    public var after: Double?
+    /// Wilson 95% intervals of a rate on each side.
+    public var beforeInterval: ClosedRange<Double>?
+    public var afterInterval: ClosedRange<Double>?
+    public var test: SignificanceTest?
+
+    enum CodingKeys: String, CodingKey {
+        case name, kind, before, after, delta, direction, test
+        case higherIsBetter = "higher_is_better"
+        case beforeInterval = "before_interval"
+        case afterInterval = "after_interval"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(higherIsBetter, forKey: .higherIsBetter)
+        try container.encodeIfPresent(before, forKey: .before)
+        try container.encodeIfPresent(after, forKey: .after)
+        try container.encodeIfPresent(delta, forKey: .delta)
+        try container.encode(direction, forKey: .direction)
+        try container.encodeIfPresent(beforeInterval, forKey: .beforeInterval)
+        try container.encodeIfPresent(afterInterval, forKey: .afterInterval)
+        try container.encodeIfPresent(test, forKey: .test)
+    }
+
+    public var delta: Double? {
+        guard let before, let after else { return nil }
+        return after - before
+    }
+
+    public var direction: Direction {
+        guard let delta, let higherIsBetter else { return .neutral }
+        if abs(delta) < 1e-9 { return .same }
+        return (delta > 0) == higherIsBetter ? .better : .worse
+    }
+
+    /// Significant at the comparison's level, and for the worse.
+    public var isSignificantRegression: Bool {
+        guard let test, test.significant else { return false }
+        return test.favours == .worse
+    }
+
+    /// The figures a comparison shows, in order: the composite, then each check's rate, then
+    /// length and the reference metrics. Checks are compared when either side has them.
+    static func all(before: RunSnapshot.Row?, after: RunSnapshot.Row?, items: [String], alpha: Double) -> [MetricDelta] {
+        var result: [MetricDelta] = []
+        func value(_ row: RunSnapshot.Row?, _ name: String) -> Double? { row?.metrics[name] }
+
+        var quality = MetricDelta(
+            name: "quality", kind: .mean, higherIsBetter: true, before: value(before, "quality"),
+            after: value(after, "quality"))
+        if let before, let after {
+            let differences = items.compactMap { id -> Double? in
+                guard let a = before.items[id]?.quality, let b = after.items[id]?.quality else { return nil }
+                return b - a
+            }
+            if let bootstrap = CompareStatistics.pairedBootstrap(differences) {
+                quality.test = SignificanceTest(
+                    method: .pairedBootstrap, p: bootstrap.p, items: differences.count, alpha: alpha,
+                    favours: bootstrap.meanDifference > 1e-12 ? .better : bootstrap.meanDifference < -1e-12 ? .worse : .same,
+                    meanDifference: bootstrap.meanDifference, interval: bootstrap.low...bootstrap.high)
+            }
+        }
+        result.append(quality)
+
+        var hardFails = MetricDelta(
+            name: "hard_fails", kind: .rate, higherIsBetter: false, before: value(before, "hard_fails"),
+            after: value(after, "hard_fails"))
+        hardFails.beforeInterval = wilson(hardFails.before, before)
+        hardFails.afterInterval = wilson(hardFails.after, after)
+        result.append(hardFails)
+
+        for check in ScoringSettings.checkIDs where value(before, check) != nil || value(after, check) != nil {
+            var delta = MetricDelta(
+                name: check, kind: .rate, higherIsBetter: false, before: value(before, check), after: value(after, check))
+            delta.beforeInterval = wilson(delta.before, before)
+            delta.afterInterval = wilson(delta.after, after)
+            if let before, let after {
+                // Pass shares per item: a rise is an improvement.
+                let differences = items.compactMap { id -> Double? in
+                    guard let a = before.items[id]?.checks[check], let b = after.items[id]?.checks[check] else { return nil }
+                    return b - a
+                }
+                if !differences.isEmpty {
+                    let sign = CompareStatistics.signTest(differences)
+                    delta.test = SignificanceTest(
+                        method: .exactMcNemar, p: sign.p, items: differences.count, alpha: alpha,
+                        favours: sign.improved > sign.worsened ? .better : sign.worsened > sign.improved ? .worse : .same,
+                        improved: sign.improved, worsened: sign.worsened)
+                }
+            }
+            result.append(delta)
+        }
+
+        result.append(
+            MetricDelta(
+                name: "length_mean", kind: .mean, higherIsBetter: nil, before: value(before, "length_mean"),
+                after: value(after, "length_mean")))
+        var budget = MetricDelta(
+            name: "within_budget", kind: .rate, higherIsBetter: true, before: value(before, "within_budget"),
+            after: value(after, "within_budget"))
+        budget.beforeInterval = wilson(budget.before, before)
+        budget.afterInterval = wilson(budget.after, after)
+        result.append(budget)
+        for name in [ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD] where value(before, name) != nil || value(after, name) != nil {
+            result.append(
+                MetricDelta(name: name, kind: .mean, higherIsBetter: true, before: value(before, name), after: value(after, name)))
+        }
+        return result
+    }
+
+    /// The Wilson interval of a rate over the row's answered trials.
+    static func wilson(_ rate: Double?, _ row: RunSnapshot.Row?) -> ClosedRange<Double>? {
+        guard let rate, let row, row.answered > 0 else { return nil }
+        let successes = Int((rate * Double(row.answered)).rounded())
+        return CompareStatistics.wilson(successes: successes, total: row.answered).map { $0.low...$0.high }
+    }
+}
+
+/// A paired test of one figure between the two sides.
+public struct SignificanceTest: Sendable, Hashable, Encodable {
+    public enum Method: String, Sendable, Hashable, Codable {
+        /// The exact two-sided sign test on items whose pass share changed (exact McNemar).
+        case exactMcNemar = "exact_mcnemar"
+        /// A paired bootstrap of the mean per-item difference.
+        case pairedBootstrap = "paired_bootstrap"
+    }
+
+    public var method: Method
+    public var p: Double
+    /// Items the test paired.
+    public var items: Int
+    /// Whether `p` is below the comparison's level.
+    public var significant: Bool
+    /// Which way the items moved.
+    public var favours: Direction
+    /// The observed mean per-item difference, B − A (bootstrap).
+    public var meanDifference: Double?
+    /// 95% interval of the mean difference (bootstrap).
+    public var interval: ClosedRange<Double>?
+    /// Items that got better and worse (sign test).
+    public var improved: Int?
+    public var worsened: Int?
+
+    init(
+        method: Method, p: Double, items: Int, alpha: Double, favours: Direction, meanDifference: Double? = nil,
+        interval: ClosedRange<Double>? = nil, improved: Int? = nil, worsened: Int? = nil
+    ) {
+        self.meanDifference = meanDifference
+        self.method = method
+        self.p = p
+        self.items = items
+        self.significant = p < alpha
+        self.favours = favours
+        self.interval = interval
+        self.improved = improved
+        self.worsened = worsened
+    }
+}

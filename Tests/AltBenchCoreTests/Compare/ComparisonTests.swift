@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+
+@testable import AltBenchCore
+
+@Suite("Comparison and check")
+struct ComparisonTests {
+    // MARK: - Builders
+
+    /// A snapshot with one pair of `count` items; `fails` maps a check id to the items failing it.
+    static func snapshot(
+        count: Int = 20, fails: [String: Set<Int>] = [:], quality: Double = 0.8, provider: String = "openai",
+        models: [String] = ["gpt-4o-mini"], dataset: String = "d1", host: String = "api.openai.com",
+        maxTokens: [Int?] = [50], repeats: Int = 1, unstable: [Int: String] = [:]
+    ) -> RunSnapshot {
+        let checks = [ScoreName.firstPerson, ScoreName.refusal, ScoreName.truncated, ScoreName.empty]
+        var items: [String: RunSnapshot.ItemOutcome] = [:]
+        for index in 0..<count {
+            var shares: [String: Double] = [:]
+            for check in checks { shares[check] = fails[check]?.contains(index) == true ? 0 : 1 }
+            if let check = unstable[index] { shares[check] = 0.5 }
+            let failed = shares.values.contains { $0 < 1 }
+            items[String(format: "item%02d", index)] = RunSnapshot.ItemOutcome(
+                checks: shares, quality: failed ? 0 : quality, answered: repeats, repeats: repeats,
+                answer: "Answer \(index)\(failed ? " (failing)" : "")")
+        }
+        var metrics: [String: Double] = [:]
+        for check in checks {
+            metrics[check] = items.values.map { 1 - ($0.checks[check] ?? 1) }.reduce(0, +) / Double(count)
+        }
+        metrics["quality"] = items.values.compactMap(\.quality).reduce(0, +) / Double(count)
+        metrics["hard_fails"] = Double(items.values.filter { $0.quality == 0 }.count) / Double(count)
+        metrics["length_mean"] = 80
+        let rows = maxTokens.map { limit in
+            RunSnapshot.Row(
+                variant: "v", maxTokens: limit, n: count * repeats, answered: count * repeats, errors: 0, metrics: metrics,
+                items: items)
+        }
+        return RunSnapshot(
+            altbenchVersion: "0.1.0", runID: "run", provider: provider, models: models, endpointHost: host,
+            dataset: RunSnapshot.DatasetIdentity(path: "datasets/sample", sha256: dataset, items: count),
+            repeats: repeats, rows: rows)
+    }
+
+    static func verdict(
+        _ before: RunSnapshot, _ after: RunSnapshot, _ thresholds: CheckThresholds = CheckThresholds()
+    ) -> CheckVerdict {
+        CheckVerdict(comparison: Comparison(before: before, after: after, alpha: thresholds.alpha), thresholds: thresholds)
+    }
+
+    static func result(_ verdict: CheckVerdict, _ check: String) -> CheckVerdict.Result? {
+        verdict.results.first { $0.check == check }
+    }
+
+    // MARK: - Verdicts
+
+    @Test("a run identical to its baseline passes every check with exit status 0")
+    func identicalPasses() throws {
+        let verdict = Self.verdict(Self.snapshot(), Self.snapshot())
+        #expect(verdict.status == .pass)
+        #expect(verdict.exitCode == 0)
+        #expect(verdict.results.map(\.check) == ["quality", "first_person", "refusal", "truncated", "significance"])
+        #expect(verdict.failures.isEmpty)
+        #expect(verdict.headline.hasPrefix("altbench check: passed"))
+        let pair = try #require(verdict.comparison.pairs.first)
+        #expect(pair.flips.isEmpty)
+        #expect(pair.pairedItems == 20)
+        #expect(pair.metrics.allSatisfy { $0.direction == .same || $0.direction == .neutral })
+    }
+
+    @Test(arguments: [
+        (0.8, 0.79, true), (0.8, 0.781, true), (0.8, 0.78, true), (0.8, 0.779, false), (0.8, 0.7, false), (0.5, 0.9, true),
+    ])
+    func qualityMayFallAtMostTheLimit(before: Double, after: Double, passes: Bool) throws {
+        // Quality moves on every item alike, so the paired bootstrap sees no noise: keep it out.
+        let thresholds = CheckThresholds(failOnSignificant: false)
+        let verdict = Self.verdict(Self.snapshot(quality: before), Self.snapshot(quality: after), thresholds)
+        let quality = try #require(Self.result(verdict, "quality"))
+        #expect(quality.passed == passes, "\(quality.message)")
+        #expect(verdict.exitCode == (passes ? 0 : 1))
+        if !passes { #expect(verdict.headline.hasPrefix("altbench check: regression — v @ 50: quality fell")) }
+    }
+
+    @Test("first person and refusals may not rise at all; truncation may rise 2 points")
+    func rateLimits() throws {
+        let thresholds = CheckThresholds(failOnSignificant: false)
+        let base = Self.snapshot(fails: [ScoreName.truncated: [0]])
+        let oneFirstPerson = Self.verdict(base, Self.snapshot(fails: [ScoreName.truncated: [0], ScoreName.firstPerson: [3]]), thresholds)
+        #expect(Self.result(oneFirstPerson, ScoreName.firstPerson)?.passed == false)
+        #expect(Self.result(oneFirstPerson, ScoreName.firstPerson)?.message.contains("0.0% → 5.0% (+5.0 points; may not rise)") == true)
+        let oneRefusal = Self.verdict(base, Self.snapshot(fails: [ScoreName.truncated: [0], ScoreName.refusal: [3]]), thresholds)
+        #expect(Self.result(oneRefusal, ScoreName.refusal)?.passed == false)
+        // 1 of 20 more truncated is 5 points: over the 2-point allowance; with 100 items it is 1 point.
+        let moreCut = Self.verdict(base, Self.snapshot(fails: [ScoreName.truncated: [0, 1]]), thresholds)
+        #expect(Self.result(moreCut, ScoreName.truncated)?.passed == false)
+        let wide = Self.verdict(
+            Self.snapshot(count: 100, fails: [ScoreName.truncated: [0]]),
+            Self.snapshot(count: 100, fails: [ScoreName.truncated: [0, 1]]), thresholds)
+        #expect(Self.result(wide, ScoreName.truncated)?.passed == true)
+        let fewer = Self.verdict(base, Self.snapshot(), thresholds)
+        #expect(fewer.status == .pass, "a fall is never a regression")
+        // Configured limits replace the defaults.
+        let lenient = CheckThresholds(maxQualityDrop: 1, maxFirstPersonRise: 0.05, failOnSignificant: false)
+        #expect(Self.verdict(base, Self.snapshot(fails: [ScoreName.truncated: [0], ScoreName.firstPerson: [3]]), lenient).status == .pass)
+    }
+
+    @Test("a significant paired regression fails, with the exact McNemar p-value")
+    func significance() throws {
+        let everyItem = Set(0..<20)
+        let verdict = Self.verdict(
+            Self.snapshot(), Self.snapshot(fails: [ScoreName.empty: everyItem]),
+            CheckThresholds(maxQualityDrop: 1))
+        let metric = try #require(verdict.comparison.pairs[0].metric(ScoreName.empty))
+        let test = try #require(metric.test)
+        #expect(test.method == .exactMcNemar)
+        #expect(test.worsened == 20 && test.improved == 0)
+        #expect(abs(test.p - CompareStatistics.exactMcNemar(b: 20, c: 0)) < 1e-15)
+        #expect(test.significant && metric.isSignificantRegression)
+        let significance = try #require(Self.result(verdict, "significance"))
+        #expect(!significance.passed)
+        #expect(significance.message.contains("empty (p = 1.91e-06)"), "\(significance.message)")
+        #expect(Self.result(verdict, "quality")?.passed == true, "quality's limit was lifted")
+        let quality = try #require(verdict.comparison.pairs[0].metric("quality")?.test)
+        #expect(quality.method == .pairedBootstrap && quality.favours == .worse && quality.significant)
+
+        // Two items out of twenty is not significant (p = 0.5), and with the switch off nothing fails on p.
+        let small = Self.verdict(Self.snapshot(), Self.snapshot(fails: [ScoreName.empty: [1, 2]]), CheckThresholds(maxQualityDrop: 1))
+        #expect(Self.result(small, "significance")?.passed == true)
+        #expect(small.comparison.pairs[0].metric(ScoreName.empty)?.test?.p == 0.5)
+        let off = Self.verdict(
+            Self.snapshot(), Self.snapshot(fails: [ScoreName.empty: everyItem]),
+            CheckThresholds(maxQualityDrop: 1, failOnSignificant: false))
+        #expect(Self.result(off, "significance") == nil)
+        #expect(off.status == .pass)
+    }
+
+    @Test("rates carry Wilson intervals over the answered trials")
+    func wilsonIntervals() throws {
+        let comparison = Comparison(before: Self.snapshot(), after: Self.snapshot(fails: [ScoreName.firstPerson: [1, 2, 3]]))
+        let metric = try #require(comparison.pairs[0].metric(ScoreName.firstPerson))
+        let expected = try #require(CompareStatistics.wilson(successes: 3, total: 20))
+        #expect(metric.afterInterval == expected.low...expected.high)
+        #expect(metric.beforeInterval?.lowerBound == 0)
+        #expect(metric.direction == .worse)
+        #expect(abs((metric.delta ?? 0) - 0.15) < 1e-12)
+    }
+
+    @Test("flips list each item whose hard check passed on one side and failed on the other, with both answers")
+    func flips() throws {
+        let comparison = Comparison(
+            before: Self.snapshot(fails: [ScoreName.truncated: [4]]),
+            after: Self.snapshot(fails: [ScoreName.firstPerson: [2]]))
+        let flips = comparison.pairs[0].flips
+        #expect(flips.count == 2)
+        let regressed = try #require(flips.first { $0.regressed })
+        #expect(regressed.item == "item02" && regressed.check == ScoreName.firstPerson)
+        #expect(regressed.beforeAnswer == "Answer 2" && regressed.afterAnswer == "Answer 2 (failing)")
+        let fixed = try #require(flips.first { !$0.regressed })
+        #expect(fixed.item == "item04" && fixed.check == ScoreName.truncated)
+    }
+
+    @Test("items whose repeats disagree are listed as unstable; repeats fold into one value per item")
+    func instability() throws {
+        let comparison = Comparison(
+            before: Self.snapshot(), after: Self.snapshot(repeats: 3, unstable: [7: ScoreName.firstPerson]))
+        let pair = comparison.pairs[0]
+        #expect(pair.unstable.map(\.item) == ["item07"])
+        #expect(pair.unstable.first?.checks == [ScoreName.firstPerson: 0.5])
+        #expect(pair.flips.isEmpty, "a half-passing item is neither passed nor failed")
+        #expect(comparison.notes.contains { $0.hasPrefix("Repeats differ: 1 → 3") })
+        #expect(pair.metric(ScoreName.firstPerson)?.test?.worsened == 1)
+    }
+
+    // MARK: - Invalid comparisons
+
+    @Test(arguments: [
+        ("mock", "a mock run says nothing about a real model"),
+        ("models", "the model differs: baseline gpt-4o-mini, run gpt-4.1-mini"),
+        ("dataset", "the dataset differs"),
+    ])
+    func mismatchesAreErrors(kind: String, message: String) throws {
+        let after =
+            switch kind {
+            case "mock": Self.snapshot(provider: "mock", host: "mock")
+            case "models": Self.snapshot(models: ["gpt-4.1-mini"])
+            default: Self.snapshot(dataset: "d2")
+            }
+        let verdict = Self.verdict(Self.snapshot(), after)
+        #expect(verdict.status == .error)
+        #expect(verdict.exitCode == 2)
+        #expect(verdict.headline.hasPrefix("altbench check: cannot compare — "))
+        #expect(verdict.headline.contains(message), "\(verdict.headline)")
+    }
+
+    @Test("another endpoint host is a note; a pair the run lacks is an error; a new pair is not judged")
+    func pairsAndHosts() throws {
+        let otherHost = Self.verdict(Self.snapshot(), Self.snapshot(host: "proxy.example.test"))
+        #expect(otherHost.status == .pass)
+        #expect(otherHost.comparison.notes == ["The endpoint host differs: api.openai.com → proxy.example.test."])
+
+        let missing = Self.verdict(Self.snapshot(maxTokens: [50, 100]), Self.snapshot(maxTokens: [50]))
+        #expect(missing.status == .error)
+        #expect(missing.errors == ["the run has no trials for v @ 100, which the baseline has. Run it, or save a new baseline without it."])
+        #expect(missing.comparison.pairs.map(\.label) == ["v @ 50", "v @ 100"])
+
+        let added = Self.verdict(Self.snapshot(maxTokens: [50]), Self.snapshot(maxTokens: [50, nil]))
+        #expect(added.status == .pass)
+        #expect(Set(added.results.map(\.label)) == ["v @ 50"])
+        #expect(added.comparison.pairs.last?.before == nil && added.comparison.pairs.last?.label == "v @ none")
+    }
+
+    @Test("the JSON for tools is snake_case and holds deltas, directions and the exit status")
+    func json() throws {
+        let verdict = Self.verdict(Self.snapshot(), Self.snapshot(fails: [ScoreName.firstPerson: [1]]))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(verdict), as: UTF8.self)
+        for key in ["\"exit_code\":1", "\"status\":\"regression\"", "\"max_tokens\":50", "\"paired_items\":20",
+                    "\"direction\":\"worse\"", "\"delta\":0.05", "\"max_quality_drop\":0.02", "\"method\":\"exact_mcnemar\""] {
+            #expect(text.contains(key), "\(key)")
+        }
+    }
+}
