@@ -36,6 +36,7 @@ public struct MarkdownReport: Sendable {
         summaryTable(&out)
         qualitySection(&out)
         checksSection(&out)
+        instabilitySection(&out)
         referenceSection(&out)
         if kind == .run {
             variantsSection(&out)
@@ -183,6 +184,31 @@ public struct MarkdownReport: Sendable {
         out.append(keyRule + String(repeating: "---:|", count: checks.count))
         for row in summary.rows {
             let cells = keyCells(row) + checks.map { Format.percent(row.checkRates[$0]) }
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("")
+    }
+
+    /// With repeats, the items whose checks disagree across them, per pair.
+    private func instabilitySection(_ out: inout [String]) {
+        let instability = RepeatInstability(results, summary: summary)
+        guard instability.repeats > 1 else { return }
+        out.append("## Instability across repeats")
+        out.append("")
+        out.append("Each question was asked up to \(instability.repeats) times. Items whose answers passed a check on some repeats and failed it on others, with the share of repeats that passed:")
+        out.append("")
+        out.append(keyHeader + " unstable | items |")
+        out.append(keyRule + "---:|---|")
+        for row in instability.rows {
+            guard let summaryRow = summary.rows.first(where: { $0.variant == row.variant && $0.maxTokens == row.maxTokens })
+            else { continue }
+            let items = row.unstable.map { item in
+                MarkdownText.cell(item.id) + " (" + item.checks.map { "\(Format.label($0.id)) \(Format.percent($0.passed))" }
+                    .joined(separator: ", ") + ")"
+            }
+            let cells = keyCells(summaryRow) + [
+                "\(row.unstable.count) of \(row.repeatedItems)", items.isEmpty ? "–" : items.joined(separator: "; "),
+            ]
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
         out.append("")

@@ -303,4 +303,26 @@ struct MarkdownReportTests {
                 """)
         }
     }
+
+    @Test("with repeats, the report lists the items whose checks disagree across them")
+    func instabilityAcrossRepeats() {
+        let fixture = ReportFixtures.self
+        let trials = [
+            fixture.answered(fixture.plain, 50, fixture.cat, "A cat.", scores: fixture.scores(chars: 6)),
+            fixture.answered(
+                fixture.plain, 50, fixture.cat, "I see a cat.", repeatIndex: 1, scores: fixture.scores(chars: 12, firstPerson: true)),
+            fixture.answered(fixture.plain, 50, fixture.beach, "A beach.", scores: fixture.scores(chars: 8)),
+            fixture.answered(fixture.plain, 50, fixture.beach, "A beach.", repeatIndex: 1, scores: fixture.scores(chars: 8)),
+        ]
+        let results = RunResults(
+            info: fixture.info(), variants: [fixture.plain], items: [fixture.cat, fixture.beach], trials: trials,
+            plannedTrials: trials.count)
+        let markdown = Self.render(results)
+        #expect(markdown.contains("## Instability across repeats"))
+        #expect(markdown.contains("| plain | 50 | 1 of 2 | cat (first person 50%) |"), "\(markdown)")
+        GFMTable.expectWellFormed(markdown)
+        let single = RunResults(
+            info: fixture.info(), variants: [fixture.plain], items: [fixture.cat], trials: [trials[0]], plannedTrials: 1)
+        #expect(!Self.render(single).contains("Instability"))
+    }
 }
