@@ -133,6 +133,7 @@ let package = Package(
             dependencies: [
                 "AltBenchTesting", "AltBenchCore", "altbench",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),

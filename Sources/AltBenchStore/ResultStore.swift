@@ -130,7 +130,8 @@ public final class ResultStore: Sendable {
         guard let newest = ids.first else { throw AltBenchError.noRuns(database: location) }
         guard let id else { return newest }
         if ids.contains(id) { return id }
-        let matches = ids.filter { $0.hasPrefix(id) }
+        let matches = id.isEmpty ? [] : ids.filter { $0.hasPrefix(id) }
+        guard matches.count < 2 else { throw AltBenchError.ambiguousRun(id: id, matches: matches) }
         guard matches.count == 1 else { throw AltBenchError.runNotFound(id: id, database: location) }
         return matches[0]
     }

@@ -324,7 +324,10 @@ struct ResultStoreTests {
     struct Resolution: Sendable, CustomTestStringConvertible {
         var argument: String?
         var expected: String?
-        var testDescription: String { "\(argument ?? "nil") → \(expected ?? "runNotFound")" }
+        var ambiguous: [String]? = nil
+        var testDescription: String {
+            "\(argument ?? "nil") → \(expected ?? (ambiguous == nil ? "runNotFound" : "ambiguousRun"))"
+        }
     }
 
     @Test(
@@ -336,7 +339,10 @@ struct ResultStoreTests {
             Resolution(argument: "20260101-12", expected: "20260101-120000-aaaa"),
             // An exact id wins even when it is also the prefix of a longer id.
             Resolution(argument: "20260101-080000", expected: "20260101-080000"),
-            Resolution(argument: "20260101", expected: nil),
+            // A prefix of several ids names none of them, and says which it matched.
+            Resolution(argument: "20260101", expected: nil, ambiguous: [
+                "20260101-120000-aaaa", "20260101-080000-cccc", "20260101-080000",
+            ]),
             Resolution(argument: "", expected: nil),
             Resolution(argument: "1999", expected: nil),
         ])
@@ -353,6 +359,10 @@ struct ResultStoreTests {
         }
         if let expected = case_.expected {
             #expect(try await store.resolveRunID(case_.argument) == expected)
+        } else if let matches = case_.ambiguous {
+            await #expect(throws: AltBenchError.ambiguousRun(id: case_.argument ?? "", matches: matches)) {
+                _ = try await store.resolveRunID(case_.argument)
+            }
         } else {
             await #expect(throws: AltBenchError.runNotFound(id: case_.argument ?? "", database: ":memory:")) {
                 _ = try await store.resolveRunID(case_.argument)

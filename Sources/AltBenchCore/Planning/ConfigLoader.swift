@@ -125,6 +125,42 @@ extension ConfigFile {
                     throw fail("lists `\(id)`, which is not a pass/fail check.\(hint) Checks: \(ScoringSettings.checkIDs.joined(separator: ", ")).")
                 }
                 config.hardFails = ids
+            case "check":
+                guard let entries = value.mapping else {
+                    throw fail("must map limits to values, e.g. {max_quality_drop: 0.02, max_truncation_rise: 0.02}.")
+                }
+                for (entryNode, entryValue) in entries {
+                    let entry = entryNode.string ?? ""
+                    let entryLine = entryNode.mark?.line ?? line
+                    func entryFail(_ message: String) -> AltBenchError {
+                        .configFile(file: displayPath, line: entryLine, message: "`check.\(entry)` \(message)")
+                    }
+                    func share() throws -> Double {
+                        guard let number = entryValue.scalar.flatMap({ Double($0.string) }), number >= 0, number <= 1 else {
+                            throw entryFail("must be a share from 0 to 1, e.g. 0.02 for 2 points.")
+                        }
+                        return number
+                    }
+                    switch entry {
+                    case "max_quality_drop": config.check.maxQualityDrop = try share()
+                    case "max_first_person_rise": config.check.maxFirstPersonRise = try share()
+                    case "max_refusal_rise": config.check.maxRefusalRise = try share()
+                    case "max_truncation_rise": config.check.maxTruncationRise = try share()
+                    case "fail_on_significant":
+                        guard let flag = entryValue.scalar.flatMap({ Bool($0.string) }) else {
+                            throw entryFail("must be true or false.")
+                        }
+                        config.check.failOnSignificant = flag
+                    case "alpha":
+                        guard let number = entryValue.scalar.flatMap({ Double($0.string) }), number > 0, number < 1 else {
+                            throw entryFail("must be a level between 0 and 1, e.g. 0.05.")
+                        }
+                        config.check.alpha = number
+                    default:
+                        let hint = YAMLDiagnostics.closest(to: entry, in: CheckThresholds.keys).map { " Did you mean `\($0)`?" } ?? ""
+                        throw entryFail("is not a check setting.\(hint) Settings: \(CheckThresholds.keys.joined(separator: ", ")).")
+                    }
+                }
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")

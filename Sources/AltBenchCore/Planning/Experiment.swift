@@ -43,6 +43,8 @@ public struct ConfigFile: Sendable, Hashable {
     public var qualityWeights: [String: Double]?
     /// The checks that force `quality` to 0, replacing ``ScoringSettings/defaultHardFails``.
     public var hardFails: [String]?
+    /// What `altbench check` holds a run to (`check:`), defaults for keys it does not set.
+    public var check = CheckThresholds()
 
     public init() {}
 
@@ -65,6 +67,7 @@ public struct ConfigFile: Sendable, Hashable {
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
+        "check",
     ]
 }
 

@@ -21,6 +21,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingAPIKey(variable: String, reason: String)
     case runNotFound(id: String, database: String)
     case noRuns(database: String)
+    /// A run id prefix that more than one run starts with.
+    case ambiguousRun(id: String, matches: [String])
     /// `--resume RUN` cannot continue the run as it was planned.
     case cannotResume(run: String, reason: String)
     /// A file of answers for `altbench score` that cannot be read; `line` is 1-based.
@@ -56,6 +58,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
         case .runNotFound(let id, let database):
             return "No run '\(id)' in \(database). `altbench report` with no argument shows the latest run; `sqlite3 \(database) 'select id from run'` lists them."
+        case .ambiguousRun(let id, let matches):
+            return "'\(id)' starts \(matches.count) runs' ids: \(matches.prefix(5).joined(separator: ", "))\(matches.count > 5 ? ", ..." : ""). Give more of the id."
         case .noRuns(let database):
             return "\(database) holds no runs yet. Run `altbench run` first."
         case .cannotResume(let run, let reason):

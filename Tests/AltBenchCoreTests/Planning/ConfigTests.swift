@@ -96,7 +96,7 @@ struct ConfigTests {
                 "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
                 "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
-                "quality_weights", "hard_fails",
+                "quality_weights", "hard_fails", "check",
             ])
     }
 
@@ -313,4 +313,34 @@ struct ConfigTests {
         #expect(message.hasPrefix("bad.yml: "), "\(message)")
         #expect(message.contains("Save it as UTF-8"))
     }
+
+    @Test("check: sets the limits of altbench check; unset ones keep their defaults")
+    func checkLimits() throws {
+        let config = try ConfigFile.parse(
+            "check:\n  max_quality_drop: 0.05\n  max_truncation_rise: 0\n  fail_on_significant: false\n", displayPath: "altbench.yml")
+        #expect(config.check.maxQualityDrop == 0.05)
+        #expect(config.check.maxTruncationRise == 0)
+        #expect(config.check.failOnSignificant == false)
+        #expect(config.check.maxFirstPersonRise == 0)
+        #expect(config.check.alpha == 0.05)
+        #expect(try ConfigFile.parse("model: gpt-4o\n", displayPath: "altbench.yml").check == CheckThresholds())
+    }
+
+    @Test(arguments: [
+        ("check: 3\n", "altbench.yml:1: `check` must map limits to values"),
+        ("check:\n  max_quality_drop: lots\n", "altbench.yml:2: `check.max_quality_drop` must be a share from 0 to 1"),
+        ("check:\n  max_refusal_rise: 1.5\n", "altbench.yml:2: `check.max_refusal_rise` must be a share from 0 to 1"),
+        ("check:\n  alpha: 0\n", "altbench.yml:2: `check.alpha` must be a level between 0 and 1"),
+        ("check:\n  fail_on_significant: maybe\n", "altbench.yml:2: `check.fail_on_significant` must be true or false"),
+        ("check:\n  max_quality_dorp: 0.1\n", "Did you mean `max_quality_drop`?"),
+    ])
+    func badCheckLimitsNameTheLine(text: String, message: String) {
+        do {
+            _ = try ConfigFile.parse(text, displayPath: "altbench.yml")
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(String(describing: error).contains(message), "\(error)")
+        }
+    }
 }
+

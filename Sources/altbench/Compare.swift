@@ -1,0 +1,90 @@
+import AltBenchApp
+import AltBenchCore
+import ArgumentParser
+import Foundation
+
+extension AltBench {
+    struct Compare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare two runs, or a baseline file and a run: deltas, significance, flips, instability.",
+            discussion: """
+                A and B are each a run id (or unique prefix) in RESULTS/altbench.sqlite, or a baseline \
+                file written by `altbench baseline save`. Exit status 0, or 2 when a side cannot be read.
+                """)
+
+        @Argument(help: ArgumentHelp("The earlier side: a run id, or a baseline file.", valueName: "a"))
+        var a: String
+
+        @Argument(help: ArgumentHelp("The later side: a run id, or a baseline file.", valueName: "b"))
+        var b: String
+
+        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        var results: String = "results"
+
+        @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
+        var format: String = "md"
+
+        func run() async throws {
+            guard let format = CompareFormat(rawValue: format) else {
+                throw fail("--format takes md or json (got '\(format)').", code: 2)
+            }
+            do {
+                try await CompareCommand(results: results).run(a, b, format: format)
+            } catch let error as AltBenchError {
+                throw fail(error.description, code: 2)
+            } catch let error as StoreFailure {
+                throw fail(String(describing: error), code: 2)
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the latest run (or RUN) against a baseline; exit 1 on a regression.",
+            discussion: """
+                Limits come from `check:` in altbench.yml (defaults: quality may fall at most 0.02, \
+                first-person and refusal rates may not rise, truncation may rise at most 2 points, any \
+                statistically significant regression fails). The verdict is the first line printed. \
+                With $GITHUB_STEP_SUMMARY set, the Markdown is appended to it.
+                Exit status: 0 pass, 1 regression, 2 error or misconfiguration (a baseline of another \
+                provider, model or dataset, a mock run against a real baseline, an unfinished run, an \
+                unreadable file).
+                """)
+
+        @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))
+        var run: String?
+
+        @Option(name: .long, help: ArgumentHelp("Baseline file from `altbench baseline save`.", valueName: "file"))
+        var baseline: String
+
+        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        var results: String = "results"
+
+        @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
+        var format: String = "md"
+
+        @Option(name: .long, help: ArgumentHelp("Also write JUnit XML here, one testcase per variant, max_tokens and check.", valueName: "file"))
+        var junit: String?
+
+        @Option(name: .long, help: ArgumentHelp("Configuration file. Default: altbench.yml if present.", valueName: "file"))
+        var config: String?
+
+        func run() async throws {
+            guard let format = CompareFormat(rawValue: format) else {
+                throw fail("--format takes md or json (got '\(format)').", code: 2)
+            }
+            let verdict: CheckVerdict
+            do {
+                verdict = try await CheckCommand(results: results, configPath: config).run(
+                    baseline: baseline, runID: run, format: format, junit: junit)
+            } catch let error as AltBenchError {
+                throw fail(error.description, code: 2)
+            } catch let error as StoreFailure {
+                throw fail(String(describing: error), code: 2)
+            } catch {
+                throw fail("\(error.localizedDescription)", code: 2)
+            }
+            if verdict.exitCode != 0 { throw ExitCode(verdict.exitCode) }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import AltBenchTesting
+import Foundation
+import Testing
+
+/// `altbench check` and `altbench compare` as a pull request's CI runs them: exit status 0 on
+/// a run like the baseline, 1 on a regression, 2 when the two cannot be compared; the reason
+/// first; JUnit, JSON and the GitHub step summary beside the Markdown.
+@Suite("altbench check and compare")
+struct CheckEndToEndTests {
+    /// A loopback model that answers every request with `text`.
+    static func server(answering text: String) async throws -> OpenAITestServer {
+        try await OpenAITestServer.start { _ in .chatCompletion(content: text, model: "gpt-4o-mini") }
+    }
+
+    static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    @Test func exitStatusIsZeroOneOrTwoWithTheReasonFirst() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let good = try await Self.server(answering: "A tabby cat curled up asleep on a red sofa.")
+        let baselineRun = try await AltbenchProcess.run(
+            ["run", "--base-url", good.baseURL, "--max-tokens", "50"], in: workspace.root)
+        await good.stop()
+        #expect(baselineRun.status == 0, "\(baselineRun.stderr)")
+        let saved = try await AltbenchProcess.run(["baseline", "save"], in: workspace.root)
+        #expect(saved.status == 0, "\(saved.stderr)")
+
+        // The same run checked against its own baseline passes.
+        let same = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(Self.firstLine(same.stdout).hasPrefix("altbench check: passed"), "\(same.stdout)")
+
+        // A prompt change that makes the model speak in the first person is a regression.
+        let chatty = try await Self.server(answering: "I can see a cat on a sofa, and I think it is asleep.")
+        let worse = try await AltbenchProcess.run(
+            ["run", "--base-url", chatty.baseURL, "--max-tokens", "50"], in: workspace.root)
+        await chatty.stop()
+        #expect(worse.status == 0, "\(worse.stderr)")
+        let summary = workspace.url("step-summary.md")
+        try Data("# Earlier step\n".utf8).write(to: summary)
+        let regression = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", "--junit", "reports/altbench.xml"], in: workspace.root,
+            environment: AltbenchProcess.cleanEnvironment(["GITHUB_STEP_SUMMARY": summary.path]))
+        #expect(regression.status == 1, "\(regression.stdout)\(regression.stderr)")
+        let headline = Self.firstLine(regression.stdout)
+        #expect(headline.hasPrefix("altbench check: regression — icecubes"), "\(headline)")
+        #expect(regression.stdout.contains("first_person"))
+        #expect(regression.stdout.contains("## Flips") || regression.stdout.contains("### Flips"))
+        #expect(regression.stdout.contains("I can see a cat on a sofa"), "the two answers side by side")
+        let stepSummary = try String(contentsOf: summary, encoding: .utf8)
+        #expect(stepSummary.hasPrefix("# Earlier step\naltbench check: regression"), "appended, not replaced")
+        let junit = try workspace.read("reports/altbench.xml")
+        #expect(junit.hasPrefix("<?xml"))
+        #expect(junit.contains("<failure"))
+        #expect(junit.contains("name=\"first_person\""))
+
+        let json = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", "--format", "json"], in: workspace.root)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["status"] as? String == "regression")
+        #expect(object["exit_code"] as? Int == 1)
+
+        // The mock checked against a real model's baseline is an error, not a pass.
+        let mock = try await AltbenchProcess.run(["run", "--max-tokens", "50"], in: workspace.root)
+        #expect(mock.status == 0, "\(mock.stderr)")
+        let invalid = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
+        #expect(invalid.status == 2, "\(invalid.stdout)\(invalid.stderr)")
+        #expect(Self.firstLine(invalid.stdout).hasPrefix("altbench check: cannot compare — the baseline's provider is openai and the run's is mock"))
+
+        // A run named explicitly is checked instead of the latest: the baseline's own run passes.
+        let baselineFile = try #require(
+            try JSONSerialization.jsonObject(with: Data(try workspace.read("results/baseline.json").utf8)) as? [String: Any])
+        let baselineRunID = try #require(baselineFile["run_id"] as? String)
+        let named = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", baselineRunID], in: workspace.root)
+        #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
+
+        // Bad input is exit status 2 with the file named.
+        let missing = try await AltbenchProcess.run(["check", "--baseline", "nowhere.json"], in: workspace.root)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("The baseline nowhere.json does not exist"), "\(missing.stderr)")
+        try workspace.write("broken.json", "{\"format\": 1")
+        let broken = try await AltbenchProcess.run(["check", "--baseline", "broken.json"], in: workspace.root)
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("broken.json is not JSON"), "\(broken.stderr)")
+        try workspace.write("altbench.yml", "check:\n  max_quality_drop: lots\n")
+        let badConfig = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
+        #expect(badConfig.status == 2)
+        #expect(badConfig.stderr.contains("altbench.yml:2"), "\(badConfig.stderr)")
+        #expect(badConfig.stderr.contains("check.max_quality_drop"), "\(badConfig.stderr)")
+    }
+
+    @Test func compareShowsTwoRunsOrABaselineAndARun() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let short = try await AltbenchProcess.run(["run", "--max-tokens", "10"], in: workspace.root)
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(try await AltbenchProcess.run(["baseline", "save", "--output", "short.json"], in: workspace.root).status == 0)
+        let long = try await AltbenchProcess.run(["run", "--max-tokens", "10"], in: workspace.root)
+        #expect(long.status == 0)
+
+        let compared = try await AltbenchProcess.run(["compare", "short.json", "latest-run-placeholder"], in: workspace.root)
+        #expect(compared.status == 2, "a run id the store lacks is an error")
+        #expect(compared.stderr.contains("No run 'latest-run-placeholder'"), "\(compared.stderr)")
+
+        let ids = try await AltbenchProcess.run(["compare", "short.json", "short.json", "--format", "json"], in: workspace.root)
+        #expect(ids.status == 0, "\(ids.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(ids.stdout.utf8)) as? [String: Any])
+        let before = try #require(object["before"] as? [String: Any])
+        let runID = try #require(before["run_id"] as? String)
+
+        let ambiguous = try await AltbenchProcess.run(["compare", "short.json", "2"], in: workspace.root)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr.contains("'2' starts 2 runs' ids"), "\(ambiguous.stderr)")
+        let markdown = try await AltbenchProcess.run(["compare", "short.json", runID], in: workspace.root)
+        #expect(markdown.status == 0, "\(markdown.stderr)")
+        #expect(markdown.stdout.hasPrefix("# altbench compare"), "\(markdown.stdout.prefix(200))")
+        #expect(markdown.stdout.contains("icecubes @ 10"))
+    }
+}
