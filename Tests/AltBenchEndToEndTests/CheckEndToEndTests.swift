@@ -120,4 +120,47 @@ struct CheckEndToEndTests {
         #expect(markdown.stdout.hasPrefix("# altbench compare"), "\(markdown.stdout.prefix(200))")
         #expect(markdown.stdout.contains("icecubes @ 10"))
     }
+
+    @Test func repeatsAreCachedByIndexAndTheirDisagreementsReported() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let counter = RequestCounter()
+        // Every other answer speaks in the first person, so each item's two repeats disagree.
+        let server = try await OpenAITestServer.start { _ in
+            let number = await counter.next()
+            return .chatCompletion(
+                content: number % 2 == 0 ? "A cat asleep on a red sofa." : "I see a cat asleep on a red sofa.",
+                model: "gpt-4o-mini")
+        }
+        let arguments = ["run", "--base-url", server.baseURL, "--max-tokens", "50", "--repeats", "2", "--concurrency", "1"]
+        let first = try await AltbenchProcess.run(arguments, in: workspace.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        let asked = await server.requests(path: "/v1/chat/completions").count
+        // 2 prompts × 4 items × 2 repeats, one request each.
+        #expect(asked == 16)
+        let report = try workspace.read("results/latest.md")
+        #expect(report.contains("## Instability across repeats"), "\(report)")
+        #expect(report.contains("4 of 4"), "every item's repeats disagree")
+
+        // Asked again, every repeat is answered from its own cache entry.
+        let second = try await AltbenchProcess.run(arguments, in: workspace.root)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(await server.requests(path: "/v1/chat/completions").count == asked)
+        await server.stop()
+
+        let saved = try await AltbenchProcess.run(["baseline", "save"], in: workspace.root)
+        #expect(saved.status == 0)
+        let baseline = try #require(
+            try JSONSerialization.jsonObject(with: Data(try workspace.read("results/baseline.json").utf8)) as? [String: Any])
+        #expect(baseline["repeats"] as? Int == 2)
+    }
 }
+
+private actor RequestCounter {
+    private var count = 0
+    func next() -> Int {
+        count += 1
+        return count
+    }
+}
+
