@@ -118,9 +118,11 @@ public struct CheckCommand: Sendable {
             comparison: Comparison(before: before, after: after.snapshot, alpha: thresholds.alpha), thresholds: thresholds)
         if let run = after.run, run.info.status != "finished" || run.trials.count < run.plannedTrials {
             // A stopped run could hide a regression in the trials it never asked.
-            verdict.errors.insert(
-                "run \(run.info.id) is \(run.info.status) with \(run.trials.count) of \(run.plannedTrials) trials. "
-                    + "Finish it with `altbench run --resume \(run.info.id)` before checking it.", at: 0)
+            verdict.problems.insert(
+                CheckVerdict.Problem(
+                    check: "the run finished",
+                    message: "run \(run.info.id) is \(run.info.status) with \(run.trials.count) of \(run.plannedTrials) trials. "
+                        + "Finish it with `altbench run --resume \(run.info.id)` before checking it."), at: 0)
         }
 
         let markdown = CheckReport.markdown(verdict)

@@ -38,9 +38,9 @@ public enum JUnitReport {
             out += "  </testsuite>\n"
         }
         if !verdict.errors.isEmpty {
-            let names = errorNames(verdict)
             out += "  <testsuite name=\"altbench check configuration\" tests=\"\(verdict.errors.count)\" failures=\"0\" errors=\"\(verdict.errors.count)\" skipped=\"0\" time=\"0\">\n"
-            for (name, error) in zip(names, verdict.errors) {
+            for problem in verdict.problems {
+                let (name, error) = (problem.check, problem.message)
                 out += "    <testcase classname=\"altbench.configuration\" name=\(attribute(name)) time=\"0\">\n"
                 out += "      <error message=\(attribute(error)) type=\"configuration\">"
                 out += text(
@@ -77,17 +77,6 @@ public enum JUnitReport {
 
     static func className(_ variant: String, _ maxTokens: Int?) -> String {
         "altbench.\(variant).\(maxTokens.map(String.init) ?? "none")"
-    }
-
-    /// A test name for each error: what must match, or the pair the run lacks. Falls back to
-    /// numbered names if the errors do not line up with the comparison's reasons.
-    static func errorNames(_ verdict: CheckVerdict) -> [String] {
-        let comparison = verdict.comparison
-        let names =
-            comparison.mismatches.map { "same \($0.field) as the baseline" }
-            + comparison.pairs.filter { $0.before != nil && $0.after == nil }.map { "\($0.label) is in the run" }
-        if names.count == verdict.errors.count { return names }
-        return verdict.errors.indices.map { "configuration \($0 + 1)" }
     }
 
     /// The text of a `<failure>`: the verdict line, which runs, the figure with its test, and

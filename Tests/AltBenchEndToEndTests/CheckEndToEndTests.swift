@@ -93,6 +93,27 @@ struct CheckEndToEndTests {
         #expect(badConfig.stderr.contains("check.max_quality_drop"), "\(badConfig.stderr)")
     }
 
+    @Test func anUnfinishedRunCannotPassACheck() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let good = try await Self.server(answering: "A tabby cat curled up asleep on a red sofa.")
+        #expect(try await AltbenchProcess.run(["run", "--base-url", good.baseURL], in: workspace.root).status == 0)
+        await good.stop()
+        #expect(try await AltbenchProcess.run(["baseline", "save"], in: workspace.root).status == 0)
+        // The same endpoint now rejects the key: the run stops at its first request.
+        let rejecting = try await OpenAITestServer.start { _ in
+            .error(status: 401, message: "Incorrect API key provided.", type: "invalid_request_error")
+        }
+        let stopped = try await AltbenchProcess.run(["run", "--base-url", rejecting.baseURL, "--no-cache"], in: workspace.root)
+        await rejecting.stop()
+        #expect(stopped.status != 0)
+        let check = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", "--junit", "junit.xml"], in: workspace.root)
+        #expect(check.status == 2, "\(check.stdout)\(check.stderr)")
+        #expect(Self.firstLine(check.stdout).contains("is stopped with"), "\(Self.firstLine(check.stdout))")
+        #expect(try workspace.read("junit.xml").contains("name=\"the run finished\""))
+    }
+
     @Test func compareShowsTwoRunsOrABaselineAndARun() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

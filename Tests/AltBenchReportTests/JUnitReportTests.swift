@@ -25,7 +25,10 @@ struct JUnitReportTests {
             result.message += " " + hostile
             return result
         }
-        verdict.errors = ["the model differs: " + hostile, hostile]
+        verdict.problems = [
+            CheckVerdict.Problem(check: "same model as the baseline", message: "the model differs: " + hostile),
+            CheckVerdict.Problem(check: "name " + hostile, message: hostile),
+        ]
         return verdict
     }
 
@@ -159,7 +162,10 @@ struct JUnitReportTests {
         }
         let errors = try #require(suites.last).children("testcase").compactMap { $0.children("error").first }
         #expect(errors.map { $0.attributes["message"] } == verdict.errors.map(Self.expectedRoundTrip))
-        #expect(try #require(suites.last).children("testcase").map { $0.attributes["name"] } == ["configuration 1", "configuration 2"])
+        #expect(
+            try #require(suites.last).children("testcase").map { $0.attributes["name"] } == [
+                "same model as the baseline", Self.expectedRoundTrip("name " + Self.hostile),
+            ])
     }
 
     @Test("escaping covers the five markup characters and forbidden characters")

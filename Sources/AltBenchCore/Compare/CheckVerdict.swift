@@ -71,7 +71,22 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
     public var results: [Result]
     /// Why the comparison cannot be judged: a provider, model or dataset mismatch, or a pair
     /// the baseline has and the run lacks.
-    public var errors: [String]
+    public var problems: [Problem]
+
+    /// A reason the comparison cannot be judged: `check` names what must hold ("same
+    /// provider as the baseline"), `message` says what differs and what to do.
+    public struct Problem: Sendable, Hashable, Codable {
+        public var check: String
+        public var message: String
+
+        public init(check: String, message: String) {
+            self.check = check
+            self.message = message
+        }
+    }
+
+    /// The problems' messages.
+    public var errors: [String] { problems.map(\.message) }
 
     public var status: Status {
         if !errors.isEmpty { return .error }
@@ -124,8 +139,8 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
     public init(comparison: Comparison, thresholds: CheckThresholds = CheckThresholds()) {
         self.comparison = comparison
         self.thresholds = thresholds
-        var errors: [String] = comparison.mismatches.map { mismatch in
-            switch mismatch.field {
+        var problems: [Problem] = comparison.mismatches.map { mismatch in
+            let message = switch mismatch.field {
             case "provider" where mismatch.before == "mock" || mismatch.after == "mock":
                 "the baseline's provider is \(mismatch.before) and the run's is \(mismatch.after): a mock run says nothing about a real model. Check a run of the same provider, or save a new baseline."
             case "dataset":
@@ -133,19 +148,22 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             default:
                 "the \(mismatch.field) differs: baseline \(mismatch.before), run \(mismatch.after). Run with the baseline's \(mismatch.field), or save a new baseline."
             }
+            return Problem(check: "same \(mismatch.field) as the baseline", message: message)
         }
         var results: [Result] = []
         for pair in comparison.pairs {
             guard pair.before != nil else { continue }
             guard pair.after != nil else {
-                errors.append(
-                    "the run has no trials for \(pair.label), which the baseline has. Run it, or save a new baseline without it.")
+                problems.append(
+                    Problem(
+                        check: "\(pair.label) is in the run",
+                        message: "the run has no trials for \(pair.label), which the baseline has. Run it, or save a new baseline without it."))
                 continue
             }
             results += Self.judge(pair, thresholds: thresholds)
         }
         self.results = results
-        self.errors = errors
+        self.problems = problems
     }
 
     static func judge(_ pair: PairComparison, thresholds: CheckThresholds) -> [Result] {
