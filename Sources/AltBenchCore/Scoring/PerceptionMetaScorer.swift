@@ -1130,23 +1130,9 @@ enum ByteScan {
             var i = 0
             var k = 0
             while i < n {
-                let b = UInt32(bytes[i])
-                var value: UInt32
-                if b < 0x80 {
-                    value = b
-                    i += 1
-                } else if b < 0xE0 {
-                    value = (b & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                    i += 2
-                } else if b < 0xF0 {
-                    value = (b & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-                    i += 3
-                } else {
-                    value = (b & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
-                        | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
-                    i += 4
-                }
-                (buffer.baseAddress! + k).initialize(to: Unicode.Scalar(value) ?? "\u{FFFD}")
+                let scalar: Unicode.Scalar
+                (scalar, i) = UTF8Scalars.scalar(bytes, at: i)
+                (buffer.baseAddress! + k).initialize(to: scalar)
                 k += 1
             }
             count = k

@@ -236,7 +236,8 @@ public enum Readability {
                 var word = false
                 var code: UInt8 = 0
                 if index < n {
-                    let scalar = decodeScalar(utf8, at: &index)
+                    let scalar: Unicode.Scalar
+                    (scalar, index) = UTF8Scalars.scalar(utf8, at: index)
                     space = isSpace(scalar)
                     word = !space && isNonASCIIWordCharacter(scalar)
                     if word, countSyllables { code = SyllableCounter.letterCode(scalar) }
@@ -296,32 +297,6 @@ public enum Readability {
             }
             return Counts(words: words, sentences: max(1, sentences - shortSentences), syllables: syllables)
         }
-    }
-
-    /// The scalar whose UTF-8 encoding starts at `index` (a byte of 0x80 or more), moving
-    /// `index` past it. Strings hold valid UTF-8, so the lead byte tells the length.
-    @inline(__always)
-    private static func decodeScalar(_ utf8: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Unicode.Scalar {
-        let lead = UInt32(utf8[index])
-        var value: UInt32
-        var length: Int
-        if lead >= 0xF0 {
-            value = lead & 0x07
-            length = 4
-        } else if lead >= 0xE0 {
-            value = lead & 0x0F
-            length = 3
-        } else {
-            value = lead & 0x1F
-            length = 2
-        }
-        let end = min(index + length, utf8.count)
-        index += 1
-        while index < end {
-            value = value << 6 | UInt32(utf8[index] & 0x3F)
-            index += 1
-        }
-        return Unicode.Scalar(value) ?? "\u{FFFD}"
     }
 
     // MARK: - Python's character classes

@@ -118,21 +118,9 @@ enum TermMatching {
                     i += 1
                     continue
                 }
-                var value: UInt32
-                var length: Int
-                if lead >= 0xF0 {
-                    value = UInt32(lead & 0x07)
-                    length = 4
-                } else if lead >= 0xE0 {
-                    value = UInt32(lead & 0x0F)
-                    length = 3
-                } else {
-                    value = UInt32(lead & 0x1F)
-                    length = 2
-                }
-                for k in 1..<length { value = value << 6 | UInt32(b[i + k] & 0x3F) }
+                let (value, end) = UTF8Scalars.decode(b, at: i)
                 guard let scalar = Unicode.Scalar(value), TextAnalysis.isOwnCharacter(scalar) else { return false }
-                i += length
+                i = end
             }
             return true
         }
@@ -545,21 +533,9 @@ enum TermMatching {
             }
         }
 
-        /// The scalar starting at `i` and where it ends; Swift strings hold valid UTF-8.
+        /// The scalar starting at `i` and where it ends.
         private func decode(at i: Int) -> (Unicode.Scalar, Int) {
-            let b0 = UInt32(bytes[i])
-            if b0 < 0x80 { return (Unicode.Scalar(UInt8(b0)), i + 1) }
-            if b0 < 0xE0 {
-                let v = (b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                return (Unicode.Scalar(v) ?? "\u{FFFD}", i + 2)
-            }
-            if b0 < 0xF0 {
-                let v = (b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-                return (Unicode.Scalar(v) ?? "\u{FFFD}", i + 3)
-            }
-            let v = (b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
-                | UInt32(bytes[i + 3] & 0x3F)
-            return (Unicode.Scalar(v) ?? "\u{FFFD}", i + 4)
+            UTF8Scalars.scalar(bytes, at: i)
         }
 
         /// Whether a letter or digit starts at `i`.

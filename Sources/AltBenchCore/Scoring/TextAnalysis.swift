@@ -227,7 +227,7 @@ public enum TextAnalysis {
             for k in start..<i {
                 let scalar = scalars[k]
                 let v = scalar.value
-                appendUTF8(v, to: &textBytes)
+                UTF8Scalars.append(v, to: &textBytes)
                 if v < 0x80 {
                     let folded = v >= 65 && v <= 90 ? v + 32 : v
                     changed = changed || folded != v
@@ -238,9 +238,9 @@ public enum TextAnalysis {
                 } else if v >= 0xC0 && v <= 0xDE && v != 0xD7 {
                     // Latin-1 capitals lowercase 0x20 further on.
                     changed = true
-                    appendUTF8(v + 0x20, to: &lowerBytes)
+                    UTF8Scalars.append(v + 0x20, to: &lowerBytes)
                 } else if v < 0x100 || !scalar.properties.changesWhenLowercased {
-                    appendUTF8(v, to: &lowerBytes)
+                    UTF8Scalars.append(v, to: &lowerBytes)
                 } else {
                     // A Character of one scalar lowercases as that scalar's mapping.
                     let mapped = scalar.properties.lowercaseMapping
@@ -252,26 +252,6 @@ public enum TextAnalysis {
             result.append(Word(text: text, normalized: changed ? String(decoding: lowerBytes, as: UTF8.self) : text, range: start..<i))
         }
         return result
-    }
-
-    /// Appends the UTF-8 encoding of the scalar value `v` to `bytes`.
-    @inline(__always) static func appendUTF8(_ v: UInt32, to bytes: inout [UInt8]) {
-        switch v {
-        case ..<0x80:
-            bytes.append(UInt8(v))
-        case ..<0x800:
-            bytes.append(UInt8(0xC0 | (v >> 6)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        case ..<0x10000:
-            bytes.append(UInt8(0xE0 | (v >> 12)))
-            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        default:
-            bytes.append(UInt8(0xF0 | (v >> 18)))
-            bytes.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
-            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        }
     }
 
     /// Whether `scalar` is always a Character of its own: below the combining marks

@@ -184,18 +184,7 @@ public enum CaptionTokenizer {
                         i += 1
                     } else {
                         let c: UInt32
-                        let b = UInt32(b)
-                        if b < 0xE0 {
-                            c = (b & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                            i += 2
-                        } else if b < 0xF0 {
-                            c = (b & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-                            i += 3
-                        } else {
-                            c = (b & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
-                                | UInt32(bytes[i + 3] & 0x3F)
-                            i += 4
-                        }
+                        (c, i) = UTF8Scalars.decode(bytes, at: i)
                         buffer[n] = c
                         flags |= Flags.other(c).rawValue
                     }
