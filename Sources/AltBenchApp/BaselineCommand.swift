@@ -28,7 +28,7 @@ public struct BaselineCommand: Sendable {
     /// trials would read as a different plan in every later check.
     @discardableResult
     public func save(runID id: String?, output: String?, allowIncomplete: Bool = false) async throws -> RunSnapshot {
-        let store = try openStore()
+        let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runID = try await store.resolveRunID(id)
         let loaded = try await store.loadRun(id: runID)
         if !allowIncomplete, loaded.info.status != "finished" || loaded.trials.count < loaded.plannedTrials {
@@ -52,13 +52,5 @@ public struct BaselineCommand: Sendable {
                 "note: this baseline holds mock answers; a check against it needs a mock run too.\n")
         }
         return snapshot
-    }
-
-    func openStore() throws -> ResultStore {
-        let database = URL.resolving(results, against: workingDirectory).appendingPathComponent("altbench.sqlite")
-        guard FileManager.default.fileExists(atPath: database.path) else {
-            throw AltBenchError.noRuns(database: "\(results)/altbench.sqlite")
-        }
-        return try ResultStore(url: database)
     }
 }

@@ -19,24 +19,16 @@ enum ComparisonSide {
             throw AltBenchError.badBaseline(
                 file: reference, reason: "does not exist. Save one with `altbench baseline save --output \(reference)`.")
         }
-        let store = try openStore(results: results, workingDirectory: workingDirectory)
+        let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runID = try await store.resolveRunID(reference)
         let loaded = try await store.loadRun(id: runID)
         return (RunSnapshot(loaded), loaded)
     }
 
     static func latest(results: String, workingDirectory: URL) async throws -> (snapshot: RunSnapshot, run: RunResults) {
-        let store = try openStore(results: results, workingDirectory: workingDirectory)
+        let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let loaded = try await store.loadRun(id: try await store.resolveRunID(nil))
         return (RunSnapshot(loaded), loaded)
-    }
-
-    static func openStore(results: String, workingDirectory: URL) throws -> ResultStore {
-        let database = URL.resolving(results, against: workingDirectory).appendingPathComponent("altbench.sqlite")
-        guard FileManager.default.fileExists(atPath: database.path) else {
-            throw AltBenchError.noRuns(database: "\(results)/altbench.sqlite")
-        }
-        return try ResultStore(url: database)
     }
 }
 
@@ -160,5 +152,17 @@ enum CompareJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}
+
+extension ResultStore {
+    /// The store of the results folder `results` (relative to `workingDirectory`), which must
+    /// exist: commands that read runs say how to make one instead of creating an empty store.
+    static func existing(results: String, workingDirectory: URL) throws -> ResultStore {
+        let database = URL.resolving(results, against: workingDirectory).appendingPathComponent("altbench.sqlite")
+        guard FileManager.default.fileExists(atPath: database.path) else {
+            throw AltBenchError.noRuns(database: "\(results)/altbench.sqlite")
+        }
+        return try ResultStore(url: database)
     }
 }

@@ -358,11 +358,7 @@ public struct ReportCommand: Sendable {
     @discardableResult
     public func run(id: String?) async throws -> RunResults {
         let directory = URL.resolving(results, against: workingDirectory)
-        let database = directory.appendingPathComponent("altbench.sqlite")
-        guard FileManager.default.fileExists(atPath: database.path) else {
-            throw AltBenchError.noRuns(database: "\(results)/altbench.sqlite")
-        }
-        let store = try ResultStore(url: database)
+        let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runID = try await store.resolveRunID(id)
         let newest = try await store.runIDs().first
         let (loaded, _) = try await Reporting(store: store, resultsDirectory: directory, console: console)
