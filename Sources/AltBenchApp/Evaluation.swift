@@ -75,6 +75,9 @@ public struct Evaluation: Sendable {
         }
         let experiment = try resolveExperiment(options)
         let prompts = try PromptLoader().load(directory: resolve(experiment.promptsPath), displayPath: experiment.promptsPath)
+        try VariantOrder.check(
+            configured: experiment.baseline, among: prompts.map(\.name), configFile: configPath ?? "altbench.yml",
+            promptsPath: experiment.promptsPath)
         let dataset = try DatasetLoader().load(directory: resolve(experiment.datasetPath), displayPath: experiment.datasetPath)
         for note in dataset.notes { console.err("note: \(note)\n") }
         for item in dataset.items {

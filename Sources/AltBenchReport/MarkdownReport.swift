@@ -239,11 +239,31 @@ public struct MarkdownReport: Sendable {
     private func variantsSection(_ out: inout [String]) {
         out.append("## Variants")
         out.append("")
+        // The limits each variant was sent with: the run's `--max-tokens` or `max_tokens:` when
+        // set, else the prompt's own; read from the trials so the section shows what was sent.
+        var sentLimits: [String: [Int]] = [:]
+        for (name, trials) in Dictionary(grouping: results.trials, by: \.variant) {
+            let limits = Set(trials.compactMap(\.maxTokens)).sorted()
+            if !limits.isEmpty { sentLimits[name] = limits }
+        }
+        let baseline = results.baselineVariant
+        let runLimits = results.info.settings["max_tokens"]?.arrayValue?.compactMap(\.intValue)
+        for variant in results.variants where sentLimits[variant.name] == nil {
+            if let runLimits, !runLimits.isEmpty { sentLimits[variant.name] = runLimits.sorted() }
+        }
         for variant in results.variants {
             // A code span cannot escape a backtick, so a path holding one is shown without it.
-            var facts = ["`\(variant.file.replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "\n", with: " "))`"]
+            var facts = variant.name == baseline ? ["baseline"] : []
+            facts.append("`\(variant.file.replacingOccurrences(of: "`", with: "'").replacingOccurrences(of: "\n", with: " "))`")
             if let model = variant.model { facts.append("model \(MarkdownText.inline(model))") }
-            if let limits = variant.maxTokens { facts.append("max_tokens \(limits.map(String.init).joined(separator: ", "))") }
+            if let limits = sentLimits[variant.name] ?? variant.maxTokens {
+                var text = "max_tokens \(limits.map(String.init).joined(separator: ", "))"
+                // The run's limits replaced the file's own: say so, so neither is mistaken for the other.
+                if let own = variant.maxTokens, own != limits {
+                    text += " (the prompt file says \(own.map(String.init).joined(separator: ", ")))"
+                }
+                facts.append(text)
+            }
             if let detail = variant.detail { facts.append("detail \(detail.rawValue)") }
             if let temperature = variant.temperature { facts.append("temperature \(temperature)") }
             if variant.system != nil { facts.append("with a system message") }

@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 extension ResultStore {
-    /// Reads a whole run back: its settings, variants, items, trials, answers and scores.
+    /// Reads a whole run back: its settings, variants (baseline first, ``VariantOrder``), items,
+    /// trials, answers and scores.
     public func loadRun(id: String) async throws -> RunResults {
         try await writer.read { db in
             guard let run = try Row.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) else {
@@ -79,7 +80,9 @@ extension ResultStore {
                     error: row["error"], errorKind: row["error_kind"], scores: scores[trialID] ?? [:])
             }
             let planned: Int = run["planned_trials"]
+            // Every table is read against the baseline variant, so it is listed first.
             return RunResults(info: info, variants: variants, items: items, trials: trials, plannedTrials: planned)
+                .orderingVariants()
         }
     }
 }

@@ -23,8 +23,9 @@ struct BaselineEndToEndTests {
         #expect((root["dataset"] as? [String: Any])?["items"] as? Int == 4)
         #expect(((root["dataset"] as? [String: Any])?["sha256"] as? String)?.count == 64)
         let rows = try #require(root["rows"] as? [[String: Any]])
+        // The baseline variant (icecubes) comes first, then the others in file-name order.
         #expect(rows.map { "\($0["variant"] ?? "")@\($0["max_tokens"] ?? "")" } == [
-            "icecubes-original@10", "icecubes-original@50", "icecubes@10", "icecubes@50",
+            "icecubes@10", "icecubes@50", "icecubes-original@10", "icecubes-original@50",
         ])
         let first = try #require(rows.first)
         #expect(first["n"] as? Int == 4)

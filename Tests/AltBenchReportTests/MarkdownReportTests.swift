@@ -209,9 +209,27 @@ struct MarkdownReportTests {
         let report = Self.render(F.fullRun())
         #expect(
             report.contains(
-                "- **short** (`prompts/short.md`, model gpt-4o-mini, max_tokens 60, 120, detail low, temperature 0.2, with a system message): “Describe the image in one sentence. Be brief.”"
+                "- **short** (baseline, `prompts/short.md`, model gpt-4o-mini, max_tokens 60, 120, detail low, temperature 0.2, with a system message): “Describe the image in one sentence. Be brief.”"
             ))
         #expect(report.contains("- **plain** (`prompts/plain.md`): “Write alt text for this image.”"))
+    }
+
+    @Test("the variants section shows the limits the run sent, and the file's own when the run replaced them")
+    func variantsSentLimits() {
+        var results = F.fullRun()
+        // The run replaced every prompt's max_tokens with 30 and 80.
+        results.info.settings = ["brevity_budget": 150, "max_tokens": [30, 80]]
+        results.variants[0].maxTokens = [50]
+        results.trials = results.trials.map { trial in
+            var trial = trial
+            trial.maxTokens = trial.variant == "short" ? (trial.maxTokens == 60 ? 30 : 80) : nil
+            return trial
+        }
+        results.trials.removeAll { $0.variant == "plain" }
+        let report = Self.render(results)
+        #expect(report.contains("- **short** (baseline, `prompts/short.md`, model gpt-4o-mini, max_tokens 30, 80 (the prompt file says 50), detail low"))
+        // A variant with no trials recorded yet shows the run's limits.
+        #expect(report.contains("- **plain** (`prompts/plain.md`, max_tokens 30, 80): “Write alt text for this image.”"))
     }
 
     @Test("a variant's description sits under it; a variant without one has no extra line")

@@ -54,6 +54,23 @@ struct ResultStoreTests {
 
     // MARK: - record
 
+    @Test("a loaded run lists its baseline variant first: the recorded `baseline`, else icecubes, else the first")
+    func loadRunOrdersBaselineFirst() async throws {
+        let names = ["context", "icecubes-original", "icecubes"]
+        let variants = names.map { PromptVariant(name: $0, file: "prompts/\($0).md", text: "Describe.") }
+        for (settings, expected) in [
+            (JSONValue.object(["repeats": 1]), ["icecubes", "context", "icecubes-original"]),
+            (JSONValue.object(["repeats": 1, "baseline": "icecubes-original"]), ["icecubes-original", "context", "icecubes"]),
+        ] {
+            let (store, folder) = try StoreKind.file.open()
+            defer { withExtendedLifetime(folder) {} }
+            var info = F.info()
+            info.settings = settings
+            _ = try await store.beginRun(info, variants: variants, dataset: F.dataset(), plannedTrials: 0)
+            #expect(try await store.loadRun(id: info.id).variants.map(\.name) == expected)
+        }
+    }
+
     @Test("record writes an answered trial with its response and its scores", arguments: StoreKind.allCases)
     func recordAnswered(kind: StoreKind) async throws {
         let (store, folder) = try kind.open()

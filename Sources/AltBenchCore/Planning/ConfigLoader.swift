@@ -56,6 +56,7 @@ extension ConfigFile {
             case "prompts": config.prompts = try text()
             case "dataset": config.dataset = try text()
             case "results": config.results = try text()
+            case "baseline": config.baseline = try text()
             case "model": config.model = try text()
             case "base_url": config.baseURL = try text()
             case "api_key_env": config.apiKeyEnv = try text()

@@ -45,6 +45,9 @@ public struct ConfigFile: Sendable, Hashable {
     public var hardFails: [String]?
     /// What `altbench check` holds a run to (`check:`), defaults for keys it does not set.
     public var check = CheckThresholds()
+    /// The variant the others are measured against (`baseline:`), listed first in every
+    /// table; unset, ``VariantOrder`` picks `icecubes` when present, else the first.
+    public var baseline: String?
 
     public init() {}
 
@@ -67,7 +70,7 @@ public struct ConfigFile: Sendable, Hashable {
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
-        "check",
+        "check", "baseline",
     ]
 }
 
@@ -109,6 +112,8 @@ public struct Experiment: Sendable, Hashable {
     public var tokenField: TokenField?
     public var useCache: Bool
     public var scoring: ScoringSettings
+    /// `baseline:` in altbench.yml: the variant listed first and compared against.
+    public var baseline: String? = nil
 
     /// `{base}/chat/completions`, the identity of the endpoint in cache keys.
     public var chatCompletionsURL: URL { baseURL.appendingPathComponent("chat/completions") }
@@ -254,7 +259,7 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
-            scoring: scoring)
+            scoring: scoring, baseline: config.baseline)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -310,6 +315,7 @@ extension Experiment {
         if let tokensPerMinute { object["tpm"] = .double(tokensPerMinute) }
         if let deadline { object["deadline"] = .double(deadline.secondsValue) }
         if offline { object["offline"] = .bool(true) }
+        if let baseline { object["baseline"] = .string(baseline) }
         return .object(object)
     }
 }

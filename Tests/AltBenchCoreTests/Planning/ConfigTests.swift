@@ -96,7 +96,7 @@ struct ConfigTests {
                 "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
                 "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
-                "quality_weights", "hard_fails", "check",
+                "quality_weights", "hard_fails", "check", "baseline",
             ])
     }
 
@@ -112,6 +112,7 @@ struct ConfigTests {
         ValueCase(yaml: "token_field: auto", check: { $0.tokenField == nil }),
         ValueCase(yaml: "token_field: max_tokens", check: { $0.tokenField == .maxTokens }),
         ValueCase(yaml: "provider: mock", check: { $0.provider == .mock }),
+        ValueCase(yaml: "baseline: icecubes-original", check: { $0.baseline == "icecubes-original" }),
         ValueCase(yaml: "timeout: 30", check: { $0.timeout == 30 }),
         ValueCase(yaml: "timeout: 0.5", check: { $0.timeout == 0.5 }),
         ValueCase(yaml: "max_retries: 0", check: { $0.maxRetries == 0 }),
