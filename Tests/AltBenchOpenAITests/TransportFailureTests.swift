@@ -70,6 +70,30 @@ struct TransportFailureTests {
                 == "could not connect to altbench-no-such-host.invalid:8099 (host name not found): is the host name in --base-url right, and is the network up?")
     }
 
+    /// The rule for unreachable servers, against a real server that answers and then goes
+    /// away for good: the later trials are retried and recorded as failed, the run goes on.
+    @Test func aServerThatAnsweredAndThenWentAwayIsNotAStopReason() async throws {
+        let server = try await OpenAITestServer.start()
+        let client = OpenAIVisionModel.makeHTTPClient()
+        let stopping = StopAfterFirstAnswer(
+            wrapped: OpenAIVisionModel(baseURL: URL(string: server.baseURL)!, apiKey: Secret(testKey), httpClient: client),
+            server: server)
+        let sink = CollectingSink()
+        let outcome = try await Runner(
+            model: stopping, sink: sink, retryPolicy: quickRetries, concurrency: 1, clock: VirtualClock()
+        ).run(iceCubesTrials(5))
+        try await client.shutdown()
+        #expect(outcome.stopReason == nil)
+        let results = await sink.results
+        #expect(results.count == 5)
+        #expect(results.filter { $0.answer != nil }.count == 1)
+        let failures = results.compactMap(\.failure)
+        #expect(failures.count == 4)
+        #expect(failures.allSatisfy { $0.kind == .transport && $0.message.contains("127.0.0.1") }, "\(failures.map(\.message))")
+        #expect(failures.contains { $0.cannotConnect })
+        #expect(results.filter { $0.failure != nil }.allSatisfy { $0.attempts == 3 })
+    }
+
     @Test func eachConnectCauseHasItsOwnWords() {
         let cases: [(any Error, String)] = [
             (IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)"), "(connection refused): is the server running, and is --base-url right?"),
@@ -125,5 +149,18 @@ struct TransportFailureTests {
         #expect(TransportFailure.server(of: URL(string: "http://localhost/v1")!) == "localhost:80")
         #expect(TransportFailure.server(of: URL(string: "http://127.0.0.1:8099/v1")!) == "127.0.0.1:8099")
         #expect(TransportFailure.server(of: URL(string: "http://[::1]:8080/v1")!) == "[::1]:8080")
+    }
+}
+
+/// Passes requests to `wrapped`, and stops `server` once the first answer has come back.
+private struct StopAfterFirstAnswer: VisionModel {
+    let wrapped: OpenAIVisionModel
+    let server: OpenAITestServer
+    var endpoint: String { wrapped.endpoint }
+
+    func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+        let answer = try await wrapped.complete(request)
+        await server.stop()
+        return answer
     }
 }
