@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -100,7 +101,11 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchOpenAITests",
-            dependencies: ["AltBenchOpenAI", "AltBenchCore", "AltBenchTesting"],
+            dependencies: [
+                "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

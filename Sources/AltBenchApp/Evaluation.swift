@@ -131,7 +131,8 @@ public struct Evaluation: Sendable {
             runID = info.id
             recorder = try await opened.beginRun(
                 info, variants: prompts, dataset: dataset, plannedTrials: trials.count, redactor: redactor)
-            console.err("altbench: \(trials.count) trials (\(prompts.count) prompts × \(dataset.items.count) images\(experiment.repeats > 1 ? " × \(experiment.repeats) repeats" : "")), run \(runID)\n")
+            console.err(
+                "altbench: \(trials.count) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
         }
         guard let store else { preconditionFailure("the store is open by now") }
 
@@ -168,19 +169,46 @@ public struct Evaluation: Sendable {
         if let reason = outcome.stopReason {
             exitCode = Self.exitCode(for: reason)
             let missing = results.plannedTrials - results.trials.filter { !$0.failed }.count
+            let resultsFlag = experiment.resultsPath == "results" ? "" : " --results \(experiment.resultsPath)"
             switch reason {
             case .failure(let failure):
                 console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(failure.message)\n")
+                // Resuming would send the same requests the same way: the fix is in the settings.
+                console.err(
+                    "Fix that, then start a new run (altbench run\(resultsFlag) with the corrected settings): it reuses every answer stored so far. --resume would repeat the same requests.\n")
             case .interrupted, .deadline:
                 console.err("altbench: stopped (\(reason)); \(results.trials.count) of \(results.plannedTrials) trials recorded. The report is marked incomplete.\n")
-            }
-            if missing > 0 {
-                console.err("Continue this run with: altbench run --resume \(runID)\(experiment.resultsPath == "results" ? "" : " --results \(experiment.resultsPath)")\n")
+                if missing > 0 {
+                    console.err("Continue this run with: altbench run --resume \(runID)\(resultsFlag)\n")
+                }
             }
         }
         return Outcome(
             runID: runID, exitCode: exitCode, reportPath: reportPath, results: results, stopReason: outcome.stopReason,
             notStored: notStored)
+    }
+
+    /// What the trial count is made of, for the line that starts a run: "2 prompts × 4 token
+    /// limits × 27 images × 3 repeats". A run without token limits says so ("no token
+    /// limit"); when prompts bring different numbers of their own limits, the factor is the
+    /// number of (prompt, token limit) pairs.
+    static func planShape(prompts: [PromptVariant], planner: Planner, images: Int, repeats: Int) -> String {
+        let plural = { (count: Int, one: String, many: String) in "\(count) \(count == 1 ? one : many)" }
+        let limits = prompts.map { planner.tokenLimits(for: $0) }
+        var parts = [plural(prompts.count, "prompt", "prompts")]
+        var suffix = ""
+        if limits.allSatisfy({ $0 == [nil] }) {
+            suffix = ", no token limit"
+        } else if let first = limits.first, limits.allSatisfy({ $0.count == first.count }) {
+            parts.append(plural(first.count, "token limit", "token limits"))
+        } else {
+            parts = [
+                "\(limits.reduce(0) { $0 + $1.count }) (prompt, token limit) pairs from \(plural(prompts.count, "prompt", "prompts"))"
+            ]
+        }
+        parts.append(plural(images, "image", "images"))
+        if repeats > 1 { parts.append(plural(repeats, "repeat", "repeats")) }
+        return parts.joined(separator: " × ") + suffix
     }
 
     /// The exit status of a run that stopped early.
@@ -205,20 +233,16 @@ public struct Evaluation: Sendable {
         console.err(lines.joined(separator: "\n") + "\n")
     }
 
-    /// The stored run's plan replaces the flags and the file; flags that would change the
-    /// plan are refused, since a resumed run must ask the questions it was started with.
+    /// The stored run's plan replaces the flags and the file. A flag that fixes the plan may
+    /// be given when it says what the run already says (the command that started the run can
+    /// be repeated with `--resume RUN`); one that differs is refused, naming the flag, the
+    /// run's value and the given one, since a resumed run must ask the questions it was
+    /// started with.
     static func applyResumedSettings(_ run: ResumableRun, to options: inout RunOptions) throws {
-        let fixed: [(String, Bool)] = [
-            ("--prompts", options.prompts != nil), ("--dataset", options.dataset != nil),
-            ("--max-tokens", options.maxTokens != nil), ("--model", options.model != nil),
-            ("--base-url", options.baseURL != nil), ("--provider", options.provider != nil),
-            ("--repeats", options.repeats != nil), ("--token-field", options.tokenField != nil),
-            ("--brevity-budget", options.brevityBudget != nil),
-        ]
-        if let given = fixed.first(where: \.1) {
+        if let difference = resumeConflicts(run.info, options).first {
             throw AltBenchError.cannotResume(
                 run: run.info.id,
-                reason: "\(given.0) would change what the run asks. A resumed run keeps its own prompts, dataset, model and limits; start a new run instead (it reuses every stored answer).")
+                reason: "\(difference.flag) \(difference.given) would change what the run asks: the run's own is \(difference.recorded). Drop the flag (a resumed run keeps its own prompts, dataset, model and limits), or start a new run instead (it reuses every stored answer).")
         }
         let settings = run.info.settings
         options.prompts = run.info.promptsPath
@@ -236,6 +260,68 @@ public struct Evaluation: Sendable {
             // A run started offline resumes offline unless asked otherwise.
             options.offline = true
         }
+    }
+
+    /// A fixed flag whose value differs from the resumed run's own.
+    struct ResumeConflict: Equatable {
+        var flag: String
+        var recorded: String
+        var given: String
+    }
+
+    /// Every fixed flag in `options` whose value is not the run's own, in the order of the
+    /// command's help. Paths compare without a trailing slash or leading `./`; base URLs as
+    /// `--base-url` reads them (trailing slashes and `/chat/completions` dropped, scheme and
+    /// host in any case); token limits as lists.
+    static func resumeConflicts(_ run: RunResults.Info, _ options: RunOptions) -> [ResumeConflict] {
+        let settings = run.settings
+        var conflicts: [ResumeConflict] = []
+        /// Records `flag` when it was given (`given` is its text) and `same` says it differs.
+        func check(_ flag: String, _ given: String?, recorded: String, same: (String) -> Bool) {
+            guard let given, !same(given) else { return }
+            conflicts.append(ResumeConflict(flag: flag, recorded: recorded, given: given))
+        }
+        let path = { (text: String) -> String in
+            var text = text
+            while text.count > 1 && text.hasSuffix("/") { text.removeLast() }
+            while text.hasPrefix("./") { text.removeFirst(2) }
+            return text.isEmpty ? "." : text
+        }
+        let list = { (limits: [Int]) in limits.map(String.init).joined(separator: ",") }
+        check("--prompts", options.prompts, recorded: run.promptsPath) { path($0) == path(run.promptsPath) }
+        check("--dataset", options.dataset, recorded: run.datasetPath) { path($0) == path(run.datasetPath) }
+        let limits = settings["max_tokens"]?.arrayValue?.compactMap(\.intValue)
+        check("--max-tokens", options.maxTokens.map(list), recorded: limits.map(list) ?? "each prompt's own") { _ in
+            options.maxTokens == limits
+        }
+        let model = settings["model"]?.stringValue
+        check("--model", options.model, recorded: model ?? "each prompt's own") { $0 == model }
+        let base = settings["base_url"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        check("--base-url", options.baseURL, recorded: base ?? "none (provider \(run.provider.rawValue))") { given in
+            guard let base, let a = try? Experiment.parseBaseURL(given, source: "--base-url"),
+                let b = try? Experiment.parseBaseURL(base, source: "--base-url")
+            else { return false }
+            return normalised(a) == normalised(b)
+        }
+        check("--provider", options.provider?.rawValue, recorded: run.provider.rawValue) { $0 == run.provider.rawValue }
+        let repeats = settings["repeats"]?.intValue ?? 1
+        check("--repeats", options.repeats.map(String.init), recorded: String(repeats)) { _ in options.repeats == repeats }
+        let field = settings["token_field"]?.stringValue
+        check("--token-field", options.tokenField?.rawValue, recorded: field ?? "auto (by model name)") { $0 == field }
+        let budget = settings["brevity_budget"]?.intValue ?? ScoringSettings().brevityBudget
+        check("--brevity-budget", options.brevityBudget.map(String.init), recorded: String(budget)) { _ in
+            options.brevityBudget == budget
+        }
+        return conflicts
+    }
+
+    /// A base URL for comparison: scheme and host lowercased, the default port dropped.
+    static func normalised(_ url: URL) -> String {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        parts.scheme = parts.scheme?.lowercased()
+        parts.host = parts.host?.lowercased()
+        if (parts.scheme == "http" && parts.port == 80) || (parts.scheme == "https" && parts.port == 443) { parts.port = nil }
+        return parts.string ?? url.absoluteString
     }
 
     /// Refuses a resume whose prompts, images or endpoint changed since the run began: its

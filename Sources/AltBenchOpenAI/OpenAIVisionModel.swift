@@ -121,10 +121,7 @@ public struct OpenAIVisionModel: VisionModel {
                 message: "the answer from \(endpoint) is larger than \(maxBodyBytes / 1024 / 1024) MB; a chat completion is a few KB. Is --base-url a chat-completions endpoint?",
                 retryable: false)
         } catch {
-            throw ModelFailure(
-                kind: .transport,
-                message: "could not reach \(endpoint): \(redactor.redact(String(describing: error))). Is the server running, and is --base-url right?",
-                retryable: true)
+            throw TransportFailure.failure(for: error, endpoint: chatCompletionsURL, redactor: redactor)
         }
 
         var headers: [String: String] = [:]

@@ -12,8 +12,10 @@ extension AltBench {
                 altbench.yml, then defaults. Exit status: 0 when every trial got an answer, 3 when some \
                 failed or --offline found no stored answer (everything else is still written), 1 when the \
                 run could not start or was stopped by a configuration error (bad key, unknown model or \
-                URL, no quota), 124 when --deadline passed, 130 after Ctrl-C and 143 after SIGTERM (the \
-                partial report is written and marked incomplete; continue with --resume RUN).
+                URL, no quota, or a server that could not be reached by any request: fix it and start a \
+                new run, which reuses every stored answer), 124 when --deadline passed, 130 after Ctrl-C \
+                and 143 after SIGTERM (the partial report is written and marked incomplete; continue \
+                with --resume RUN).
                 """)
 
         @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
@@ -64,7 +66,11 @@ extension AltBench {
             help: ArgumentHelp("Stop the run after this long (e.g. 90s, 30m, 2h), writing an incomplete report.", valueName: "duration"))
         var deadline: String?
 
-        @Option(name: .long, help: ArgumentHelp("Continue an interrupted run in place, asking only what it lacks.", valueName: "run"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Continue an interrupted run in place, asking only what it lacks. Flags that fix the plan may be repeated only with the run's own values.",
+                valueName: "run"))
         var resume: String?
 
         @Flag(name: .long, help: "Answer only from the stored answers; send nothing. Lists the trials it could not answer.")

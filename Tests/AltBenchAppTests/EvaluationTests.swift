@@ -87,6 +87,179 @@ struct EvaluationTests {
         await #expect(throws: AltBenchError.self) { try await evaluation.run() }
     }
 
+    // MARK: The line that starts a run
+
+    static func shape(maxTokens: [Int]?, variants: [PromptVariant], images: Int, repeats: Int = 1) throws -> String {
+        var options = RunOptions()
+        options.maxTokens = maxTokens
+        options.provider = .mock
+        let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+        return Evaluation.planShape(
+            prompts: variants, planner: Planner(experiment: experiment, endpoint: "mock"), images: images, repeats: repeats)
+    }
+
+    static func variants(_ count: Int, maxTokens: [Int]? = nil) -> [PromptVariant] {
+        (0..<count).map { PromptVariant(name: "p\($0)", file: "p\($0).md", text: "Describe.", maxTokens: maxTokens) }
+    }
+
+    @Test func theStartLineCountsPromptsTokenLimitsImagesAndRepeats() throws {
+        #expect(try Self.shape(maxTokens: [30, 50, 80, 150], variants: Self.variants(8), images: 27) == "8 prompts × 4 token limits × 27 images")
+        #expect(try Self.shape(maxTokens: [50], variants: Self.variants(2), images: 4, repeats: 3) == "2 prompts × 1 token limit × 4 images × 3 repeats")
+        #expect(try Self.shape(maxTokens: nil, variants: Self.variants(1, maxTokens: [40, 60]), images: 1) == "1 prompt × 2 token limits × 1 image")
+        // Without a limit anywhere, the product has no limit factor and says so.
+        #expect(try Self.shape(maxTokens: nil, variants: Self.variants(2), images: 4) == "2 prompts × 4 images, no token limit")
+        // Prompts that bring different numbers of their own limits: the (prompt, limit) pairs.
+        let mixed = Self.variants(1, maxTokens: [30, 50]) + [PromptVariant(name: "q", file: "q.md", text: "Describe.")]
+        #expect(try Self.shape(maxTokens: nil, variants: mixed, images: 4) == "3 (prompt, token limit) pairs from 2 prompts × 4 images")
+    }
+
+    @Test func aRunStartsWithTheLineThatAddsUp() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let capture = Capture()
+        var options = RunOptions()
+        options.maxTokens = [30, 50]
+        options.repeats = 2
+        let outcome = try await Evaluation(
+            options: options, environment: [:], console: capture.console(interactive: false), workingDirectory: root
+        ).run()
+        let prompts = Set(outcome.results.trials.map(\.variant)).count
+        let images = Set(outcome.results.trials.map(\.itemID)).count
+        #expect(prompts * 2 * images * 2 == outcome.results.trials.count)
+        #expect(
+            capture.err.contains(
+                "altbench: \(outcome.results.trials.count) trials (\(prompts) prompts × 2 token limits × \(images) images × 2 repeats), run \(outcome.runID)"),
+            "\(capture.err)")
+    }
+
+    // MARK: What to do after a stop
+
+    @Test(arguments: ["closed port", "no /v1"])
+    func aConfigurationStopSaysWhatToFixAndToStartANewRun(_ problem: String) async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try await OpenAITestServer.start()
+        let base: String
+        if problem == "closed port" {
+            await server.stop()
+            base = server.baseURL
+        } else {
+            base = server.baseURL.replacingOccurrences(of: "/v1", with: "")
+        }
+        let capture = Capture()
+        var options = RunOptions()
+        options.baseURL = base
+        options.maxTokens = [50]
+        let outcome = try await Evaluation(
+            options: options, environment: [:], console: capture.console(interactive: false), workingDirectory: root
+        ).run()
+        await server.stop()
+        #expect(outcome.exitCode == 1)
+        guard case .failure = outcome.stopReason else {
+            Issue.record("expected a configuration stop: \(capture.err)")
+            return
+        }
+        let port = URL(string: base)!.port!
+        let cause =
+            problem == "closed port"
+            ? "could not connect to 127.0.0.1:\(port) (connection refused): is the server running, and is --base-url right?"
+            : "check --base-url (it usually ends in /v1)"
+        #expect(capture.err.contains(cause), "\(capture.err)")
+        #expect(capture.err.contains("Fix that, then start a new run"), "\(capture.err)")
+        #expect(!capture.err.contains("Continue this run with"), "\(capture.err)")
+        #expect(!capture.err.contains("--resume \(outcome.runID)"), "\(capture.err)")
+    }
+
+    @Test func anInterruptedRunKeepsTheResumeHint() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let capture = Capture()
+        let control = RunControl()
+        control.stop(.interrupted(signal: "SIGINT"))
+        let outcome = try await Evaluation(
+            options: RunOptions(), environment: [:], console: capture.console(interactive: false), workingDirectory: root,
+            control: control
+        ).run()
+        #expect(outcome.exitCode == 130)
+        #expect(capture.err.contains("Continue this run with: altbench run --resume \(outcome.runID)"), "\(capture.err)")
+        #expect(!capture.err.contains("start a new run"))
+    }
+
+    // MARK: Flags on --resume
+
+    /// What a run started with these flags records.
+    static func recordedRun(_ edit: (inout RunOptions) -> Void = { _ in }) throws -> RunResults.Info {
+        var options = RunOptions()
+        options.prompts = "prompts"
+        options.dataset = "datasets/sample"
+        options.baseURL = "http://127.0.0.1:8080/v1"
+        options.model = "gpt-4o-mini"
+        options.maxTokens = [30, 50, 80, 150]
+        options.repeats = 2
+        options.tokenField = .maxTokens
+        options.brevityBudget = 120
+        edit(&options)
+        let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+        return RunResults.Info(
+            id: "20250101-000000-abcd", startedAt: Date(), status: "stopped", provider: experiment.provider,
+            providerReason: experiment.providerReason, endpoint: experiment.endpointIdentity,
+            datasetPath: experiment.datasetPath, promptsPath: experiment.promptsPath, settings: experiment.recordedSettings)
+    }
+
+    @Test func everyFixedFlagThatEqualsTheRunsOwnSettingIsAccepted() throws {
+        let run = try Self.recordedRun()
+        var same = RunOptions()
+        same.prompts = "./prompts/"
+        same.dataset = "datasets/sample/"
+        same.baseURL = "HTTP://127.0.0.1:8080/v1/"
+        same.provider = .openai
+        same.model = "gpt-4o-mini"
+        same.maxTokens = [30, 50, 80, 150]
+        same.repeats = 2
+        same.tokenField = .maxTokens
+        same.brevityBudget = 120
+        #expect(Evaluation.resumeConflicts(run, same) == [])
+        same.baseURL = "http://127.0.0.1:8080/v1/chat/completions"
+        #expect(Evaluation.resumeConflicts(run, same) == [])
+        #expect(Evaluation.resumeConflicts(run, RunOptions()) == [])
+        // A run that let prompts choose records no model or limits, and the defaults.
+        let defaults = try Self.recordedRun { $0.model = nil; $0.maxTokens = nil; $0.repeats = nil; $0.brevityBudget = nil }
+        var repeated = RunOptions()
+        repeated.repeats = 1
+        repeated.brevityBudget = 150
+        #expect(Evaluation.resumeConflicts(defaults, repeated) == [])
+    }
+
+    @Test func aFixedFlagThatDiffersIsRefusedNamingBothValues() throws {
+        let run = try Self.recordedRun()
+        let cases: [(String, String, String, (inout RunOptions) -> Void)] = [
+            ("--prompts", "prompts", "other", { $0.prompts = "other" }),
+            ("--dataset", "datasets/sample", "datasets/big", { $0.dataset = "datasets/big" }),
+            ("--max-tokens", "30,50,80,150", "30", { $0.maxTokens = [30] }),
+            ("--max-tokens", "30,50,80,150", "150,80,50,30", { $0.maxTokens = [150, 80, 50, 30] }),
+            ("--model", "gpt-4o-mini", "gpt-4o", { $0.model = "gpt-4o" }),
+            ("--base-url", "http://127.0.0.1:8080/v1", "http://127.0.0.1:8081/v1", { $0.baseURL = "http://127.0.0.1:8081/v1" }),
+            ("--provider", "openai", "mock", { $0.provider = .mock }),
+            ("--repeats", "2", "3", { $0.repeats = 3 }),
+            ("--token-field", "max_tokens", "max_completion_tokens", { $0.tokenField = .maxCompletionTokens }),
+            ("--brevity-budget", "120", "150", { $0.brevityBudget = 150 }),
+        ]
+        for (flag, recorded, given, edit) in cases {
+            var options = RunOptions()
+            edit(&options)
+            #expect(Evaluation.resumeConflicts(run, options) == [.init(flag: flag, recorded: recorded, given: given)])
+        }
+        let promptsChoose = try Self.recordedRun { $0.model = nil; $0.maxTokens = nil }
+        var options = RunOptions()
+        options.model = "gpt-4o-mini"
+        options.maxTokens = [50]
+        #expect(
+            Evaluation.resumeConflicts(promptsChoose, options) == [
+                .init(flag: "--max-tokens", recorded: "each prompt's own", given: "50"),
+                .init(flag: "--model", recorded: "each prompt's own", given: "gpt-4o-mini"),
+            ])
+    }
+
     @Test func runIDsSortByTime() {
         let early = Evaluation.newRunID(date: Date(timeIntervalSince1970: 1_700_000_000))
         let late = Evaluation.newRunID(date: Date(timeIntervalSince1970: 1_700_000_001))

@@ -268,19 +268,30 @@ struct EndToEndTests {
         await server.stop()
     }
 
-    @Test func anUnreachableServerFailsTrialsAndSaysWhy() async throws {
+    /// Nothing listens on the port: the run stops as misconfigured after the first requests
+    /// (default concurrency and retries), in well under the 10 s the rule promises, rather
+    /// than retrying every trial with backoff for minutes.
+    @Test(.timeLimit(.minutes(1)))
+    func aClosedPortStopsTheRunAtOnceWithOneSentence() async throws {
         let server = try await OpenAITestServer.start()
         let baseURL = server.baseURL
         await server.stop()
+        let port = URL(string: baseURL)!.port!
         let workspace = try Workspace()
         defer { workspace.remove() }
-        // A refused connection must fail at once, not wait out the 60 s request timeout.
-        let output = try await AltbenchProcess.run(["run", "--base-url", baseURL, "--retries", "0"], in: workspace.root)
-        #expect(output.status == 3, "\(output.stderr)")
-        #expect(output.stderr.contains("8 of 8 trials failed"))
+        let started = ContinuousClock.now
+        let output = try await AltbenchProcess.run(["run", "--base-url", baseURL, "--max-tokens", "30,50,80,150"], in: workspace.root)
+        print("altbench run against a closed port ended after \(ContinuousClock.now - started)")
+        #expect(output.status == 1, "\(output.stderr)")
+        let sentence = "could not connect to 127.0.0.1:\(port) (connection refused): is the server running, and is --base-url right?"
+        #expect(output.stderr.contains("error: the run stopped after 0 of 32 trials: \(sentence)"), "\(output.stderr)")
+        #expect(output.stderr.contains("Fix that, then start a new run"))
+        #expect(!output.stderr.contains("Continue this run with"))
+        #expect(!output.stderr.contains("errno"))
+        #expect(!output.stderr.contains("error set"))
         let latest = try workspace.read("results/latest.md")
-        #expect(latest.contains("## Failed requests"))
-        #expect(latest.contains("could not reach \(baseURL)/chat/completions"))
+        #expect(latest.contains("Incomplete: this run did not finish"))
+        #expect(latest.contains("could not connect to 127.0.0.1:\(port) (connection refused)"))
     }
 
     @Test func ciWithoutAKeyIsAnErrorNotASilentMock() async throws {

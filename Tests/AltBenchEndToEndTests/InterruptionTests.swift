@@ -92,14 +92,25 @@ struct InterruptionTests {
         let runID = try await Self.database(workspace).read { try String.fetchOne($0, sql: "SELECT id FROM run") }!
         let before = await server.requests().count
 
-        // Flags that would change the plan are refused.
+        // Flags that would change the plan are refused, naming both values.
         let refused = try await AltbenchProcess.run(
             ["run", "--resume", runID, "--max-tokens", "30"], in: workspace.root, environment: Self.environment())
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("Cannot resume run \(runID): --max-tokens would change what the run asks"))
+        #expect(
+            refused.stderr.contains(
+                "Cannot resume run \(runID): --max-tokens 30 would change what the run asks: the run's own is \(Self.limits)."),
+            "\(refused.stderr)")
+        let elsewhere = try await AltbenchProcess.run(
+            ["run", "--resume", runID, "--base-url", "http://127.0.0.1:1/v1"], in: workspace.root, environment: Self.environment())
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.stderr.contains("--base-url http://127.0.0.1:1/v1 would change what the run asks: the run's own is \(server.baseURL)."))
+        #expect(await server.requests().count == before)
 
+        // The command that started the run, repeated with --resume, is accepted (the base URL
+        // with a trailing slash is the same URL).
         let resumed = try await AltbenchProcess.run(
-            ["run", "--resume", String(runID.prefix(15))], in: workspace.root, environment: Self.environment())
+            ["run", "--resume", String(runID.prefix(15)), "--base-url", server.baseURL + "/", "--max-tokens", Self.limits,
+             "--concurrency", "2"], in: workspace.root, environment: Self.environment())
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stderr.contains("resuming run \(runID): \(answered) of \(Self.planned) trials already answered"))
         #expect(await server.requests().count - before == Self.planned - answered)

@@ -313,7 +313,8 @@ struct OpenAIVisionModelTests {
         #expect(failure.kind == .transport, "\(failure.message)")
         #expect(failure.retryable)
         #expect(!failure.stopsRun)
-        #expect(failure.message.contains("could not reach \(stopped.baseURL)/chat/completions"))
+        #expect(failure.cannotConnect)
+        #expect(failure.message.hasPrefix("could not connect to 127.0.0.1:\(URL(string: stopped.baseURL)!.port!) (connection refused)"))
         #expect(!failure.message.contains(testKey))
         #expect(clock.now - start < .seconds(2))
     }

@@ -282,7 +282,9 @@ extension Experiment {
         return value
     }
 
-    static func parseBaseURL(_ text: String, source: String) throws -> URL {
+    /// A base URL as altbench reads it: trimmed, trailing slashes and `/chat/completions`
+    /// dropped; throws unless it is an http(s) URL with a host, naming `source`.
+    public static func parseBaseURL(_ text: String, source: String) throws -> URL {
         // Newlines too: a value read from a file into OPENAI_BASE_URL often ends with one.
         var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingTrailingSlashes()
         if trimmed.hasSuffix("/chat/completions") { trimmed.removeLast("/chat/completions".count) }

@@ -5,7 +5,11 @@ import Foundation
 ///
 /// Failures fall into three classes (`ModelFailure.Severity`): retryable ones are retried
 /// under the `RetryPolicy`; item-fatal ones are recorded as the trial's failure; run-fatal
-/// ones stop the run. A stop — that, a signal, or the deadline — starts no new request and
+/// ones stop the run. A server that cannot be reached at all stops the run too: until some
+/// request reaches the server, `connectFailureLimit` requests in a row (retries included)
+/// that could not connect end it as misconfigured, rather than retrying every trial for
+/// minutes; once any request has reached the server, connection failures are retried like
+/// any other. A stop — that, a signal, or the deadline — starts no new request and
 /// ends every wait at once; requests in flight get `gracePeriod` to finish, then are
 /// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
 /// them again); everything recorded stays recorded.
@@ -28,6 +32,9 @@ public struct Runner: Sendable {
     public var gracePeriod: Duration
     /// How long the run may take from its start (`--deadline`).
     public var deadline: Duration?
+    /// How many requests in a row that could not connect, with none reaching the server
+    /// before them, stop the run (``connectFailureLimit(concurrency:)`` by default).
+    public var connectFailureLimit: Int
     public var onProgress: (@Sendable (RunProgress) -> Void)?
 
     public init(
@@ -35,7 +42,7 @@ public struct Runner: Sendable {
         settings: ScoringSettings = ScoringSettings(), corpus: ReferenceCorpus? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
         useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
-        gracePeriod: Duration = .seconds(5), deadline: Duration? = nil,
+        gracePeriod: Duration = .seconds(5), deadline: Duration? = nil, connectFailureLimit: Int? = nil,
         onProgress: (@Sendable (RunProgress) -> Void)? = nil
     ) {
         self.model = model
@@ -52,7 +59,17 @@ public struct Runner: Sendable {
         self.control = control
         self.gracePeriod = gracePeriod
         self.deadline = deadline
+        self.connectFailureLimit = max(1, connectFailureLimit ?? Self.connectFailureLimit(concurrency: concurrency))
         self.onProgress = onProgress
+    }
+
+    /// The rule for a server that cannot be reached: the run's concurrency, at least 3 and at
+    /// most 10. At concurrency 4 the first four requests, sent at once, decide within the
+    /// time one connection attempt takes; at concurrency 1 the first request and two retries
+    /// (0.5 s and 1 s later) give a server that is still starting a moment; above 10, ten
+    /// failures are evidence enough.
+    public static func connectFailureLimit(concurrency: Int) -> Int {
+        min(10, max(3, concurrency))
     }
 
     /// How a run ended.
@@ -80,6 +97,7 @@ public struct Runner: Sendable {
                 maxConcurrency: concurrency, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute),
             clock: clock, control: control)
         let queue = TrialQueue(trials, control: control)
+        let reach = ServerReach(limit: connectFailureLimit)
         let workers = min(concurrency, max(trials.count, 1))
         let start = clock.now
         do {
@@ -87,7 +105,7 @@ public struct Runner: Sendable {
                 for _ in 0..<workers {
                     group.addTask {
                         while let trial = queue.next() {
-                            try await self.perform(trial, gate: gate, tally: tally)
+                            try await self.perform(trial, gate: gate, tally: tally, reach: reach)
                         }
                         return .worker
                     }
@@ -134,9 +152,9 @@ public struct Runner: Sendable {
         }
     }
 
-    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally) async throws {
+    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach) async throws {
         let started = Date()
-        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally) else { return }
+        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally, reach: reach) else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
@@ -151,7 +169,9 @@ public struct Runner: Sendable {
     }
 
     /// The trial's outcome and the requests it took; `nil` when the run stopped first.
-    private func outcome(for trial: Trial, gate: RequestGate, tally: Tally) async throws -> (TrialOutcome, Int)? {
+    private func outcome(
+        for trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach
+    ) async throws -> (TrialOutcome, Int)? {
         guard let request = trial.request, let key = trial.key else {
             let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
             return (.failed(ModelFailure(kind: .image, message: message, retryable: false)), 0)
@@ -169,6 +189,7 @@ public struct Runner: Sendable {
             do {
                 var answer = try await model.complete(request)
                 answer.latencyMs = (ContinuousClock.now - start).milliseconds
+                reach.reached()
                 await gate.release(permit, .answered(answer.rateLimit, usedTokens: answer.totalTokens))
                 return (.answered(answer, cached: false), attempt)
             } catch let error as ModelFailure {
@@ -184,6 +205,17 @@ public struct Runner: Sendable {
                 permit,
                 failure.isRateLimit
                     ? .rateLimited(retryAfter: failure.retryAfter, failure.rateLimit) : .failed(failure.rateLimit))
+            if failure.cannotConnect {
+                if reach.failedToConnect() {
+                    var stop = failure
+                    stop.stopsRun = true
+                    control.stop(.failure(stop))
+                    return nil
+                }
+            } else if failure.kind != .image && failure.kind != .notStored {
+                // An HTTP error, a timeout or a connection lost midway: the server is there.
+                reach.reached()
+            }
             switch failure.severity {
             case .runFatal:
                 control.stop(.failure(failure))
@@ -221,6 +253,32 @@ private final class TrialQueue: @unchecked Sendable {
             guard position < trials.count else { return nil }
             defer { position += 1 }
             return trials[position]
+        }
+    }
+}
+
+/// Whether any request has reached the server yet, and how many in a row could not connect
+/// before one did: the evidence for stopping a run whose server is not there.
+private final class ServerReach: @unchecked Sendable {
+    private let lock = NSLock()
+    private let limit: Int
+    private var hasReached = false
+    private var failures = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    /// A request got an answer (of any kind) from the server: connection failures from now
+    /// on are the retry policy's business.
+    func reached() {
+        lock.withLock { hasReached = true }
+    }
+
+    /// Counts a request that could not connect; returns whether the run should stop.
+    func failedToConnect() -> Bool {
+        lock.withLock {
+            guard !hasReached else { return false }
+            failures += 1
+            return failures >= limit
         }
     }
 }

@@ -66,7 +66,8 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The server answered with an HTTP error status.
         case http
-        /// No HTTP answer: connection refused, reset, DNS, TLS.
+        /// No HTTP answer: connection refused, reset, DNS, TLS (``ModelFailure/cannotConnect``
+        /// tells a connection never opened from one lost on the way).
         case transport
         /// No answer within the timeout.
         case timeout
@@ -108,11 +109,16 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var stopsRun: Bool
     /// The server's `x-ratelimit-*` headers on the error answer.
     public var rateLimit: RateLimitStatus?
+    /// Whether the request never reached the server because no connection could be opened
+    /// (refused, unknown host, connect timeout, unreachable network, failed TLS handshake).
+    /// Retryable on its own; the runner stops the run when every request so far failed this
+    /// way (``Runner/connectFailureLimit(concurrency:)``).
+    public var cannotConnect: Bool
 
     public init(
         kind: Kind, status: Int? = nil, message: String, code: String? = nil, type: String? = nil,
         param: String? = nil, requestID: String? = nil, retryable: Bool, retryAfter: Duration? = nil,
-        stopsRun: Bool = false, rateLimit: RateLimitStatus? = nil
+        stopsRun: Bool = false, rateLimit: RateLimitStatus? = nil, cannotConnect: Bool = false
     ) {
         self.kind = kind
         self.status = status
@@ -125,6 +131,7 @@ public struct ModelFailure: Error, Sendable, Hashable, CustomStringConvertible {
         self.retryAfter = retryAfter
         self.stopsRun = stopsRun
         self.rateLimit = rateLimit
+        self.cannotConnect = cannotConnect
     }
 
     public var description: String { message }

@@ -177,6 +177,82 @@ struct RunnerTests {
         #expect(await sink.results.isEmpty)
     }
 
+    static let refused = ModelFailure(
+        kind: .transport,
+        message: "could not connect to 127.0.0.1:8099 (connection refused): is the server running, and is --base-url right?",
+        retryable: true, cannotConnect: true)
+
+    @Test func theConnectStopRuleIsTheConcurrencyBetweenThreeAndTen() {
+        #expect(Runner.connectFailureLimit(concurrency: 1) == 3)
+        #expect(Runner.connectFailureLimit(concurrency: 3) == 3)
+        #expect(Runner.connectFailureLimit(concurrency: 4) == 4)
+        #expect(Runner.connectFailureLimit(concurrency: 10) == 10)
+        #expect(Runner.connectFailureLimit(concurrency: 50) == 10)
+        #expect(Runner(model: FakeModel(state: ScriptedModel()), sink: MemorySink(), concurrency: 8).connectFailureLimit == 8)
+    }
+
+    @Test func aServerThatWasNeverReachedStopsTheRunAsMisconfigured() async throws {
+        let clock = VirtualClock()
+        let state = ScriptedModel(fallback: .failure(Self.refused))
+        let sink = MemorySink()
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: sink, retryPolicy: RetryPolicy(jitter: false), concurrency: 1, clock: clock
+        ).run(Self.trials(20))
+        guard case .failure(let failure) = outcome.stopReason else {
+            Issue.record("expected a run-fatal stop, got \(String(describing: outcome.stopReason))")
+            return
+        }
+        #expect(failure.message == Self.refused.message)
+        #expect(failure.severity == .runFatal)
+        // Three requests (the first and two retries) instead of 20 trials × 5 attempts.
+        #expect(await state.calls == 3)
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+        #expect(await sink.results.isEmpty, "the trial that tripped the rule is left for a later run")
+    }
+
+    @Test func atConcurrencyFourTheFirstFourRequestsDecide() async throws {
+        let state = ScriptedModel(fallback: .failure(Self.refused))
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: MemorySink(), retryPolicy: RetryPolicy(jitter: false), concurrency: 4,
+            clock: VirtualClock()
+        ).run(Self.trials(40))
+        #expect(outcome.stopReason == .failure({ var stop = Self.refused; stop.stopsRun = true; return stop }()))
+        // Four failures stop it; a request or two may already be on its way.
+        let calls = await state.calls
+        #expect(calls >= 4 && calls <= 8, "\(calls) requests")
+    }
+
+    @Test(arguments: [
+        ("an answer", Result<ModelAnswer, ModelFailure>.success(ModelAnswer(content: "A cat.", finishReason: "stop"))),
+        ("a 503", .failure(RunnerTests.failure(status: 503, retryable: true))),
+    ])
+    func aServerThatAnsweredOnceIsRetriedNotStopped(_ name: String, first: Result<ModelAnswer, ModelFailure>) async throws {
+        // The server answers the first request, then goes away for good.
+        let state = ScriptedModel([first], fallback: .failure(Self.refused))
+        let sink = MemorySink()
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: sink, retryPolicy: Self.fastRetries, concurrency: 1, clock: VirtualClock()
+        ).run(Self.trials(6))
+        #expect(outcome.stopReason == nil, "\(name)")
+        let results = await sink.results
+        #expect(results.count == 6)
+        let refusedTrials = results.filter { $0.failure?.cannotConnect == true }
+        #expect(refusedTrials.count == (name == "an answer" ? 5 : 6))
+        #expect(refusedTrials.allSatisfy { $0.attempts == 3 }, "each retried under the policy")
+    }
+
+    @Test func cachedAnswersAndBadImagesDoNotCountAsReachingTheServer() async throws {
+        let trials = Self.trials(8, badEvery: 4)
+        let sink = MemorySink(cache: [trials[1].key!: ModelAnswer(content: "Cached cat.")])
+        let state = ScriptedModel(fallback: .failure(Self.refused))
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: sink, retryPolicy: RetryPolicy(maxRetries: 0), concurrency: 1,
+            clock: VirtualClock()
+        ).run(trials)
+        #expect(outcome.stopReason != nil)
+        #expect(await state.calls == 3)
+    }
+
     @Test func badImagesFailOnlyTheirOwnTrialsWithoutARequest() async throws {
         let state = ScriptedModel()
         let sink = MemorySink()
