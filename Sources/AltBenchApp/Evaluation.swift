@@ -155,7 +155,9 @@ public struct Evaluation: Sendable {
         if let reason = outcome.stopReason {
             message = "\(reason.description) (after \(recorded.trials.count) of \(recorded.plannedTrials) trials)"
         }
-        try await store.finishRun(id: runID, status: complete ? "finished" : "stopped", message: message, redactor: redactor)
+        try await store.finishRun(
+            id: runID, status: complete ? "finished" : "stopped", message: message,
+            stoppedBy: complete ? nil : outcome.stopReason?.kind, redactor: redactor)
 
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
             .write(runID: runID, displayResults: experiment.resultsPath, updateLatest: true)

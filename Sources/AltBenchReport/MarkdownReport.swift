@@ -61,7 +61,12 @@ public struct MarkdownReport: Sendable {
         }
         if info.status != "finished" {
             let reason = info.statusMessage.map { ": \(MarkdownText.inline($0))" } ?? ""
-            out.append("> **Incomplete: this run did not finish** (\(info.status))\(reason). It holds \(results.trials.count) of \(results.plannedTrials) planned trials; `altbench run --resume \(info.id)` asks the rest.")
+            // After a configuration error, resuming would send the same requests to the same place.
+            let next =
+                info.stoppedBy == "configuration"
+                ? "fix the cause and start a new run (it reuses every stored answer); `--resume` would repeat the same requests."
+                : "`altbench run --resume \(info.id)` asks the rest."
+            out.append("> **Incomplete: this run did not finish** (\(info.status))\(reason). It holds \(results.trials.count) of \(results.plannedTrials) planned trials; \(next)")
             out.append("")
         }
         let answered = results.trials.filter { !$0.failed }

@@ -13,7 +13,7 @@ extension ResultStore {
             let settingsText: String = run["settings"]
             let info = RunResults.Info(
                 id: run["id"], startedAt: run["started_at"], finishedAt: run["finished_at"], status: run["status"],
-                statusMessage: run["status_message"], provider: Provider(rawValue: run["provider"]) ?? .openai,
+                statusMessage: run["status_message"], stoppedBy: run["stopped_by"], provider: Provider(rawValue: run["provider"]) ?? .openai,
                 providerReason: run["provider_reason"], endpoint: run["endpoint"], datasetPath: run["dataset"],
                 promptsPath: run["prompts"],
                 settings: (try? JSONValue.parse(Data(settingsText.utf8))) ?? .object([:]),

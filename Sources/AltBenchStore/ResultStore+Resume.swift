@@ -76,7 +76,7 @@ extension ResultStore {
     {
         let (variantIDs, itemIDs) = try await writer.write { db -> ([String: Int64], [String: Int64]) in
             try db.execute(
-                sql: "UPDATE run SET status = 'running', status_message = NULL, finished_at = NULL WHERE id = ?",
+                sql: "UPDATE run SET status = 'running', status_message = NULL, stopped_by = NULL, finished_at = NULL WHERE id = ?",
                 arguments: [id])
             var variantIDs: [String: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, name FROM variant WHERE run_id = ?", arguments: [id]) {

@@ -106,14 +106,14 @@ public final class ResultStore: Sendable {
     /// (OpenAI's 401 does), so it passes a redactor as the recorder's trial errors do: pass the
     /// run's; even the default one removes `sk-...` shapes.
     public func finishRun(
-        id: String, status: String, message: String?, at date: Date = Date(),
+        id: String, status: String, message: String?, stoppedBy: String? = nil, at date: Date = Date(),
         redactor: Redactor = Redactor(secrets: [])
     ) async throws {
         let message = redactor.redactIfPresent(message)
         try await writer.write { db in
             try db.execute(
-                sql: "UPDATE run SET status = ?, status_message = ?, finished_at = ? WHERE id = ?",
-                arguments: [status, message, date, id])
+                sql: "UPDATE run SET status = ?, status_message = ?, stopped_by = ?, finished_at = ? WHERE id = ?",
+                arguments: [status, message, stoppedBy, date, id])
         }
     }
 

@@ -138,6 +138,14 @@ enum Schema {
                     """)
             try db.execute(sql: trialResultView)
         }
+        // What stopped a stopped run, so a report can say whether --resume helps.
+        migrator.registerMigration("v5: what stopped a run") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE run ADD COLUMN stopped_by TEXT
+                      CHECK (stopped_by IN ('configuration', 'interrupt', 'deadline'));
+                    """)
+        }
         return migrator
     }
 

@@ -168,6 +168,11 @@ struct EvaluationTests {
         #expect(capture.err.contains("Fix that, then start a new run"), "\(capture.err)")
         #expect(!capture.err.contains("Continue this run with"), "\(capture.err)")
         #expect(!capture.err.contains("--resume \(outcome.runID)"), "\(capture.err)")
+        // The store keeps what stopped the run, and the report gives the same advice.
+        #expect(outcome.results.info.stoppedBy == "configuration")
+        let report = try String(contentsOf: root.appendingPathComponent(outcome.reportPath), encoding: .utf8)
+        #expect(report.contains("fix the cause and start a new run"))
+        #expect(!report.contains("altbench run --resume"))
     }
 
     @Test func anInterruptedRunKeepsTheResumeHint() async throws {
@@ -183,6 +188,9 @@ struct EvaluationTests {
         #expect(outcome.exitCode == 130)
         #expect(capture.err.contains("Continue this run with: altbench run --resume \(outcome.runID)"), "\(capture.err)")
         #expect(!capture.err.contains("start a new run"))
+        #expect(outcome.results.info.stoppedBy == "interrupt")
+        let report = try String(contentsOf: root.appendingPathComponent(outcome.reportPath), encoding: .utf8)
+        #expect(report.contains("`altbench run --resume \(outcome.runID)` asks the rest."))
     }
 
     // MARK: Flags on --resume

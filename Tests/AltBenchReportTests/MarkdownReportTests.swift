@@ -67,6 +67,17 @@ struct MarkdownReportTests {
         #expect(report.contains("| duration | – |"))
     }
 
+    @Test("a run stopped by a configuration error says to start a new run, not to resume")
+    func stoppedByConfiguration() {
+        var info = F.info(status: "stopped", statusMessage: "HTTP 404: model_not_found", finishedAfter: nil)
+        info.stoppedBy = "configuration"
+        let report = Self.render(F.fullRun(info: info))
+        #expect(
+            report.contains(
+                "> **Incomplete: this run did not finish** (stopped): HTTP 404: model\\_not\\_found. It holds 12 of 12 planned trials; fix the cause and start a new run (it reuses every stored answer); `--resume` would repeat the same requests."))
+        #expect(!report.contains("altbench run --resume"))
+    }
+
     // MARK: - Summary
 
     @Test("the summary table has one row per (variant, max_tokens) with its figures")

@@ -405,10 +405,14 @@ struct ResultStoreTests {
         let store = try ResultStore()
         _ = try await store.beginRun(F.info(), variants: [], dataset: F.dataset([]), plannedTrials: 3)
         let message = status == "stopped" ? "HTTP 401: invalid API key" : nil
-        try await store.finishRun(id: "20260101-000000-abcd", status: status, message: message, at: F.start.addingTimeInterval(75))
+        let stoppedBy = status == "stopped" ? "configuration" : nil
+        try await store.finishRun(
+            id: "20260101-000000-abcd", status: status, message: message, stoppedBy: stoppedBy,
+            at: F.start.addingTimeInterval(75))
         let info = try await store.loadRun(id: "20260101-000000-abcd").info
         #expect(info.status == status)
         #expect(info.statusMessage == message)
+        #expect(info.stoppedBy == stoppedBy)
         #expect(info.finishedAt == F.start.addingTimeInterval(75))
     }
 
@@ -418,6 +422,9 @@ struct ResultStoreTests {
         _ = try await store.beginRun(F.info(), variants: [], dataset: F.dataset([]), plannedTrials: 0)
         await #expect(throws: DatabaseError.self) {
             try await store.finishRun(id: "20260101-000000-abcd", status: "done", message: nil)
+        }
+        await #expect(throws: DatabaseError.self) {
+            try await store.finishRun(id: "20260101-000000-abcd", status: "stopped", message: nil, stoppedBy: "tired")
         }
     }
 }

@@ -10,6 +10,16 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// model or URL, no quota, a request that can never fit the rate limit).
     case failure(ModelFailure)
 
+    /// What stopped the run, as the store keeps it: `configuration` (a run-fatal failure:
+    /// fix a setting and start a new run), `interrupt` or `deadline` (`--resume` continues).
+    public var kind: String {
+        switch self {
+        case .interrupted: return "interrupt"
+        case .deadline: return "deadline"
+        case .failure: return "configuration"
+        }
+    }
+
     public var description: String {
         switch self {
         case .interrupted(let signal): return "interrupted by \(signal)"

@@ -10,6 +10,9 @@ public struct RunResults: Sendable, Hashable {
         public var status: String
         /// Why a stopped run stopped.
         public var statusMessage: String?
+        /// What stopped it (``StopReason/kind``): `configuration`, `interrupt` or `deadline`;
+        /// `nil` for a run that finished, is running, or was stored before altbench kept it.
+        public var stoppedBy: String?
         public var provider: Provider
         public var providerReason: String
         public var endpoint: String
@@ -20,14 +23,15 @@ public struct RunResults: Sendable, Hashable {
 
         public init(
             id: String, startedAt: Date, finishedAt: Date? = nil, status: String, statusMessage: String? = nil,
-            provider: Provider, providerReason: String, endpoint: String, datasetPath: String, promptsPath: String,
-            settings: JSONValue = .object([:]), version: String = AltBenchVersion.current
+            stoppedBy: String? = nil, provider: Provider, providerReason: String, endpoint: String, datasetPath: String,
+            promptsPath: String, settings: JSONValue = .object([:]), version: String = AltBenchVersion.current
         ) {
             self.id = id
             self.startedAt = startedAt
             self.finishedAt = finishedAt
             self.status = status
             self.statusMessage = statusMessage
+            self.stoppedBy = stoppedBy
             self.provider = provider
             self.providerReason = providerReason
             self.endpoint = endpoint
