@@ -14,7 +14,7 @@ struct AltBench: AsyncParsableCommand {
             Without OPENAI_API_KEY or a base URL, `altbench run` uses an offline mock model.
             """,
         version: AltBenchVersion.current,
-        subcommands: [Run.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self])
+        subcommands: [Run.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self])
 }
 
 /// Prints a user-facing error without ArgumentParser's usage text and exits with `code`.
