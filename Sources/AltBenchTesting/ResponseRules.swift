@@ -142,7 +142,7 @@ public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConver
 /// let server = try await OpenAITestServer.start(handler: ResponseRules(rules).handler)
 /// ```
 public actor ResponseRules {
-    public let rules: [ResponseRule]
+    public nonisolated let rules: [ResponseRule]
     private let options: CompatibleServerOptions
     private var applied: [Int]
 

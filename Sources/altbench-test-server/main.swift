@@ -75,10 +75,13 @@ while let argument = arguments.popFirst() {
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
 
 var handler = OpenAITestServer.compatible(apiKey: apiKey)
+var script: ResponseRules?
 if let scriptPath {
     do {
         let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: scriptPath), displayPath: scriptPath)
-        handler = ResponseRules(rules, options: CompatibleServerOptions(apiKey: apiKey)).handler
+        let loaded = ResponseRules(rules, options: CompatibleServerOptions(apiKey: apiKey))
+        script = loaded
+        handler = loaded.handler
         FileHandle.standardError.write(Data("script: \(rules.count) rule\(rules.count == 1 ? "" : "s") from \(scriptPath)\n".utf8))
     } catch {
         // The message names the file, line, rule and field; the usage line would only bury it.
@@ -115,3 +118,12 @@ FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
 
 for await _ in stopSignals { break }
 await server.stop()
+if let script {
+    // How often each rule answered: a rule that never matched is the usual surprise.
+    let counts = await script.appliedCounts
+    for (index, rule) in script.rules.enumerated() {
+        let name = rule.name.map { " (\($0))" } ?? ""
+        FileHandle.standardError.write(
+            Data("script: rule \(index + 1)\(name) answered \(counts[index]) request\(counts[index] == 1 ? "" : "s")\n".utf8))
+    }
+}

@@ -89,6 +89,7 @@ struct TestServerScriptTests {
         let server = await scripted.stop()
         #expect(after.status == 0, "\(after.stderr)")
         #expect(server.stderr.contains("script: 1 rule from \(Self.example.path)"))
+        #expect(server.stderr.contains("script: rule 1 (first person for the one-sentence prompt) answered 4 requests"), "\(server.stderr)")
 
         let check = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
         #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
