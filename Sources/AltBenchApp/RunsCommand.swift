@@ -61,26 +61,19 @@ public struct RunsCommand: Sendable {
     /// The longest stop reason shown in the table; JSON carries it whole.
     static let reasonWidth = 60
 
-    /// One line per run under a header, columns two spaces apart, the counts right-aligned.
+    /// One line per run under a header (`CacheCommand`'s table: two spaces apart, counts
+    /// right-aligned), then a footnote for each marking used.
     static func table(_ runs: [Listing]) -> String {
-        let header = ["ID", "STARTED (UTC)", "PROVIDER", "MODEL", "DATASET", "ANSWERED", "FAILED", "PLANNED", "STATUS"]
+        let header = ["ID", "STARTED", "PROVIDER", "MODEL", "DATASET", "ANSWERED", "FAILED", "PLANNED", "STATUS"]
         let rows = runs.map { run in
             [
-                terminalSafe(run.id), timestamp(run.startedAt), run.provider == .mock ? "MOCK" : run.provider.rawValue,
+                terminalSafe(run.id), CacheCommand.timestamp(run.startedAt),
+                run.provider == .mock ? "MOCK" : run.provider.rawValue,
                 run.models.isEmpty ? "–" : terminalSafe(run.models.joined(separator: ", ")), terminalSafe(run.dataset),
                 "\(run.answered)", "\(run.failed)", "\(run.planned)", status(run),
             ]
         }
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        let rightAligned: Set<Int> = [5, 6, 7]
-        var out = all.map { row in
-            row.indices.map { column in
-                let cell = row[column]
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
-                return rightAligned.contains(column) ? pad + cell : (column == row.count - 1 ? cell : cell + pad)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        var out = CacheCommand.table(header: header, rows: rows, rightAligned: [5, 6, 7])
         if runs.contains(where: { $0.provider == .mock }) {
             out += "MOCK: the offline mock model answered (the dataset's reference texts), not a vision model.\n"
         }
@@ -98,22 +91,6 @@ public struct RunsCommand: Sendable {
         var reason = terminalSafe(message.split(whereSeparator: \.isNewline).joined(separator: " "))
         if reason.count > reasonWidth { reason = String(reason.prefix(reasonWidth - 1)) + "…" }
         return "stopped: \(reason)"
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        formatted(date, "yyyy-MM-dd HH:mm:ss")
-    }
-
-    static func isoTimestamp(_ date: Date) -> String {
-        formatted(date, "yyyy-MM-dd'T'HH:mm:ss'Z'")
-    }
-
-    private static func formatted(_ date: Date, _ format: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = format
-        return formatter.string(from: date)
     }
 
     /// `text` with what a terminal would act on instead of showing written as escapes:
@@ -155,7 +132,7 @@ public struct RunsCommand: Sendable {
     /// reordering characters JSON allows raw are written as `\u` escapes too, so printing
     /// the JSON to a terminal is as safe as printing the table.
     static func json(_ runs: [Listing]) throws -> String {
-        func date(_ date: Date?) -> JSONValue { date.map { .string(isoTimestamp($0)) } ?? .null }
+        func date(_ date: Date?) -> JSONValue { date.map { .string(CacheCommand.isoTimestamp($0)) } ?? .null }
         let value: JSONValue = .array(
             runs.map { run in
                 .object([

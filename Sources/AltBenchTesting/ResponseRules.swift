@@ -313,29 +313,11 @@ extension ResponseRules {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw ResponseRulesError(file: displayPath, line: yamlLine(of: error), message: "not valid \(format == .json ? "JSON" : "YAML") (\(yamlSummary(of: error))).")
+            throw ResponseRulesError(
+                file: displayPath, line: YAMLDiagnostics.line(of: error),
+                message: "not valid \(format == .json ? "JSON" : "YAML") (\(YAMLDiagnostics.summary(of: error))).")
         }
         return try ScriptReader(file: displayPath).rules(root)
-    }
-
-    static func yamlLine(of error: YamlError) -> Int? {
-        switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
-        case .duplicatedKeysInMapping(_, let context): return context.mark.line
-        default: return nil
-        }
-    }
-
-    static func yamlSummary(of error: YamlError) -> String {
-        switch error {
-        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
-            .composer(let context, let problem, _, _):
-            return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        case .duplicatedKeysInMapping(let duplicates, _):
-            return "duplicated keys: \(duplicates.joined(separator: ", "))"
-        default:
-            return String(describing: error).split(separator: "\n").first.map(String.init) ?? "unreadable"
-        }
     }
 }
 

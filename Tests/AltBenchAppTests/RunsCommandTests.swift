@@ -29,8 +29,8 @@ struct RunsCommandTests {
             Self.listing(models: ["gpt-4.1-mini", "gpt-4o-mini"]),
         ])
         let lines = table.split(separator: "\n").map(String.init)
-        #expect(lines[0].hasPrefix("ID                    STARTED (UTC)        PROVIDER  MODEL"))
-        #expect(lines[1].hasPrefix("20260101-000200-cccc  2026-01-01 00:00:00  MOCK      gpt-4o-mini"))
+        #expect(lines[0].hasPrefix("ID                    STARTED                  PROVIDER  MODEL"))
+        #expect(lines[1].hasPrefix("20260101-000200-cccc  2026-01-01 00:00:00 UTC  MOCK      gpt-4o-mini"))
         #expect(lines[1].hasSuffix("      40       2       42  running"))
         #expect(lines[2].hasSuffix("stopped: HTTP 401: Incorrect API key provided."))
         #expect(lines[3].contains("gpt-4.1-mini, gpt-4o-mini"))
