@@ -143,7 +143,7 @@ public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConver
 /// ```
 public actor ResponseRules {
     public nonisolated let rules: [ResponseRule]
-    private let options: CompatibleServerOptions
+    private nonisolated let options: CompatibleServerOptions
     private var applied: [Int]
 
     public init(_ rules: [ResponseRule], options: CompatibleServerOptions = CompatibleServerOptions()) {
@@ -161,22 +161,33 @@ public actor ResponseRules {
     }
 
     /// The answer to `request`: the first matching rule's, else the default one.
-    public func respond(to request: RecordedRequest) -> ScriptedResponse {
+    ///
+    /// Validating and matching happen outside the actor, so requests with large images are
+    /// checked in parallel; only taking a rule (and counting it against `times`) is serial.
+    public nonisolated func respond(to request: RecordedRequest) async -> ScriptedResponse {
         let compatible = CompatibleHandler(options: options)
         let parsed: CompatibleHandler.Parsed
         switch compatible.validated(request) {
         case .failure(let error): return error.response.adding(headers: [CompatibleHandler.requestID(request)])
         case .success(let value): parsed = value
         }
-        let facts = RequestFacts(parsed, number: request.number)
-        for (index, rule) in rules.enumerated() {
-            if let times = rule.times, applied[index] >= times { continue }
-            guard facts.satisfies(rule.match) else { continue }
-            applied[index] += 1
-            return Self.reply(rule.reply, to: parsed, request: request, compatible: compatible)
+        let facts = RequestFacts(parsed, number: request.number, hashImages: rules.contains { $0.match.imageSHA256 != nil })
+        let matching = rules.indices.filter { facts.satisfies(rules[$0].match) }
+        if let index = await take(matching) {
+            return Self.reply(rules[index].reply, to: parsed, request: request, compatible: compatible)
         }
         return compatible.completion(for: parsed, number: request.number)
             .adding(headers: [CompatibleHandler.requestID(request)])
+    }
+
+    /// The first of `matching` (rule indexes, in order) not used up, counted as used once more.
+    private func take(_ matching: [Int]) -> Int? {
+        for index in matching {
+            if let times = rules[index].times, applied[index] >= times { continue }
+            applied[index] += 1
+            return index
+        }
+        return nil
     }
 
     static func reply(
@@ -231,12 +242,15 @@ public actor ResponseRules {
 private struct RequestFacts {
     let prompt: String
     let imageURLs: [String]
+    /// The SHA-256 of each data-URL image's bytes, when a rule asks for one.
+    let imageDigests: [String]
     let model: String
     let number: Int
 
-    init(_ parsed: CompatibleHandler.Parsed, number: Int) {
+    init(_ parsed: CompatibleHandler.Parsed, number: Int, hashImages: Bool) {
         prompt = parsed.texts.joined(separator: "\n")
         imageURLs = parsed.images.map(\.url)
+        imageDigests = hashImages ? imageURLs.compactMap(Self.sha256(ofDataURL:)) : []
         model = parsed.model
         self.number = number
     }
@@ -247,9 +261,7 @@ private struct RequestFacts {
         if let prompt = match.prompt, !self.prompt.contains(prompt) { return false }
         if let regex = match.promptRegex, !regex.matches(prompt) { return false }
         if let image = match.image, !imageURLs.contains(where: { $0.contains(image) }) { return false }
-        if let digest = match.imageSHA256, !imageURLs.contains(where: { Self.sha256(ofDataURL: $0)?.hasPrefix(digest) == true }) {
-            return false
-        }
+        if let digest = match.imageSHA256, !imageDigests.contains(where: { $0.hasPrefix(digest) }) { return false }
         return true
     }
 

@@ -113,6 +113,22 @@ struct ResponseRulesTests {
         #expect(await rules.appliedCounts == [2])
     }
 
+    @Test func timesHoldsUnderConcurrentRequests() async throws {
+        let script = try Self.rules("rules:\n  - times: 3\n    respond: {status: 500}\n")
+        let rules = ResponseRules(script)
+        let server = try await OpenAITestServer.start(handler: rules.handler)
+        defer { Task { await server.stop() } }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<12 {
+                group.addTask { try await postCompletion(server, visionBody(prompt: "Request \(index).")).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 500 }.count == 3)
+        #expect(statuses.filter { $0 == 200 }.count == 9)
+        #expect(await rules.appliedCounts == [3])
+    }
+
     @Test func statusRulesSendOpenAIStyleErrorBodies() async throws {
         let script = try Self.rules(
             """
