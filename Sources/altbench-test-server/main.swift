@@ -2,7 +2,7 @@
 // HTTP path without an API key.
 //
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
-//                                  [--requests-per-second R [--burst N]] [--script FILE]
+//                                  [--requests-per-second R [--burst N]]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
