@@ -77,6 +77,7 @@ let package = Package(
             name: "AltBenchTesting",
             dependencies: [
                 "AltBenchCore",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -136,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "AltBenchEndToEndTests",
             dependencies: [
-                "AltBenchTesting", "AltBenchCore", "altbench",
+                "AltBenchTesting", "AltBenchCore", "altbench", "altbench-test-server",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -101,19 +101,32 @@ struct CompatibleHandler {
     static let imageTypes = ["png", "jpeg", "webp", "gif"]
 
     func respond(to request: RecordedRequest) -> ScriptedResponse {
-        let requestID = ("x-request-id", "req_test_\(request.number)")
+        switch validated(request) {
+        case .success(let parsed):
+            return completion(for: parsed, number: request.number).adding(headers: [Self.requestID(request)])
+        case .failure(let error):
+            return error.response.adding(headers: [Self.requestID(request)])
+        }
+    }
+
+    /// The `x-request-id` header every answer carries.
+    static func requestID(_ request: RecordedRequest) -> (String, String) {
+        ("x-request-id", "req_test_\(request.number)")
+    }
+
+    /// What a valid chat-completion request asks, or the error the API answers it with.
+    func validated(_ request: RecordedRequest) -> Result<Parsed, APIError> {
         do {
             guard request.path == "/v1/chat/completions", request.method == "POST" else {
                 throw APIError(status: 404, message: "Invalid URL (\(request.method) \(request.path))")
             }
             try checkAuthorization(request)
             let body = try parseBody(request)
-            let parsed = try validate(body)
-            return completion(for: parsed, number: request.number).adding(headers: [requestID])
+            return .success(try validate(body))
         } catch let error as APIError {
-            return error.response.adding(headers: [requestID])
+            return .failure(error)
         } catch {
-            return APIError(status: 500, message: "\(error)", type: "server_error").response.adding(headers: [requestID])
+            return .failure(APIError(status: 500, message: "\(error)", type: "server_error"))
         }
     }
 
@@ -471,10 +484,18 @@ struct CompatibleHandler {
 
     // MARK: Answer
 
-    private func completion(for parsed: Parsed, number: Int) -> ScriptedResponse {
-        let prompt = parsed.texts.joined(separator: "\n")
-        let full = options.content
-            ?? OpenAITestServer.compatibleContent(imageURL: parsed.images.first?.url, prompt: prompt)
+    /// The answer's text before any token cut: `options.content`, else the derived description.
+    func defaultContent(for parsed: Parsed) -> String {
+        options.content
+            ?? OpenAITestServer.compatibleContent(imageURL: parsed.images.first?.url, prompt: parsed.texts.joined(separator: "\n"))
+    }
+
+    /// A `chat.completion` for `parsed`: `content` (default: `defaultContent(for:)`) cut to the
+    /// token limit, and `finishReason` in place of the one the cut implies, when given.
+    func completion(
+        for parsed: Parsed, number: Int, content: String? = nil, finishReason forcedFinishReason: String? = nil
+    ) -> ScriptedResponse {
+        let full = content ?? defaultContent(for: parsed)
         let words = full.split(separator: " ", omittingEmptySubsequences: true)
 
         var reasoning = 0
@@ -507,7 +528,7 @@ struct CompatibleHandler {
                     "annotations": [],
                 ],
                 "logprobs": .null,
-                "finish_reason": .string(finishReason),
+                "finish_reason": .string(forcedFinishReason ?? finishReason),
             ]
         }
         let body: JSONValue = [

@@ -11,12 +11,16 @@
 // --requests-per-second R puts OpenAI-style rate limiting in front of the handler: a bucket of
 // --burst request tokens (default R rounded, at least 1) refilled at R per second; requests
 // without a token get a 429 with retry-after-ms, retry-after and x-ratelimit-* headers.
+// --script FILE answers by the first matching rule of a JSON or YAML script (see
+// ResponseRules): chosen answers, finish reasons, error statuses, headers and latency per
+// prompt, image, model or request number; other requests get the default answer. A bad
+// script stops the server at startup with the file, line, rule and field.
 
 import AltBenchTesting
 import Dispatch
 import Foundation
 
-let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N]]"
+let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N]] [--script FILE]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -28,6 +32,7 @@ var apiKey: String?
 var latencyMilliseconds = 0
 var requestsPerSecond: Double?
 var burst: Int?
+var scriptPath: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -56,6 +61,9 @@ while let argument = arguments.popFirst() {
         guard let text = inlineValue ?? arguments.popFirst() else { fail("--burst needs a value") }
         guard let value = Int(text), value >= 1 else { fail("invalid burst '\(text)'") }
         burst = value
+    case "--script":
+        guard let value = inlineValue ?? arguments.popFirst(), !value.isEmpty else { fail("--script needs a file") }
+        scriptPath = value
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -67,6 +75,20 @@ while let argument = arguments.popFirst() {
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
 
 var handler = OpenAITestServer.compatible(apiKey: apiKey)
+var script: ResponseRules?
+if let scriptPath {
+    do {
+        let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: scriptPath), displayPath: scriptPath)
+        let loaded = ResponseRules(rules, options: CompatibleServerOptions(apiKey: apiKey))
+        script = loaded
+        handler = loaded.handler
+        FileHandle.standardError.write(Data("script: \(rules.count) rule\(rules.count == 1 ? "" : "s") from \(scriptPath)\n".utf8))
+    } catch {
+        // The message names the file, line, rule and field; the usage line would only bury it.
+        FileHandle.standardError.write(Data("altbench-test-server: \(error)\n".utf8))
+        exit(2)
+    }
+}
 if let requestsPerSecond {
     let size = burst ?? max(1, Int(requestsPerSecond.rounded()))
     handler = TokenBucketServerLimiter(requestsPerSecond: requestsPerSecond, burst: size, wrapping: handler).handler
@@ -96,3 +118,12 @@ FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
 
 for await _ in stopSignals { break }
 await server.stop()
+if let script {
+    // How often each rule answered: a rule that never matched is the usual surprise.
+    let counts = await script.appliedCounts
+    for (index, rule) in script.rules.enumerated() {
+        let name = rule.name.map { " (\($0))" } ?? ""
+        FileHandle.standardError.write(
+            Data("script: rule \(index + 1)\(name) answered \(counts[index]) request\(counts[index] == 1 ? "" : "s")\n".utf8))
+    }
+}

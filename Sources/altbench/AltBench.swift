@@ -12,9 +12,11 @@ struct AltBench: AsyncParsableCommand {
             Runs every prompt in prompts/ at every token limit on every image of a dataset, scores \
             the answers with alt-text heuristics, and writes SQLite and Markdown to results/.
             Without OPENAI_API_KEY or a base URL, `altbench run` uses an offline mock model.
+            Every command exits 64 on a command-line usage error (an unknown flag, a missing \
+            argument, a value out of range or in conflict); see each command's help for the others.
             """,
         version: AltBenchVersion.current,
-        subcommands: [Run.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self])
+        subcommands: [Run.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self])
 }
 
 /// Prints a user-facing error without ArgumentParser's usage text and exits with `code`.

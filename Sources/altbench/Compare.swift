@@ -3,13 +3,16 @@ import AltBenchCore
 import ArgumentParser
 import Foundation
 
+extension CompareFormat: ExpressibleByArgument {}
+
 extension AltBench {
     struct Compare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare two runs, or a baseline file and a run: deltas, significance, flips, instability.",
             discussion: """
                 A and B are each a run id (or unique prefix) in RESULTS/altbench.sqlite, or a baseline \
-                file written by `altbench baseline save`. Exit status 0, or 2 when a side cannot be read.
+                file written by `altbench baseline save`. Exit status 0, 2 when a side cannot be read, \
+                64 for a bad flag or flag value.
                 """)
 
         @Argument(help: ArgumentHelp("The earlier side: a run id, or a baseline file.", valueName: "a"))
@@ -22,12 +25,9 @@ extension AltBench {
         var results: String = "results"
 
         @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
-        var format: String = "md"
+        var format: CompareFormat = .md
 
         func run() async throws {
-            guard let format = CompareFormat(rawValue: format) else {
-                throw fail("--format takes md or json (got '\(format)').", code: 2)
-            }
             do {
                 try await CompareCommand(results: results).run(a, b, format: format)
             } catch let error as AltBenchError {
@@ -48,7 +48,7 @@ extension AltBench {
                 With $GITHUB_STEP_SUMMARY set, the Markdown is appended to it.
                 Exit status: 0 pass, 1 regression, 2 error or misconfiguration (a baseline of another \
                 provider, model or dataset, a mock run against a real baseline, an unfinished run, an \
-                unreadable file).
+                unreadable file), 64 for a bad flag or flag value.
                 """)
 
         @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))
@@ -61,7 +61,7 @@ extension AltBench {
         var results: String = "results"
 
         @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
-        var format: String = "md"
+        var format: CompareFormat = .md
 
         @Option(name: .long, help: ArgumentHelp("Also write JUnit XML here, one testcase per variant, max_tokens and check.", valueName: "file"))
         var junit: String?
@@ -70,9 +70,6 @@ extension AltBench {
         var config: String?
 
         func run() async throws {
-            guard let format = CompareFormat(rawValue: format) else {
-                throw fail("--format takes md or json (got '\(format)').", code: 2)
-            }
             let verdict: CheckVerdict
             do {
                 verdict = try await CheckCommand(results: results, configPath: config).run(

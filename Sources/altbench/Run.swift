@@ -11,11 +11,12 @@ extension AltBench {
                 Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
                 altbench.yml, then defaults. Exit status: 0 when every trial got an answer, 3 when some \
                 failed or --offline found no stored answer (everything else is still written), 1 when the \
-                run could not start or was stopped by a configuration error (bad key, unknown model or \
-                URL, no quota, or a server that could not be reached by any request: fix it and start a \
-                new run, which reuses every stored answer), 124 when --deadline passed, 130 after Ctrl-C \
-                and 143 after SIGTERM (the partial report is written and marked incomplete; continue \
-                with --resume RUN).
+                run could not start (a bad file: altbench.yml, prompts, dataset) or was stopped by a \
+                configuration error (bad key, unknown model or URL, no quota, or a server that no request \
+                could reach: fix it and start a new run, which reuses every stored answer), 64 for a bad \
+                flag or flag value (nothing is read or sent), 124 when --deadline passed, 130 after Ctrl-C \
+                and 143 after SIGTERM (the partial report is written and marked incomplete; continue with \
+                --resume RUN).
                 """)
 
         @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
@@ -104,6 +105,35 @@ extension AltBench {
                     throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
                 }
             }
+            // Out-of-range numbers are usage errors (exit 64) like unknown flags; the same
+            // values in altbench.yml stay file errors (exit 1), checked with the file's line.
+            for (name, value, range) in [
+                ("--concurrency", concurrency, Experiment.concurrencyRange), ("--repeats", repeats, Experiment.repeatsRange),
+                ("--max-retries", maxRetries, Experiment.retriesRange),
+            ] {
+                if let value, !range.contains(value) {
+                    throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value)).")
+                }
+            }
+            if let timeout, !Experiment.isValidTimeout(timeout) {
+                throw ValidationError("--timeout takes a positive number of seconds, at most \(Int(Experiment.maxTimeout)) (got \(timeout)).")
+            }
+            if let brevityBudget, brevityBudget <= 0 {
+                throw ValidationError("--brevity-budget takes a positive number of characters (got \(brevityBudget)).")
+            }
+            if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--model needs a model name, e.g. --model gpt-4o-mini.")
+            }
+            if let baseURL {
+                do {
+                    _ = try Experiment.parseBaseURL(baseURL, source: "--base-url")
+                } catch let error as AltBenchError {
+                    throw ValidationError(error.description)
+                }
+            }
+            if offline && noCache {
+                throw ValidationError("--offline answers only from the store, which --no-cache turns off. Give one of them.")
+            }
         }
 
         func parsedDeadline() throws -> Duration? {
@@ -155,10 +185,28 @@ extension AltBench {
                 ).run()
                 if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
             } catch let error as AltBenchError {
-                throw fail(error.description)
+                throw fail(Self.message(for: error))
             } catch let error as StoreFailure {
                 throw fail(String(describing: error))
             }
+        }
+
+        /// The error as printed; a dataset problem stops the run at the first one, so it also
+        /// names the command that lists them all.
+        static func message(for error: AltBenchError) -> String {
+            guard case .manifestLine(let file, _, _) = error else { return error.description }
+            let suffix = "/manifest.jsonl"
+            let folder = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : file
+            return error.description
+                + "\nThat is the dataset's first problem; `altbench datasets validate \(shellQuoted(folder.isEmpty ? "/" : folder))` lists them all."
+        }
+
+        /// `path` as one shell word: as is when it is plain, else in single quotes.
+        static func shellQuoted(_ path: String) -> String {
+            let plain = path.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
+            }
+            return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
     }
 }

@@ -263,17 +263,17 @@ extension Experiment {
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
-    static let concurrencyRange = 1...256
-    static let repeatsRange = 1...1000
-    static let retriesRange = 0...20
+    public static let concurrencyRange = 1...256
+    public static let repeatsRange = 1...1000
+    public static let retriesRange = 0...20
     /// Seconds a request may take by default: vision answers from a busy API can be slow,
     /// and a retry costs more than waiting.
     public static let defaultTimeout: Double = 120
     /// A day. The timeout becomes whole milliseconds in an Int64, which an infinite or huge
     /// value would overflow (a crash, not an error), and no request is worth waiting longer.
-    static let maxTimeout: Double = 86_400
+    public static let maxTimeout: Double = 86_400
 
-    static func isValidTimeout(_ seconds: Double) -> Bool {
+    public static func isValidTimeout(_ seconds: Double) -> Bool {
         seconds > 0 && seconds <= maxTimeout  // false for NaN too
     }
 

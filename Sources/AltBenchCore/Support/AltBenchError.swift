@@ -57,7 +57,7 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingAPIKey(let variable, let reason):
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
         case .runNotFound(let id, let database):
-            return "No run '\(id)' in \(database). `altbench report` with no argument shows the latest run; `sqlite3 \(database) 'select id from run'` lists them."
+            return "No run '\(id)' in \(database). `altbench runs` lists the runs it holds (add --results DIR for another results folder); without a run id, commands use the latest."
         case .ambiguousRun(let id, let matches):
             return "'\(id)' starts \(matches.count) runs' ids: \(matches.prefix(5).joined(separator: ", "))\(matches.count > 5 ? ", ..." : ""). Give more of the id."
         case .noRuns(let database):

@@ -1,0 +1,107 @@
+import AltBenchCore
+import Foundation
+import GRDB
+
+/// One row of `altbench runs`: what a run asked, of whom, and how far it got.
+public struct RunListing: Sendable, Equatable {
+    public var id: String
+    public var startedAt: Date
+    public var finishedAt: Date?
+    /// running, finished or stopped, as the `run` table holds it. A run whose process died
+    /// without closing it (kill -9, a crash, a lost machine) stays `running`.
+    public var status: String
+    /// Why a stopped run stopped.
+    public var statusMessage: String?
+    public var provider: Provider
+    public var endpoint: String
+    /// The models its trials asked, sorted; before any trial, the models its settings and
+    /// prompts would ask (empty only for a run without prompts).
+    public var models: [String]
+    public var dataset: String
+    public var prompts: String
+    public var answered: Int
+    public var failed: Int
+    public var planned: Int
+    /// When its last trial finished, nil before the first.
+    public var lastTrialAt: Date?
+    public var version: String
+
+    public init(
+        id: String, startedAt: Date, finishedAt: Date? = nil, status: String, statusMessage: String? = nil,
+        provider: Provider, endpoint: String, models: [String], dataset: String, prompts: String, answered: Int,
+        failed: Int, planned: Int, lastTrialAt: Date? = nil, version: String
+    ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.status = status
+        self.statusMessage = statusMessage
+        self.provider = provider
+        self.endpoint = endpoint
+        self.models = models
+        self.dataset = dataset
+        self.prompts = prompts
+        self.answered = answered
+        self.failed = failed
+        self.planned = planned
+        self.lastTrialAt = lastTrialAt
+        self.version = version
+    }
+}
+
+extension ResultStore {
+    /// Every run, newest first (the order of `runIDs()`), with its trial counts. Reads only.
+    public func runListings() async throws -> [RunListing] {
+        try await writer.read { db in
+            var trialModels: [String: Set<String>] = [:]
+            let modelRows = try Row.fetchCursor(
+                db, sql: "SELECT DISTINCT run_id, model FROM trial WHERE model IS NOT NULL AND model <> ''")
+            while let row = try modelRows.next() {
+                trialModels[row["run_id"], default: []].insert(row["model"])
+            }
+            var variantModels: [String: Set<String>] = [:]
+            let variantRows = try Row.fetchCursor(db, sql: "SELECT DISTINCT run_id, model FROM variant")
+            while let row = try variantRows.next() {
+                let model: String? = row["model"]
+                variantModels[row["run_id"], default: []].insert(model ?? Experiment.defaultModel)
+            }
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.started_at, r.finished_at, r.status, r.status_message, r.provider, r.endpoint,
+                      r.dataset, r.prompts, r.settings, r.planned_trials, r.altbench_version,
+                      COALESCE(t.answered, 0) AS answered, COALESCE(t.failed, 0) AS failed, t.last_trial_at
+                    FROM run r
+                    LEFT JOIN (
+                      SELECT run_id, SUM(status = 'answered') AS answered, SUM(status = 'failed') AS failed,
+                        MAX(finished_at) AS last_trial_at
+                      FROM trial GROUP BY run_id
+                    ) t ON t.run_id = r.id
+                    ORDER BY r.started_at DESC, r.id DESC
+                    """)
+            return rows.map { row in
+                let id: String = row["id"]
+                var models = trialModels[id] ?? []
+                if models.isEmpty {
+                    // No trial yet: what the run was set to ask, as the planner picks it (the
+                    // run's model, else each prompt's own, else the default).
+                    let settingsText: String = row["settings"]
+                    if let model = (try? JSONValue.parse(Data(settingsText.utf8)))?["model"]?.stringValue,
+                        !model.isEmpty
+                    {
+                        models = [model]
+                    } else {
+                        models = variantModels[id] ?? []
+                    }
+                }
+                let providerName: String = row["provider"]
+                return RunListing(
+                    id: id, startedAt: row["started_at"], finishedAt: row["finished_at"], status: row["status"],
+                    statusMessage: row["status_message"], provider: Provider(rawValue: providerName) ?? .openai,
+                    endpoint: row["endpoint"], models: models.sorted(), dataset: row["dataset"], prompts: row["prompts"],
+                    answered: row["answered"], failed: row["failed"], planned: row["planned_trials"],
+                    lastTrialAt: row["last_trial_at"], version: row["altbench_version"])
+            }
+        }
+    }
+}

@@ -1,0 +1,552 @@
+import AltBenchCore
+import Foundation
+import Yams
+
+/// One rule of a response script (`altbench-test-server --script FILE`): what requests it
+/// matches, and what the server answers them with instead of its own deterministic answer.
+///
+/// Every condition of `match` must hold; a rule without conditions matches every request.
+public struct ResponseRule: Sendable {
+    /// Conditions on a valid chat-completion request.
+    public struct Match: Sendable {
+        /// A substring of the request's text: every text of every message (system and user),
+        /// joined with line breaks. Case-sensitive.
+        public var prompt: String?
+        /// A regular expression (ICU syntax) found somewhere in that text; `^` and `$` match
+        /// at the start and end of each line, so `^Describe` finds a message starting so.
+        public var promptRegex: PromptRegex?
+        /// A substring of an image part's URL (an http(s) URL, or a data URL).
+        public var image: String?
+        /// A prefix (8 to 64 lowercase hex digits) of the SHA-256 of a data-URL image's bytes:
+        /// what `sha256sum IMAGE` prints, and the `image_sha256` altbench stores per item.
+        public var imageSHA256: String?
+        /// The request's `model`, exactly.
+        public var model: String?
+        /// The server's arrival number of the request (1-based, every request counted).
+        public var requests: ClosedRange<Int>?
+
+        public init(
+            prompt: String? = nil, promptRegex: PromptRegex? = nil, image: String? = nil, imageSHA256: String? = nil,
+            model: String? = nil, requests: ClosedRange<Int>? = nil
+        ) {
+            self.prompt = prompt
+            self.promptRegex = promptRegex
+            self.image = image
+            self.imageSHA256 = imageSHA256
+            self.model = model
+            self.requests = requests
+        }
+    }
+
+    /// What a matching request is answered with.
+    public struct Reply: Sendable {
+        /// The answer's text, in place of the default one; `{answer}` in it stands for the
+        /// default answer. Still cut to the request's token limit, as the default is.
+        public var answer: String?
+        /// The choice's `finish_reason`, in place of `stop` (or `length` after a cut).
+        public var finishReason: String?
+        /// 200 (and other 2xx) answers; 4xx and 5xx send an OpenAI-style error body.
+        public var status: Int
+        /// The error body's fields; nil ones get the defaults for `status`.
+        public var errorMessage: String?
+        public var errorType: String?
+        public var errorCode: String?
+        public var errorParam: String?
+        /// Header fields added to the answer, in order.
+        public var headers: [(name: String, value: String)]
+        /// Time to wait before answering.
+        public var latency: Duration?
+
+        public init(
+            answer: String? = nil, finishReason: String? = nil, status: Int = 200, errorMessage: String? = nil,
+            errorType: String? = nil, errorCode: String? = nil, errorParam: String? = nil,
+            headers: [(name: String, value: String)] = [], latency: Duration? = nil
+        ) {
+            self.answer = answer
+            self.finishReason = finishReason
+            self.status = status
+            self.errorMessage = errorMessage
+            self.errorType = errorType
+            self.errorCode = errorCode
+            self.errorParam = errorParam
+            self.headers = headers
+            self.latency = latency
+        }
+
+        /// Whether the answer is an error body rather than a completion.
+        public var isError: Bool { status >= 300 }
+    }
+
+    /// A name for messages; optional.
+    public var name: String?
+    public var match: Match
+    /// The rule applies to at most this many requests, then is passed over.
+    public var times: Int?
+    public var reply: Reply
+    /// The 1-based line of the rule in its file, when known.
+    public var line: Int?
+
+    public init(name: String? = nil, match: Match = Match(), times: Int? = nil, reply: Reply, line: Int? = nil) {
+        self.name = name
+        self.match = match
+        self.times = times
+        self.reply = reply
+        self.line = line
+    }
+}
+
+/// A compiled regular expression, shareable between requests (NSRegularExpression is
+/// immutable once made).
+public final class PromptRegex: @unchecked Sendable {
+    public let pattern: String
+    let expression: NSRegularExpression
+
+    public init(_ pattern: String) throws {
+        self.pattern = pattern
+        // `^` and `$` also match at line breaks: each message's text starts a line.
+        self.expression = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
+    }
+
+    func matches(_ text: String) -> Bool {
+        expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}
+
+/// A response script that cannot be used, named by file, line, rule and field.
+public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    /// The 1-based rule number.
+    public var rule: Int?
+    /// The field's path in the rule, e.g. `respond.status`.
+    public var field: String?
+    public var message: String
+
+    public var description: String {
+        var location = file
+        if let line { location += ":\(line)" }
+        var subject: [String] = []
+        if let rule { subject.append("rule \(rule)") }
+        if let field { subject.append("`\(field)`") }
+        return "\(location): \(subject.isEmpty ? "" : subject.joined(separator: ", ") + ": ")\(message)"
+    }
+}
+
+/// Answers requests by the first matching rule of a script, and the rest with the strict
+/// compatible handler's deterministic answer. Requests the strict handler rejects (a bad
+/// body, a wrong key, a wrong path) get its error whatever the rules say: rules match what
+/// a valid request asks.
+///
+/// ```swift
+/// let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: "first-person.yml"))
+/// let server = try await OpenAITestServer.start(handler: ResponseRules(rules).handler)
+/// ```
+public actor ResponseRules {
+    public nonisolated let rules: [ResponseRule]
+    private nonisolated let options: CompatibleServerOptions
+    private var applied: [Int]
+
+    public init(_ rules: [ResponseRule], options: CompatibleServerOptions = CompatibleServerOptions()) {
+        self.rules = rules
+        self.options = options
+        self.applied = Array(repeating: 0, count: rules.count)
+    }
+
+    /// Requests each rule has answered so far, by rule index.
+    public var appliedCounts: [Int] { applied }
+
+    /// This script as a server handler.
+    public nonisolated var handler: OpenAITestServer.Handler {
+        { request in await self.respond(to: request) }
+    }
+
+    /// The answer to `request`: the first matching rule's, else the default one.
+    ///
+    /// Validating and matching happen outside the actor, so requests with large images are
+    /// checked in parallel; only taking a rule (and counting it against `times`) is serial.
+    public nonisolated func respond(to request: RecordedRequest) async -> ScriptedResponse {
+        let compatible = CompatibleHandler(options: options)
+        let parsed: CompatibleHandler.Parsed
+        switch compatible.validated(request) {
+        case .failure(let error): return error.response.adding(headers: [CompatibleHandler.requestID(request)])
+        case .success(let value): parsed = value
+        }
+        let facts = RequestFacts(parsed, number: request.number, hashImages: rules.contains { $0.match.imageSHA256 != nil })
+        let matching = rules.indices.filter { facts.satisfies(rules[$0].match) }
+        if let index = await take(matching) {
+            return Self.reply(rules[index].reply, to: parsed, request: request, compatible: compatible)
+        }
+        return compatible.completion(for: parsed, number: request.number)
+            .adding(headers: [CompatibleHandler.requestID(request)])
+    }
+
+    /// The first of `matching` (rule indexes, in order) not used up, counted as used once more.
+    private func take(_ matching: [Int]) -> Int? {
+        for index in matching {
+            if let times = rules[index].times, applied[index] >= times { continue }
+            applied[index] += 1
+            return index
+        }
+        return nil
+    }
+
+    static func reply(
+        _ reply: ResponseRule.Reply, to parsed: CompatibleHandler.Parsed, request: RecordedRequest,
+        compatible: CompatibleHandler
+    ) -> ScriptedResponse {
+        var response: ScriptedResponse
+        if reply.isError {
+            let defaults = defaultError(status: reply.status, model: parsed.model)
+            response = .error(
+                status: reply.status, message: reply.errorMessage ?? defaults.message, type: reply.errorType ?? defaults.type,
+                code: reply.errorCode ?? defaults.code, param: reply.errorParam)
+        } else {
+            let content = reply.answer.map {
+                $0.replacingOccurrences(of: "{answer}", with: compatible.defaultContent(for: parsed))
+            }
+            response = compatible.completion(
+                for: parsed, number: request.number, content: content, finishReason: reply.finishReason)
+            response.status = reply.status
+        }
+        response = response.adding(headers: [CompatibleHandler.requestID(request)])
+        response = response.adding(headers: reply.headers.map { ($0.name, $0.value) })
+        response.delay = reply.latency
+        return response
+    }
+
+    /// OpenAI's error for `status` when the script gives none: its message, type and code.
+    static func defaultError(status: Int, model: String) -> (message: String, type: String, code: String?) {
+        switch status {
+        case 400: return ("Invalid request (scripted by altbench-test-server).", "invalid_request_error", nil)
+        case 401:
+            return ("Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+                "invalid_request_error", "invalid_api_key")
+        case 403: return ("You are not allowed to sample from this model.", "invalid_request_error", nil)
+        case 404:
+            return ("The model `\(model)` does not exist or you do not have access to it.", "invalid_request_error",
+                "model_not_found")
+        case 429:
+            return (ScriptedResponse.rateLimitMessage(
+                model: model, resource: .requests, limit: 3, used: 3, requested: 1, wait: "20s"), "requests",
+                "rate_limit_exceeded")
+        case 500: return ("The server had an error while processing your request. Sorry about that!", "server_error", nil)
+        case 503: return ("The engine is currently overloaded, please try again later.", "server_error", nil)
+        default:
+            return ("HTTP \(status) (scripted by altbench-test-server).",
+                status >= 500 ? "server_error" : "invalid_request_error", nil)
+        }
+    }
+}
+
+/// What rules can match in one valid request.
+private struct RequestFacts {
+    let prompt: String
+    let imageURLs: [String]
+    /// The SHA-256 of each data-URL image's bytes, when a rule asks for one.
+    let imageDigests: [String]
+    let model: String
+    let number: Int
+
+    init(_ parsed: CompatibleHandler.Parsed, number: Int, hashImages: Bool) {
+        prompt = parsed.texts.joined(separator: "\n")
+        imageURLs = parsed.images.map(\.url)
+        imageDigests = hashImages ? imageURLs.compactMap(Self.sha256(ofDataURL:)) : []
+        model = parsed.model
+        self.number = number
+    }
+
+    func satisfies(_ match: ResponseRule.Match) -> Bool {
+        if let requests = match.requests, !requests.contains(number) { return false }
+        if let model = match.model, model != self.model { return false }
+        if let prompt = match.prompt, !self.prompt.contains(prompt) { return false }
+        if let regex = match.promptRegex, !regex.matches(prompt) { return false }
+        if let image = match.image, !imageURLs.contains(where: { $0.contains(image) }) { return false }
+        if let digest = match.imageSHA256, !imageDigests.contains(where: { $0.hasPrefix(digest) }) { return false }
+        return true
+    }
+
+    /// The hex SHA-256 of a base64 data URL's bytes; nil for other URLs.
+    static func sha256(ofDataURL url: String) -> String? {
+        guard url.hasPrefix("data:"), let comma = url.firstIndex(of: ","),
+            let data = Data(base64Encoded: String(url[url.index(after: comma)...]))
+        else { return nil }
+        return Hashing.sha256Hex(data)
+    }
+}
+
+// MARK: - Loading
+
+extension ResponseRules {
+    /// The two spellings of a script.
+    public enum FileFormat: String, Sendable {
+        case json, yaml
+
+        /// By extension (`.json`, `.yml`, `.yaml`), else by content: JSON starts with `{` or `[`.
+        static func of(path: String, text: String) -> FileFormat {
+            switch (path as NSString).pathExtension.lowercased() {
+            case "json": return .json
+            case "yml", "yaml": return .yaml
+            default:
+                let first = text.unicodeScalars.first { !CharacterSet.whitespacesAndNewlines.contains($0) }
+                return first == "{" || first == "[" ? .json : .yaml
+            }
+        }
+    }
+
+    /// Reads a script file; every problem is a `ResponseRulesError` naming `displayPath`.
+    public static func load(contentsOf url: URL, displayPath: String? = nil) throws -> [ResponseRule] {
+        let shown = displayPath ?? url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ResponseRulesError(file: shown, message: "cannot read the script: \(error.localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ResponseRulesError(file: shown, message: "the script is not UTF-8 text. Save it as UTF-8.")
+        }
+        return try parse(text, displayPath: shown)
+    }
+
+    /// Parses a script's text; `format` nil picks it by `displayPath`'s extension or the text.
+    public static func parse(_ text: String, displayPath: String, format: FileFormat? = nil) throws -> [ResponseRule] {
+        let format = format ?? FileFormat.of(path: displayPath, text: text)
+        if format == .json {
+            // Strict JSON first, so that a file other JSON tools reject is not accepted here.
+            do {
+                _ = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            } catch {
+                let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+                throw ResponseRulesError(file: displayPath, message: "not valid JSON (\(reason)).")
+            }
+        }
+        // JSON is YAML too: one reader gives both formats their line numbers.
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw ResponseRulesError(
+                file: displayPath, line: YAMLDiagnostics.line(of: error),
+                message: "not valid \(format == .json ? "JSON" : "YAML") (\(YAMLDiagnostics.summary(of: error))).")
+        }
+        return try ScriptReader(file: displayPath).rules(root)
+    }
+}
+
+/// Turns the composed document into rules, checking every field.
+private struct ScriptReader {
+    let file: String
+
+    static let topKeys = ["rules"]
+    static let ruleKeys = ["name", "match", "times", "respond"]
+    static let matchKeys = ["prompt", "prompt_regex", "image", "image_sha256", "model", "requests"]
+    static let respondKeys = ["answer", "finish_reason", "status", "error", "headers", "latency_ms"]
+    static let errorKeys = ["message", "type", "code", "param"]
+    static let finishReasons = ["stop", "length", "content_filter", "tool_calls", "function_call"]
+
+    struct Context {
+        var rule: Int?
+        var field: String?
+    }
+
+    func fail(_ node: Node?, _ context: Context, _ message: String) -> ResponseRulesError {
+        ResponseRulesError(file: file, line: node?.mark?.line, rule: context.rule, field: context.field, message: message)
+    }
+
+    func rules(_ root: Node?) throws -> [ResponseRule] {
+        let example = "Write `rules:` followed by a list of rules, each with `match:` and `respond:`."
+        guard let root, let top = root.mapping else {
+            throw fail(root, Context(), "the script must be a mapping with a `rules` list. \(example)")
+        }
+        try checkKeys(top, allowed: Self.topKeys, context: Context(), path: nil)
+        guard let list = top["rules"] else { throw fail(root, Context(), "no `rules` list. \(example)") }
+        guard let sequence = list.sequence else {
+            throw fail(list, Context(field: "rules"), "must be a list of rules. \(example)")
+        }
+        guard !sequence.isEmpty else { throw fail(list, Context(field: "rules"), "is empty: add at least one rule.") }
+        return try sequence.enumerated().map { index, node in try rule(node, number: index + 1) }
+    }
+
+    func rule(_ node: Node, number: Int) throws -> ResponseRule {
+        let context = Context(rule: number)
+        guard let mapping = node.mapping else {
+            throw fail(node, context, "a rule must be a mapping with `match:` and `respond:`.")
+        }
+        try checkKeys(mapping, allowed: Self.ruleKeys, context: context, path: nil)
+        var rule = ResponseRule(reply: ResponseRule.Reply(), line: node.mark?.line)
+        if let name = mapping["name"] { rule.name = try string(name, Context(rule: number, field: "name")) }
+        if let times = mapping["times"] {
+            rule.times = try integer(times, Context(rule: number, field: "times"), in: 1...Int.max, example: "3")
+        }
+        if let match = mapping["match"] { rule.match = try self.match(match, rule: number) }
+        guard let respond = mapping["respond"] else {
+            throw fail(node, context, "has no `respond:`: say what to answer (answer, finish_reason, status, error, headers, latency_ms).")
+        }
+        rule.reply = try reply(respond, rule: number)
+        return rule
+    }
+
+    func match(_ node: Node, rule: Int) throws -> ResponseRule.Match {
+        var match = ResponseRule.Match()
+        if node.scalar.map({ $0.string.isEmpty || $0.string == "null" || $0.string == "~" }) == true { return match }
+        guard let mapping = node.mapping else {
+            throw fail(node, Context(rule: rule, field: "match"), "must be a mapping of conditions (\(Self.matchKeys.joined(separator: ", "))).")
+        }
+        try checkKeys(mapping, allowed: Self.matchKeys, context: Context(rule: rule), path: "match")
+        func context(_ key: String) -> Context { Context(rule: rule, field: "match.\(key)") }
+        if let value = mapping["prompt"] { match.prompt = try nonEmptyString(value, context("prompt")) }
+        if let value = mapping["prompt_regex"] {
+            let pattern = try nonEmptyString(value, context("prompt_regex"))
+            do {
+                match.promptRegex = try PromptRegex(pattern)
+            } catch {
+                throw fail(value, context("prompt_regex"), "'\(pattern)' is not a valid regular expression (ICU syntax).")
+            }
+        }
+        if let value = mapping["image"] { match.image = try nonEmptyString(value, context("image")) }
+        if let value = mapping["image_sha256"] {
+            let digest = try nonEmptyString(value, context("image_sha256")).lowercased()
+            guard (8...64).contains(digest.count), digest.allSatisfy({ $0.isHexDigit }) else {
+                throw fail(
+                    value, context("image_sha256"),
+                    "must be 8 to 64 hex digits of the image file's SHA-256 (what `sha256sum IMAGE` prints), not '\(digest)'.")
+            }
+            match.imageSHA256 = digest
+        }
+        if let value = mapping["model"] { match.model = try nonEmptyString(value, context("model")) }
+        if let value = mapping["requests"] { match.requests = try requests(value, context("requests")) }
+        return match
+    }
+
+    /// `3`, `"3"`, `"2-5"` or `"10-"` (from the 10th on).
+    func requests(_ node: Node, _ context: Context) throws -> ClosedRange<Int> {
+        let problem = "takes a request number or range: 3, \"2-5\" or \"10-\" (from the 10th on), counting from 1"
+        guard let text = node.scalar?.string.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            throw fail(node, context, "\(problem).")
+        }
+        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard let low = Int(parts[0]), low >= 1 else { throw fail(node, context, "\(problem), not '\(text)'.") }
+        if parts.count == 1 { return low...low }
+        if parts[1].isEmpty { return low...Int.max }
+        guard let high = Int(parts[1]), high >= low else { throw fail(node, context, "\(problem), not '\(text)'.") }
+        return low...high
+    }
+
+    func reply(_ node: Node, rule: Int) throws -> ResponseRule.Reply {
+        guard let mapping = node.mapping, !mapping.isEmpty else {
+            throw fail(
+                node, Context(rule: rule, field: "respond"),
+                "must be a mapping with at least one of \(Self.respondKeys.joined(separator: ", ")).")
+        }
+        try checkKeys(mapping, allowed: Self.respondKeys, context: Context(rule: rule), path: "respond")
+        func context(_ key: String) -> Context { Context(rule: rule, field: "respond.\(key)") }
+        var reply = ResponseRule.Reply()
+        if let value = mapping["status"] {
+            let status = try integer(value, context("status"), in: 200...599, example: "429")
+            guard (200...299).contains(status) || status >= 400 else {
+                throw fail(value, context("status"), "must be 2xx (an answer) or 4xx/5xx (an error), not \(status).")
+            }
+            reply.status = status
+        }
+        if let value = mapping["answer"] {
+            guard let scalar = value.scalar else { throw fail(value, context("answer"), "must be text.") }
+            reply.answer = scalar.string
+        }
+        if let value = mapping["finish_reason"] {
+            let reason = try nonEmptyString(value, context("finish_reason"))
+            guard Self.finishReasons.contains(reason) else {
+                throw fail(value, context("finish_reason"), "must be one of \(Self.finishReasons.joined(separator: ", ")), not '\(reason)'.")
+            }
+            reply.finishReason = reason
+        }
+        if let value = mapping["error"] {
+            guard let fields = value.mapping else {
+                throw fail(value, context("error"), "must be a mapping of \(Self.errorKeys.joined(separator: ", ")).")
+            }
+            try checkKeys(fields, allowed: Self.errorKeys, context: Context(rule: rule), path: "respond.error")
+            func errorContext(_ key: String) -> Context { Context(rule: rule, field: "respond.error.\(key)") }
+            if let field = fields["message"] { reply.errorMessage = try nonEmptyString(field, errorContext("message")) }
+            if let field = fields["type"] { reply.errorType = try nonEmptyString(field, errorContext("type")) }
+            if let field = fields["code"] { reply.errorCode = try nonEmptyString(field, errorContext("code")) }
+            if let field = fields["param"] { reply.errorParam = try nonEmptyString(field, errorContext("param")) }
+            guard mapping["status"] != nil else {
+                throw fail(value, context("error"), "needs a `status` of 400 or more beside it, e.g. `status: 429`.")
+            }
+        }
+        if reply.isError {
+            for key in ["answer", "finish_reason"] where mapping[key] != nil {
+                throw fail(
+                    mapping[key], context(key),
+                    "cannot go with status \(reply.status), which answers with an error body. Remove it, or use a 2xx status.")
+            }
+        }
+        if let value = mapping["headers"] {
+            guard let fields = value.mapping else {
+                throw fail(value, context("headers"), "must be a mapping of header names to values, e.g. `retry-after-ms: 500`.")
+            }
+            for (nameNode, valueNode) in fields {
+                let name = nameNode.string ?? ""
+                let headerContext = Context(rule: rule, field: "respond.headers.\(name)")
+                let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
+                guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && token.contains($0) }) else {
+                    throw fail(nameNode, headerContext, "'\(name)' is not a valid header name.")
+                }
+                guard ["content-length", "content-type", "transfer-encoding"].contains(name.lowercased()) == false else {
+                    throw fail(nameNode, headerContext, "is set by the server itself; remove it.")
+                }
+                guard let text = valueNode.scalar?.string,
+                    !text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+                else {
+                    throw fail(valueNode, headerContext, "must be one line of text or a number.")
+                }
+                reply.headers.append((name: name, value: text))
+            }
+        }
+        if let value = mapping["latency_ms"] {
+            guard let milliseconds = value.scalar.flatMap({ Double($0.string) }), milliseconds >= 0,
+                milliseconds <= 3_600_000
+            else {
+                throw fail(value, context("latency_ms"), "takes milliseconds from 0 to 3600000, e.g. `latency_ms: 2500`.")
+            }
+            reply.latency = .milliseconds(milliseconds)
+        }
+        return reply
+    }
+
+    // MARK: Values
+
+    func checkKeys(_ mapping: Node.Mapping, allowed: [String], context: Context, path: String?) throws {
+        for (keyNode, _) in mapping {
+            let key = keyNode.string ?? ""
+            guard !allowed.contains(key) else { continue }
+            var errorContext = context
+            errorContext.field = path.map { "\($0).\(key)" } ?? key
+            let known = allowed.map { "`\($0)`" }.joined(separator: ", ")
+            throw fail(keyNode, errorContext, "is not a known key here. Known keys: \(known).")
+        }
+    }
+
+    func string(_ node: Node, _ context: Context) throws -> String {
+        guard let scalar = node.scalar else { throw fail(node, context, "must be text.") }
+        return scalar.string
+    }
+
+    func nonEmptyString(_ node: Node, _ context: Context) throws -> String {
+        let text = try string(node, context)
+        guard !text.isEmpty else { throw fail(node, context, "must not be empty.") }
+        return text
+    }
+
+    func integer(_ node: Node, _ context: Context, in range: ClosedRange<Int>, example: String) throws -> Int {
+        guard let text = node.scalar?.string, let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw fail(node, context, "must be a whole number, e.g. \(example).")
+        }
+        guard range.contains(value) else {
+            let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
+            throw fail(node, context, "must be \(bounds) (got \(value)).")
+        }
+        return value
+    }
+}
