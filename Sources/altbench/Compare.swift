@@ -9,7 +9,9 @@ extension AltBench {
             abstract: "Compare two runs, or a baseline file and a run: deltas, significance, flips, instability.",
             discussion: """
                 A and B are each a run id (or unique prefix) in RESULTS/altbench.sqlite, or a baseline \
-                file written by `altbench baseline save`. Exit status 0, or 2 when a side cannot be read.
+                file written by `altbench baseline save`. Output: text for the terminal (default), md for \
+                Markdown files (escaped for GitHub), json for tools. Exit status 0, or 2 when a side \
+                cannot be read.
                 """)
 
         @Argument(help: ArgumentHelp("The earlier side: a run id, or a baseline file.", valueName: "a"))
@@ -21,12 +23,12 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
         var results: String = "results"
 
-        @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
-        var format: String = "md"
+        @Option(name: .long, help: ArgumentHelp("text (terminal), md (Markdown) or json (for tools).", valueName: "format"))
+        var format: String = "text"
 
         func run() async throws {
             guard let format = CompareFormat(rawValue: format) else {
-                throw fail("--format takes md or json (got '\(format)').", code: 2)
+                throw fail("--format takes text, md or json (got '\(format)').", code: 2)
             }
             do {
                 try await CompareCommand(results: results).run(a, b, format: format)
@@ -42,10 +44,13 @@ extension AltBench {
         static let configuration = CommandConfiguration(
             abstract: "Check the latest run (or RUN) against a baseline; exit 1 on a regression.",
             discussion: """
-                Limits come from `check:` in altbench.yml (defaults: quality may fall at most 0.02, \
-                first-person and refusal rates may not rise, truncation may rise at most 2 points, any \
-                statistically significant regression fails). The verdict is the first line printed. \
-                With $GITHUB_STEP_SUMMARY set, the Markdown is appended to it.
+                Limits come from `check:` in altbench.yml (defaults: the share of failed trials may not \
+                rise, quality may fall at most 0.02, first-person and refusal rates may not rise, \
+                truncation may rise at most 2 points, any statistically significant regression fails). \
+                A check the baseline measured and the run could not (a pair that got no answers) fails. \
+                The verdict is the first line printed, then one line per pair; --verbose prints the \
+                whole comparison. With $GITHUB_STEP_SUMMARY set, the whole comparison is appended to it \
+                as Markdown.
                 Exit status: 0 pass, 1 regression, 2 error or misconfiguration (a baseline of another \
                 provider, model or dataset, a mock run against a real baseline, an unfinished run, an \
                 unreadable file).
@@ -60,8 +65,15 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
         var results: String = "results"
 
-        @Option(name: .long, help: ArgumentHelp("md (for people) or json (for tools).", valueName: "format"))
-        var format: String = "md"
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "text (terminal: the verdict and one line per pair), md (the whole comparison as Markdown) or json (for tools).",
+                valueName: "format"))
+        var format: String = "text"
+
+        @Flag(name: .long, help: "With --format text, print the whole comparison: every check, significance, flips, instability.")
+        var verbose = false
 
         @Option(name: .long, help: ArgumentHelp("Also write JUnit XML here, one testcase per variant, max_tokens and check.", valueName: "file"))
         var junit: String?
@@ -71,12 +83,12 @@ extension AltBench {
 
         func run() async throws {
             guard let format = CompareFormat(rawValue: format) else {
-                throw fail("--format takes md or json (got '\(format)').", code: 2)
+                throw fail("--format takes text, md or json (got '\(format)').", code: 2)
             }
             let verdict: CheckVerdict
             do {
                 verdict = try await CheckCommand(results: results, configPath: config).run(
-                    baseline: baseline, runID: run, format: format, junit: junit)
+                    baseline: baseline, runID: run, format: format, verbose: verbose, junit: junit)
             } catch let error as AltBenchError {
                 throw fail(error.description, code: 2)
             } catch let error as StoreFailure {
