@@ -35,9 +35,9 @@ struct CIExampleTests {
         }
     }
 
-    /// The workflow's altbench commands, line continuations joined, in order, with the
-    /// binary's path left out: `["run --provider openai", "run --offline", "check …"]`.
-    static func workflowCommands() throws -> [[String]] {
+    /// The workflow's steps that run altbench, line continuations joined, in order:
+    /// `["….build/release/altbench run --provider openai || test $? -eq 3", …]`.
+    static func workflowSteps() throws -> [String] {
         let file = Workspace.repository.appendingPathComponent("examples/ci/altbench.yml")
         let workflow = try #require(try Yams.load(yaml: try String(contentsOf: file, encoding: .utf8)) as? [String: Any])
         let job = try #require((workflow["jobs"] as? [String: Any])?["alt-text"] as? [String: Any])
@@ -45,19 +45,45 @@ struct CIExampleTests {
         return steps.compactMap { $0["run"] as? String }
             .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
             .filter { $0.contains(".build/release/altbench ") }
-            .map { command in
-                let words = command.split(whereSeparator: \.isWhitespace).map(String.init)
-                return Array(words.drop { $0 != ".build/release/altbench" }.dropFirst())
+    }
+
+    /// The arguments the step gives altbench (up to a `||`).
+    static func arguments(_ step: String) -> [String] {
+        let words = step.split(whereSeparator: \.isWhitespace).map(String.init)
+        return Array(words.drop { $0 != ".build/release/altbench" }.dropFirst().prefix { !["||", "&&", ";", "|"].contains($0) })
+    }
+
+    /// Runs a step's shell line as GitHub Actions does in a container (`sh -e`), with the
+    /// built altbench in place of `.build/release/altbench`; returns its exit status.
+    static func runStep(_ step: String, in directory: URL, environment: [String: String]) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-e", "-c", step.replacingOccurrences(of: ".build/release/altbench", with: AltbenchProcess.executable.path),
+        ]
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
             }
+        }
     }
 
     /// A fork's pull request edits a prompt: the offline replay has no stored answers for it,
     /// so every trial of that prompt fails (exit 3), and the gate must fail on it (exit 1)
     /// instead of passing checks it could not measure.
     @Test func aForkThatEditsAPromptFailsTheGateOnItsUnansweredTrials() async throws {
-        let commands = try Self.workflowCommands()
-        try #require(commands.count == 3)
-        let (live, replay, check) = (commands[0], commands[1], commands[2])
+        let steps = try Self.workflowSteps()
+        try #require(steps.count == 3)
+        let (live, replay, check) = (Self.arguments(steps[0]), Self.arguments(steps[1]), Self.arguments(steps[2]))
         #expect(live.starts(with: ["run", "--provider", "openai"]))
         #expect(replay == ["run", "--offline"])
         #expect(check.starts(with: ["check", "--baseline", "results/baseline.json"]))
@@ -85,6 +111,8 @@ struct CIExampleTests {
         let replayed = try await AltbenchProcess.run(replay, in: workspace.root, environment: fork)
         #expect(replayed.status == 3, "\(replayed.stdout)\(replayed.stderr)")
         #expect(replayed.stderr.contains("4 trials had no stored answer"), "\(replayed.stderr)")
+        // The workflow's step lets exit status 3 through, so that the check step runs and decides.
+        #expect(try await Self.runStep(steps[1], in: workspace.root, environment: fork) == 0)
 
         let summary = workspace.url("step-summary.md")
         let gate = try await AltbenchProcess.run(
