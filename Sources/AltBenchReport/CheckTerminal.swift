@@ -17,7 +17,8 @@ import Foundation
 /// Pairs keep the comparison's order (the run's). Text from the runs is printed as it is,
 /// never HTML-escaped, on one line and without control characters (``TerminalText``).
 public enum CheckTerminal {
-    /// Regressed items listed at most, over all pairs; the rest are counted.
+    /// Failed checks and regressed items listed at most, over all pairs; the rest are counted.
+    static let failureLimit = 20
     static let itemLimit = 10
 
     public static func summary(_ verdict: CheckVerdict) -> String {
@@ -40,8 +41,11 @@ public enum CheckTerminal {
         let failures = verdict.failures
         if !failures.isEmpty {
             out.append("Failed checks:")
-            for failure in failures {
+            for failure in failures.prefix(failureLimit) {
                 out.append("  \(TerminalText.line(failure.label)) \(failure.check): \(TerminalText.line(failure.message))")
+            }
+            if failures.count > failureLimit {
+                out.append("  … and \(failures.count - failureLimit) more (the table above names them; --verbose gives each).")
             }
             out.append("")
             let items = regressedItems(verdict)

@@ -109,6 +109,30 @@ struct CheckTerminalTests {
         #expect(xml.contains("<testcase classname=\"altbench.terse.50\" name=\"errors\" time=\"0\">\n      <failure"))
     }
 
+    @Test("many failures stay short: the first 20 failed checks, then a count")
+    func manyFailures() throws {
+        var baseline = F.baseline
+        var run = Self.unanswered
+        // Eight pairs, each with every trial failed: 48 failed checks.
+        baseline.rows = (0..<8).map { index in
+            var row = F.baseline.rows[0]
+            row.variant = "v\(index)"
+            return row
+        }
+        run.rows = (0..<8).map { index in
+            var row = Self.unanswered.rows[0]
+            row.variant = "v\(index)"
+            return row
+        }
+        let verdict = CheckVerdict(comparison: Comparison(before: baseline, after: run))
+        #expect(verdict.failures.count == 48)
+        let lines = CheckTerminal.summary(verdict).components(separatedBy: "\n")
+        #expect(lines.filter { $0.hasPrefix("  v") }.count == 20)
+        #expect(lines.contains("  … and 28 more (the table above names them; --verbose gives each)."))
+        #expect(lines.filter { $0.hasPrefix("v") && $0.contains("failed: errors") }.count == 8, "one table line per pair")
+        #expect(lines.count < 45)
+    }
+
     @Test("a check the baseline did not measure is shown as skipped everywhere")
     func skipped() throws {
         var baseline = F.baseline
