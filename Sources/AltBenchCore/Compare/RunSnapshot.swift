@@ -89,14 +89,14 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         public var metrics: [String: Double]
         /// Each item's outcome, by item id.
         public var items: [String: ItemOutcome]
-        /// The reason the first failed trial (in item and repeat order) got no answer; absent
-        /// when every trial was answered.
+        /// The reason the first failed trial (in item and repeat order) got no answer, for the
+        /// check's message; nil when every trial was answered. Not written to the file: a
+        /// baseline is committed, and a reason can quote an endpoint or a server's words.
         public var firstError: String?
 
         enum CodingKeys: String, CodingKey {
             case variant, n, answered, errors, metrics, items
             case maxTokens = "max_tokens"
-            case firstError = "first_error"
         }
 
         public init(
