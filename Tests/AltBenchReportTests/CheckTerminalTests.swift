@@ -100,7 +100,7 @@ struct CheckTerminalTests {
         #expect(text.contains("first reason: no stored answer for this trial."))
         let markdown = CheckReport.markdown(verdict)
         #expect(markdown.contains("| terse @ 50 | 6 / 0 → 0 / 6 ▼ | 0.750 → – |"), "\(markdown)")
-        #expect(markdown.contains("| terse @ 50 | `quality` | ❌ | not measured: the baseline measured 0.750, but the run answered none of this pair's 6 trials (see \\`errors\\`). |"))
+        #expect(markdown.contains("| terse @ 50 | `quality` | ❌ | not measured: the baseline measured 0.750, but the run answered none of this pair's 6 trials: fix what made them fail (see \\`errors\\`) and run again. |"))
         #expect(!markdown.contains("not measured on both sides"))
         let xml = JUnitReport.xml(verdict)
         #expect(xml.contains("<property name=\"run.answered\" value=\"0\"/>"))

@@ -289,7 +289,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         /// Why a figure the baseline has is missing from the run, and what to do.
         var missingInRun: String {
             after.answered == 0
-                ? "the run answered none of this pair's \(after.n) trials (see `errors`)."
+                ? "the run answered none of this pair's \(after.n) trials: fix what made them fail (see `errors`) and run again."
                 : "the run's scoring differs from the baseline's. Run with the baseline's `hard_fails` and scoring settings, or save a new baseline."
         }
         /// A check the baseline did not measure: skipped, never held.

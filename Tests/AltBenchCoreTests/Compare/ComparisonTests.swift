@@ -207,7 +207,7 @@ struct ComparisonTests {
         #expect(errors.message.contains("The run got no answer for this pair; first reason: no stored answer for this trial."))
         #expect(verdict.headline.hasPrefix("altbench check: regression — v @ 50: errors rose: 0 of 20 trials failed in the baseline, 20 of 20 in the run"))
         let quality = try #require(Self.result(verdict, "quality"))
-        #expect(quality.message == "not measured: the baseline measured 0.800, but the run answered none of this pair's 20 trials (see `errors`).")
+        #expect(quality.message == "not measured: the baseline measured 0.800, but the run answered none of this pair's 20 trials: fix what made them fail (see `errors`) and run again.")
         #expect(Self.result(verdict, ScoreName.firstPerson)?.message.hasPrefix("not measured: the baseline measured 0.0%, but the run answered none") == true)
         #expect(Self.result(verdict, "significance")?.message.hasPrefix("not measured: no item was answered on both sides") == true)
         let line = try #require(verdict.pairSummaries.first)
