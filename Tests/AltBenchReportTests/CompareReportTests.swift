@@ -93,6 +93,17 @@ struct CompareReportTests {
         try Self.expectGolden(CheckReport.markdown(F.mismatch), "check-error.md")
     }
 
+    @Test("the terminal's check summary matches Golden/check.terminal.txt byte for byte")
+    func goldenTerminal() throws {
+        try Self.expectGolden(CheckTerminal.summary(F.regression), "check.terminal.txt")
+    }
+
+    @Test("the terminal's summary of a pair that got no answers matches Golden/check-unanswered.terminal.txt")
+    func goldenTerminalUnanswered() throws {
+        let verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: CheckTerminalTests.unanswered))
+        try Self.expectGolden(CheckTerminal.summary(verdict), "check-unanswered.terminal.txt")
+    }
+
     // MARK: - Check
 
     @Test("the check's first line is its headline", arguments: ["regression", "pass", "mismatch"])
