@@ -164,6 +164,12 @@ struct CheckEndToEndTests {
         #expect(markdown.status == 0, "\(markdown.stderr)")
         #expect(markdown.stdout.hasPrefix("# altbench compare"), "\(markdown.stdout.prefix(200))")
         #expect(markdown.stdout.contains("icecubes @ 10"))
+        // The terminal text and the Markdown have the same layout; only the escaping differs.
+        let file = try await AltbenchProcess.run(["compare", "short.json", runID, "--format", "md"], in: workspace.root)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(file.stdout.hasPrefix("# altbench compare"))
+        #expect(file.stdout.components(separatedBy: "\n").count == markdown.stdout.components(separatedBy: "\n").count)
+        #expect(markdown.stdout.contains("| pair | answered / failed |"))
     }
 
     @Test func repeatsAreCachedByIndexAndTheirDisagreementsReported() async throws {
