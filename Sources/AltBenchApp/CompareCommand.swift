@@ -32,9 +32,10 @@ enum ComparisonSide {
     }
 }
 
-/// Output formats of `altbench compare` and `altbench check`.
+/// Output formats of `altbench compare` and `altbench check`: `text` for a terminal (the
+/// default; never HTML-escaped), `md` for Markdown files and pull requests, `json` for tools.
 public enum CompareFormat: String, Sendable, CaseIterable {
-    case md, json
+    case text, md, json
 }
 
 /// `altbench compare A B`: two runs, or a baseline file and a run, side by side.
@@ -53,11 +54,12 @@ public struct CompareCommand: Sendable {
     }
 
     @discardableResult
-    public func run(_ a: String, _ b: String, format: CompareFormat = .md, alpha: Double = 0.05) async throws -> Comparison {
+    public func run(_ a: String, _ b: String, format: CompareFormat = .text, alpha: Double = 0.05) async throws -> Comparison {
         let before = try await ComparisonSide.load(a, results: results, workingDirectory: workingDirectory)
         let after = try await ComparisonSide.load(b, results: results, workingDirectory: workingDirectory)
         let comparison = Comparison(before: before.snapshot, after: after.snapshot, alpha: alpha)
         switch format {
+        case .text: console.out(CompareReport.text(comparison))
         case .md: console.out(CompareReport.markdown(comparison))
         case .json: console.out(try CompareJSON.encode(comparison))
         }
@@ -87,11 +89,14 @@ public struct CheckCommand: Sendable {
     }
 
     /// Judges the run, prints the verdict in `format`, writes `junit` when given and appends
-    /// the Markdown to `$GITHUB_STEP_SUMMARY` when that is set. Throws only when the inputs
+    /// the full Markdown to `$GITHUB_STEP_SUMMARY` when that is set. Throws only when the inputs
     /// cannot be read (exit status 2 as well).
-    public func run(baseline: String, runID: String?, format: CompareFormat = .md, junit: String? = nil) async throws
-        -> CheckVerdict
-    {
+    ///
+    /// `text` prints the verdict and one line per pair, and the whole comparison only when
+    /// `verbose`; `md` and `json` are always whole.
+    public func run(
+        baseline: String, runID: String?, format: CompareFormat = .text, verbose: Bool = false, junit: String? = nil
+    ) async throws -> CheckVerdict {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         let thresholds = config.check
         let baselineURL = URL.resolving(baseline, against: workingDirectory)
@@ -119,6 +124,7 @@ public struct CheckCommand: Sendable {
 
         let markdown = CheckReport.markdown(verdict)
         switch format {
+        case .text: console.out(verbose ? CheckReport.text(verdict) : CheckTerminal.summary(verdict))
         case .md: console.out(markdown)
         case .json: console.out(try CompareJSON.encode(verdict))
         }

@@ -20,19 +20,28 @@ import Foundation
 ///    when none do, and a line saying there is nothing to disagree when B asked each question once.
 ///
 /// Text from runs (variant names, answers, notes) is escaped with ``MarkdownText``, so a `|` or
-/// a newline in an answer cannot break a table. Numbers use fixed `%.3f`-style formats, and
+/// a newline in an answer cannot break a table; ``text(_:)`` renders the same layout for a
+/// terminal, where nothing is HTML-escaped (``TerminalText``). Numbers use fixed `%.3f`-style formats, and
 /// nothing depends on the date or the locale: the same comparison always renders the same bytes.
 public enum CompareReport {
     /// The full comparison in Markdown.
     public static func markdown(_ comparison: Comparison) -> String {
         var out: [String] = []
-        render(comparison, level: 1, into: &out)
+        render(comparison, level: 1, style: .markdown, into: &out)
+        return finish(out)
+    }
+
+    /// The full comparison for a terminal: the same layout, with text from the runs printed
+    /// as it is (one line per value, control characters dropped) instead of HTML-escaped.
+    public static func text(_ comparison: Comparison) -> String {
+        var out: [String] = []
+        render(comparison, level: 1, style: .terminal, into: &out)
         return finish(out)
     }
 
     /// Appends the comparison with its title at heading `level` and its sections below it.
-    static func render(_ comparison: Comparison, level: Int, into out: inout [String]) {
-        var writer = Writer(comparison: comparison, level: level)
+    static func render(_ comparison: Comparison, level: Int, style: TextStyle, into out: inout [String]) {
+        var writer = Writer(comparison: comparison, level: level, style: style)
         writer.render()
         out += writer.out
     }
@@ -54,11 +63,13 @@ public enum CompareReport {
     private struct Writer {
         let comparison: Comparison
         let level: Int
+        let style: TextStyle
         var out: [String] = []
 
-        init(comparison: Comparison, level: Int) {
+        init(comparison: Comparison, level: Int, style: TextStyle) {
             self.comparison = comparison
             self.level = level
+            self.style = style
         }
 
         /// A heading `depth` levels below the title.
@@ -78,14 +89,14 @@ public enum CompareReport {
 
         mutating func header() {
             let a = comparison.before, b = comparison.after
-            out.append(heading(0, "altbench compare \(MarkdownText.inline(a.runID)) → \(MarkdownText.inline(b.runID))"))
+            out.append(heading(0, "altbench compare \(style.inline(a.runID)) → \(style.inline(b.runID))"))
             out.append("")
             out.append("A is the baseline (before), B the run under review (after).")
             out.append("")
             out.append("| | A (before) | B (after) |")
             out.append("|---|---|---|")
             func row(_ name: String, _ value: (RunSnapshot) -> String) {
-                out.append("| \(name) | \(MarkdownText.cell(value(a))) | \(MarkdownText.cell(value(b))) |")
+                out.append("| \(name) | \(style.cell(value(a))) | \(style.cell(value(b))) |")
             }
             row("run") { $0.runID }
             row("provider") { $0.provider }
@@ -101,14 +112,14 @@ public enum CompareReport {
                 out.append(">")
                 for mismatch in comparison.mismatches {
                     out.append(
-                        "> - **\(MarkdownText.inline(mismatch.field))**: A \(MarkdownText.inline(mismatch.before)), B \(MarkdownText.inline(mismatch.after))")
+                        "> - **\(style.inline(mismatch.field))**: A \(style.inline(mismatch.before)), B \(style.inline(mismatch.after))")
                 }
                 out.append("")
             }
             if !comparison.notes.isEmpty {
                 out.append("Notes:")
                 out.append("")
-                for note in comparison.notes { out.append("- \(MarkdownText.inline(note))") }
+                for note in comparison.notes { out.append("- \(style.inline(note))") }
                 out.append("")
             }
         }
@@ -119,13 +130,14 @@ public enum CompareReport {
             out.append(heading(1, "Summary"))
             out.append("")
             out.append(
-                "Each cell is A → B (change). ▲ better, ▼ worse, = same; mean length has no better side. Rates are shares of answered trials, their changes in percentage points (pp). Significance: paired tests (see below), **bold** when p < \(CompareReport.alpha(comparison.alpha)).")
+                "Each cell is A → B (change). ▲ better, ▼ worse, = same; mean length has no better side. Answered / failed counts trials (a failed trial got no answer); rates are shares of answered trials, their changes in percentage points (pp). Significance: paired tests (see below), **bold** when p < \(CompareReport.alpha(comparison.alpha)).")
             out.append("")
             out.append(
-                "| pair | n | " + CompareReport.summaryFigures.map(\.title).joined(separator: " | ") + " | significance |")
+                "| pair | answered / failed | " + CompareReport.summaryFigures.map(\.title).joined(separator: " | ")
+                    + " | significance |")
             out.append("|---|---:|" + String(repeating: "---:|", count: CompareReport.summaryFigures.count) + "---|")
             for pair in comparison.pairs {
-                var cells = [CompareReport.pairCell(pair), "\(Self.count(pair.before?.n)) → \(Self.count(pair.after?.n))"]
+                var cells = [CompareReport.pairCell(pair, style: style), CompareReport.trials(pair)]
                 cells += CompareReport.summaryFigures.map { figure in
                     pair.metric(figure.name).map(CompareReport.change) ?? "–"
                 }
@@ -134,8 +146,6 @@ public enum CompareReport {
             }
             out.append("")
         }
-
-        static func count(_ n: Int?) -> String { n.map(String.init) ?? "–" }
 
         // MARK: Significance
 
@@ -146,7 +156,7 @@ public enum CompareReport {
                 "Paired tests over the items both runs answered; each item's repeats are folded into its mean first, so a repeated trial does not count as independent evidence. Rates show the Wilson 95% interval of each side. Each hard check gets the exact McNemar (sign) test on the items whose pass share changed; `quality` gets a paired bootstrap of the mean per-item difference (2,000 resamples, fixed seed) with its 95% interval. Significant: p < \(CompareReport.alpha(comparison.alpha)).")
             out.append("")
             for pair in comparison.pairs {
-                out.append(heading(2, MarkdownText.inline(pair.label)))
+                out.append(heading(2, style.inline(pair.label)))
                 out.append("")
                 guard pair.before != nil, pair.after != nil else {
                     out.append("\(pair.before == nil ? "New: no baseline" : "Missing from B"), so nothing to pair.")
@@ -166,7 +176,7 @@ public enum CompareReport {
                         ? "\(CompareReport.interval(metric.beforeInterval)) → \(CompareReport.interval(metric.afterInterval))"
                         : "–"
                     out.append(
-                        "| \(CompareReport.title(metric.name)) | \(values) | \(intervals) | \(CompareReport.testText(metric.test, pair: pair)) | \(CompareReport.pCell(metric.test)) |")
+                        "| \(CompareReport.title(metric.name, style: style)) | \(values) | \(intervals) | \(CompareReport.testText(metric.test, pair: pair)) | \(CompareReport.pCell(metric.test)) |")
                 }
                 out.append("")
             }
@@ -187,28 +197,28 @@ public enum CompareReport {
                 "Items whose hard check passed in A and failed in B (regressions, ▼, first) or failed in A and passed in B (▲), with both answers (A's first answered repeat, and B's).")
             out.append("")
             for pair in flipped {
-                out.append(heading(2, MarkdownText.inline(pair.label)))
+                out.append(heading(2, style.inline(pair.label)))
                 out.append("")
                 out.append("| item | check | A → B | A's answer | B's answer |")
                 out.append("|---|---|---|---|---|")
                 for flip in pair.flips.filter(\.regressed) + pair.flips.filter({ !$0.regressed }) {
                     let change = flip.regressed ? "passed → **failed** ▼" : "failed → passed ▲"
                     out.append(
-                        "| \(MarkdownText.cell(flip.item)) | \(MarkdownText.cell(Format.label(flip.check))) | \(change) | \(Self.answer(flip.beforeAnswer)) | \(Self.answer(flip.afterAnswer)) |")
+                        "| \(style.cell(flip.item)) | \(style.cell(Format.label(flip.check))) | \(change) | \(answer(flip.beforeAnswer)) | \(answer(flip.afterAnswer)) |")
                 }
                 out.append("")
             }
             let quiet = comparison.pairs.filter { $0.flips.isEmpty && $0.before != nil && $0.after != nil }
             if !quiet.isEmpty {
-                out.append("No flips in \(quiet.map { MarkdownText.inline($0.label) }.joined(separator: ", ")).")
+                out.append("No flips in \(quiet.map { style.inline($0.label) }.joined(separator: ", ")).")
                 out.append("")
             }
         }
 
-        static func answer(_ text: String?) -> String {
+        func answer(_ text: String?) -> String {
             guard let text else { return "*(no answer)*" }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return trimmed.isEmpty ? "*(empty)*" : MarkdownText.cell(trimmed)
+            return trimmed.isEmpty ? "*(empty)*" : style.cell(trimmed)
         }
 
         // MARK: Instability
@@ -223,7 +233,7 @@ public enum CompareReport {
             }
             let rows = comparison.pairs.flatMap { pair in
                 pair.unstable.flatMap { item in
-                    item.checks.keys.sorted().map { (pair: pair, item: item.item, check: $0, share: item.checks[$0]!) }
+                    item.passed.keys.sorted().map { (pair: pair, item: item.item, check: $0, share: item.passed[$0]!) }
                 }
             }
             guard !rows.isEmpty else {
@@ -239,7 +249,7 @@ public enum CompareReport {
                 let answered = row.pair.after?.items[row.item]?.answered ?? 0
                 let passed = Int((row.share * Double(answered)).rounded())
                 out.append(
-                    "| \(MarkdownText.cell(row.pair.label)) | \(MarkdownText.cell(row.item)) | \(MarkdownText.cell(Format.label(row.check))) | \(CompareReport.percent(row.share)) (\(passed) of \(answered)) |")
+                    "| \(style.cell(row.pair.label)) | \(style.cell(row.item)) | \(style.cell(Format.label(row.check))) | \(CompareReport.percent(row.share)) (\(passed) of \(answered)) |")
             }
             out.append("")
         }
@@ -248,8 +258,8 @@ public enum CompareReport {
     // MARK: - Cells
 
     /// The pair's name, and whether it is on one side only.
-    static func pairCell(_ pair: PairComparison) -> String {
-        let label = MarkdownText.cell(pair.label)
+    static func pairCell(_ pair: PairComparison, style: TextStyle = .markdown) -> String {
+        let label = style.cell(pair.label)
         if pair.before == nil { return "\(label) (*new: no baseline*)" }
         if pair.after == nil { return "\(label) (*missing from B*)" }
         return label
@@ -295,8 +305,20 @@ public enum CompareReport {
     }
 
     /// How tables name a figure: the summary's column title, else the run report's label.
-    static func title(_ name: String) -> String {
-        summaryFigures.first { $0.name == name }?.title ?? MarkdownText.cell(Format.label(name))
+    static func title(_ name: String, style: TextStyle = .markdown) -> String {
+        summaryFigures.first { $0.name == name }?.title ?? style.cell(Format.label(name))
+    }
+
+    /// Trials answered and failed on each side: "27 / 0 → 0 / 27 ▼" (▼ when the share of
+    /// failed trials rose, ▲ when it fell).
+    static func trials(_ pair: PairComparison) -> String {
+        func side(_ row: RunSnapshot.Row?) -> String { row.map { "\($0.answered) / \($0.errors)" } ?? "–" }
+        var text = "\(side(pair.before)) → \(side(pair.after))"
+        if let before = pair.before, let after = pair.after, before.n > 0, after.n > 0 {
+            let change = Double(after.errors) / Double(after.n) - Double(before.errors) / Double(before.n)
+            if change > 1e-9 { text += " ▼" } else if change < -1e-9 { text += " ▲" }
+        }
+        return text
     }
 
     static func interval(_ range: ClosedRange<Double>?) -> String {
@@ -339,7 +361,7 @@ public enum CompareReport {
             let changed = test.favours != .same || (test.improved ?? 0) + (test.worsened ?? 0) > 0
             guard test.significant || changed else { return nil }
             // Figure names are altbench's own ids (`first_person`): shown as the check messages name them.
-            let text = "\(metric.name) p\(p(test.p).hasPrefix("<") ? "" : "=")\(p(test.p))"
+            let text = "\(metric.name) \(SignificanceTest.describe(p: test.p))"
             guard test.significant else { return text }
             let marker = marker(test.favours)
             return "**\(text)\(marker.isEmpty ? "" : " " + marker)**"
@@ -348,16 +370,28 @@ public enum CompareReport {
     }
 }
 
-/// Renders a ``CheckVerdict`` (`altbench check --baseline FILE`) as Markdown.
+/// Renders a ``CheckVerdict`` (`altbench check --baseline FILE`) in full, as Markdown (the
+/// step summary, `--format md`) or as text for a terminal (`--verbose`).
 ///
 /// The first line is exactly ``CheckVerdict/headline``, as a plain paragraph (not bold, so a
 /// reader of the first line gets the headline's bytes). Then the exit status and what it means,
-/// the errors (status 2) or the failed checks (status 1), a table of every check with ✅ or ❌,
-/// the limits checked against, and the full comparison (``CompareReport``) one heading level down.
+/// the errors (status 2) or the failed checks (status 1), a table of every check with ✅, ❌ or
+/// "skipped", the limits checked against, and the full comparison (``CompareReport``) one
+/// heading level down.
 public enum CheckReport {
     /// The check's Markdown: the verdict first (its headline is the first line), then the failed checks, then every check, then the comparison.
     public static func markdown(_ verdict: CheckVerdict) -> String {
-        var out: [String] = [verdict.headline, ""]
+        render(verdict, style: .markdown)
+    }
+
+    /// The same for a terminal: text from the runs is not HTML-escaped, and cannot carry
+    /// control characters.
+    public static func text(_ verdict: CheckVerdict) -> String {
+        render(verdict, style: .terminal)
+    }
+
+    static func render(_ verdict: CheckVerdict, style: TextStyle) -> String {
+        var out: [String] = [style == .terminal ? TerminalText.line(verdict.headline) : verdict.headline, ""]
         let meaning = "(0 passed, 1 regression, 2 cannot compare)"
         switch verdict.status {
         case .pass:
@@ -369,7 +403,7 @@ public enum CheckReport {
         case .error:
             out.append("⚠️ **Cannot compare**: exit status 2 \(meaning). Nothing below counts until these are fixed:")
             out.append("")
-            for error in verdict.errors { out.append("- \(MarkdownText.inline(error))") }
+            for error in verdict.errors { out.append("- \(style.inline(error))") }
             out.append("")
         }
 
@@ -379,7 +413,7 @@ public enum CheckReport {
             out.append("")
             for failure in failures {
                 out.append(
-                    "- **\(MarkdownText.inline(failure.label))** `\(failure.check.replacingOccurrences(of: "`", with: "'"))`: \(MarkdownText.inline(failure.message))")
+                    "- **\(style.inline(failure.label))** `\(failure.check.replacingOccurrences(of: "`", with: "'"))`: \(style.inline(failure.message))")
             }
             out.append("")
         }
@@ -398,13 +432,18 @@ public enum CheckReport {
             out.append("| pair | check | result | message |")
             out.append("|---|---|---|---|")
             for result in verdict.results {
+                let mark = switch result.outcome {
+                case .passed: "✅"
+                case .failed: "❌"
+                case .skipped: "skipped"
+                }
                 out.append(
-                    "| \(MarkdownText.cell(result.label)) | `\(result.check.replacingOccurrences(of: "`", with: "'"))` | \(result.passed ? "✅" : "❌") | \(MarkdownText.cell(result.message)) |")
+                    "| \(style.cell(result.label)) | `\(result.check.replacingOccurrences(of: "`", with: "'"))` | \(mark) | \(style.cell(result.message)) |")
             }
         }
         out.append("")
 
-        CompareReport.render(verdict.comparison, level: 2, into: &out)
+        CompareReport.render(verdict.comparison, level: 2, style: style, into: &out)
         return CompareReport.finish(out)
     }
 
@@ -416,6 +455,6 @@ public enum CheckReport {
         let significance = thresholds.failOnSignificant
             ? "and any significant regression (p < \(CompareReport.alpha(thresholds.alpha))) fails"
             : "and significant regressions do not fail"
-        return "Limits (`check:` in `altbench.yml`): per pair, quality may fall \(String(format: "%.3f", thresholds.maxQualityDrop)), first person \(rise(thresholds.maxFirstPersonRise)), refusal \(rise(thresholds.maxRefusalRise)), truncated \(rise(thresholds.maxTruncationRise)), \(significance)."
+        return "Limits (`check:` in `altbench.yml`): per pair, the share of failed trials \(rise(thresholds.maxErrorRise)), quality may fall \(String(format: "%.3f", thresholds.maxQualityDrop)), first person \(rise(thresholds.maxFirstPersonRise)), refusal \(rise(thresholds.maxRefusalRise)), truncated \(rise(thresholds.maxTruncationRise)), \(significance). A check the baseline measured and the run could not fails."
     }
 }

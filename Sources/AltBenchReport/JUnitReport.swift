@@ -4,9 +4,11 @@ import Foundation
 /// `altbench check --junit FILE`: the verdict as JUnit XML, the de-facto schema CI servers
 /// read (Jenkins, GitLab, dorny/test-reporter, mikepenz/action-junit-report).
 ///
-/// - one `<testsuite>` per (variant, max_tokens) pair, named by its label ("terse @ 50");
+/// - one `<testsuite>` per (variant, max_tokens) pair, named by its label ("terse @ 50"), with
+///   `<properties>` giving the trials answered and failed on each side;
 /// - one `<testcase classname="altbench.<variant>.<max_tokens or none>" name="<check>">` per
-///   result, a failed one holding `<failure type="regression">` with the pair's figures;
+///   result, a failed one holding `<failure type="regression">` with the pair's figures, a
+///   skipped one (not measured in the baseline) `<skipped message="…"/>`;
 /// - when the comparison cannot be judged, a testsuite "altbench check configuration" with one
 ///   `<error type="configuration">` per reason.
 ///
@@ -21,13 +23,29 @@ public enum JUnitReport {
         out += "<testsuites name=\"altbench check\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(verdict.errors.count)\" time=\"0\">\n"
         for group in groups(verdict.results) {
             let pair = verdict.comparison.pairs.first { $0.variant == group.variant && $0.maxTokens == group.maxTokens }
-            let failed = group.results.filter { !$0.passed }.count
-            out += "  <testsuite name=\(attribute(group.results[0].label)) tests=\"\(group.results.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"0\" time=\"0\">\n"
+            let failed = group.results.filter(\.failed).count
+            let skipped = group.results.filter(\.skipped).count
+            out += "  <testsuite name=\(attribute(group.results[0].label)) tests=\"\(group.results.count)\" failures=\"\(failed)\" errors=\"0\" skipped=\"\(skipped)\" time=\"0\">\n"
+            if let pair, let before = pair.before, let after = pair.after {
+                out += "    <properties>\n"
+                for (name, value) in [
+                    ("baseline.answered", before.answered), ("baseline.failed", before.errors),
+                    ("run.answered", after.answered), ("run.failed", after.errors),
+                ] {
+                    out += "      <property name=\"\(name)\" value=\"\(value)\"/>\n"
+                }
+                out += "    </properties>\n"
+            }
             for result in group.results {
                 let opening = "    <testcase classname=\(attribute(className(result.variant, result.maxTokens))) name=\(attribute(result.check)) time=\"0\""
-                if result.passed {
+                switch result.outcome {
+                case .passed:
                     out += opening + "/>\n"
-                } else {
+                case .skipped:
+                    out += opening + ">\n"
+                    out += "      <skipped message=\(attribute(result.message))/>\n"
+                    out += "    </testcase>\n"
+                case .failed:
                     out += opening + ">\n"
                     out += "      <failure message=\(attribute("\(result.check) \(result.message)")) type=\"regression\">"
                     out += text(failureDetails(result, pair: pair, comparison: verdict.comparison))
@@ -85,6 +103,10 @@ public enum JUnitReport {
         var lines = ["\(result.label): \(result.check) \(result.message)"]
         lines.append("baseline \(comparison.before.runID) → run \(comparison.after.runID)")
         guard let pair else { return lines.joined(separator: "\n") }
+        if let before = pair.before, let after = pair.after {
+            lines.append(
+                "trials: baseline \(before.answered) answered, \(before.errors) failed → run \(after.answered) answered, \(after.errors) failed")
+        }
         let metrics = result.check == "significance" ? pair.significantRegressions : pair.metric(result.check).map { [$0] } ?? []
         lines += metrics.map(describe)
         let flips = pair.flips.filter { $0.regressed && $0.check == result.check }
@@ -105,7 +127,7 @@ public enum JUnitReport {
         }
         var line = "\(metric.name): \(value(metric.before)) → \(value(metric.after))"
         if let test = metric.test {
-            line += ", p = \(String(format: "%.3g", test.p))"
+            line += ", \(SignificanceTest.describe(p: test.p))"
             switch test.method {
             case .pairedBootstrap:
                 line += " (paired bootstrap over \(test.items) items)"

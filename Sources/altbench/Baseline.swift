@@ -16,9 +16,11 @@ extension AltBench.Baseline {
         static let configuration = CommandConfiguration(
             abstract: "Write a stored run's figures and per-item checks to a baseline file (default results/baseline.json).",
             discussion: """
-                The file holds, per variant and max_tokens, the summary figures with their n and each \
-                item's pass/fail on every hard check, plus the provider, model, endpoint host, \
-                dataset hash and altbench version. Keys are sorted so that it diffs well in review.
+                The file (format 2) holds, per variant and max_tokens, the trials answered and failed, \
+                the summary figures (rates are shares of answered trials that failed a check) and, per \
+                item, the share of its repeats that passed each hard check (items.ID.passed), plus the \
+                provider, model, endpoint host, dataset hash and altbench version. Keys are sorted so \
+                that it diffs well in review. `check` and `compare` read format 1 files too.
                 """)
 
         @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))

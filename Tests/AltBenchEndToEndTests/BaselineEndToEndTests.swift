@@ -32,8 +32,12 @@ struct BaselineEndToEndTests {
         let items = try #require(first["items"] as? [String: Any])
         #expect(Set(items.keys) == Set(Workspace.baseItems))
         let chelsea = try #require(items["chelsea"] as? [String: Any])
-        // Ten tokens cut the mock's answer short: the hard check says so for this item.
-        #expect((chelsea["checks"] as? [String: Any])?["truncated"] as? Int == 0)
+        // Ten tokens cut the mock's answer short: the item did not pass the truncation check,
+        // and the row's truncated rate says the same from the other side.
+        #expect(root["format"] as? Int == 2)
+        #expect((chelsea["passed"] as? [String: Any])?["truncated"] as? Int == 0)
+        #expect(chelsea["checks"] == nil, "format 1's name is gone")
+        #expect(((first["metrics"] as? [String: Any])?["truncated"] as? Double ?? 0) > 0)
         #expect(chelsea["answer"] is String)
 
         // Saving the same run again, elsewhere, writes the same bytes.

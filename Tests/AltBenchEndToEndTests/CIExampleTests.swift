@@ -1,3 +1,4 @@
+import AltBenchTesting
 import Foundation
 import Testing
 import Yams
@@ -32,5 +33,122 @@ struct CIExampleTests {
                 #expect(help.stdout.contains(flag), "altbench \(subcommand) has no \(flag)")
             }
         }
+    }
+
+    /// The workflow's steps that run altbench, line continuations joined, in order:
+    /// `["….build/release/altbench run --provider openai || test $? -eq 3", …]`.
+    static func workflowSteps() throws -> [String] {
+        let file = Workspace.repository.appendingPathComponent("examples/ci/altbench.yml")
+        let workflow = try #require(try Yams.load(yaml: try String(contentsOf: file, encoding: .utf8)) as? [String: Any])
+        let job = try #require((workflow["jobs"] as? [String: Any])?["alt-text"] as? [String: Any])
+        let steps = try #require(job["steps"] as? [[String: Any]])
+        return steps.compactMap { $0["run"] as? String }
+            .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
+            .filter { $0.contains(".build/release/altbench ") }
+    }
+
+    /// The arguments the step gives altbench (up to a `||`).
+    static func arguments(_ step: String) -> [String] {
+        let words = step.split(whereSeparator: \.isWhitespace).map(String.init)
+        return Array(words.drop { $0 != ".build/release/altbench" }.dropFirst().prefix { !["||", "&&", ";", "|"].contains($0) })
+    }
+
+    /// Runs a step's shell line as GitHub Actions does in a container (`sh -e`), with the
+    /// built altbench in place of `.build/release/altbench`; returns its exit status.
+    static func runStep(_ step: String, in directory: URL, environment: [String: String]) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-e", "-c", step.replacingOccurrences(of: ".build/release/altbench", with: AltbenchProcess.executable.path),
+        ]
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// A fork's pull request edits a prompt: the offline replay has no stored answers for it,
+    /// so every trial of that prompt fails (exit 3), and the gate must fail on it (exit 1)
+    /// instead of passing checks it could not measure.
+    @Test func aForkThatEditsAPromptFailsTheGateOnItsUnansweredTrials() async throws {
+        let steps = try Self.workflowSteps()
+        try #require(steps.count == 3)
+        let (live, replay, check) = (Self.arguments(steps[0]), Self.arguments(steps[1]), Self.arguments(steps[2]))
+        #expect(live.starts(with: ["run", "--provider", "openai"]))
+        #expect(replay == ["run", "--offline"])
+        #expect(check.starts(with: ["check", "--baseline", "results/baseline.json"]))
+
+        let key = "sk" + "-ci-example-0123456789"
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: key))
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        // The repository's settings point at the model; here, the loopback one.
+        try workspace.write("altbench.yml", "base_url: \(server.baseURL)\nmax_tokens: [50]\n")
+
+        // On main: the workflow's live run records the answers, and a baseline is saved from it.
+        let recorded = try await AltbenchProcess.run(
+            live, in: workspace.root, environment: AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": key]))
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let saved = try await AltbenchProcess.run(["baseline", "save"], in: workspace.root)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        await server.stop()
+
+        // A fork's pull request edits one prompt; it has no API key, so the workflow replays.
+        let prompt = workspace.url("prompts/icecubes.md")
+        try (try String(contentsOf: prompt, encoding: .utf8) + "\nMention the weather when it shows.\n")
+            .write(to: prompt, atomically: true, encoding: .utf8)
+        let fork = AltbenchProcess.cleanEnvironment(["CI": "true"])
+        let replayed = try await AltbenchProcess.run(replay, in: workspace.root, environment: fork)
+        #expect(replayed.status == 3, "\(replayed.stdout)\(replayed.stderr)")
+        #expect(replayed.stderr.contains("4 trials had no stored answer"), "\(replayed.stderr)")
+        // The workflow's step lets exit status 3 through, so that the check step runs and decides.
+        #expect(try await Self.runStep(steps[1], in: workspace.root, environment: fork) == 0)
+
+        let summary = workspace.url("step-summary.md")
+        let gate = try await AltbenchProcess.run(
+            check, in: workspace.root, environment: AltbenchProcess.cleanEnvironment(["CI": "true", "GITHUB_STEP_SUMMARY": summary.path]))
+        #expect(gate.status == 1, "\(gate.stdout)\(gate.stderr)")
+        let lines = gate.stdout.components(separatedBy: "\n")
+        #expect(
+            lines[0].hasPrefix("altbench check: regression — icecubes @ 50: errors rose: 0 of 4 trials failed in the baseline, 4 of 4 in the run"),
+            "\(lines[0])")
+        #expect(lines[0].hasSuffix("may not rise) (and 5 more)"), "the headline stays one short line: \(lines[0])")
+        // The failed checks say why and what to do.
+        let why = try #require(lines.first { $0.hasPrefix("  icecubes @ 50 errors: rose") }, "\(gate.stdout)")
+        #expect(why.contains("The run got no answer for this pair; first reason: no stored answer for this trial"), "\(why)")
+        #expect(why.contains("Fix the cause"))
+        // One line per pair: the edited prompt lost every answer, the other held.
+        let edited = try #require(lines.first { $0.hasPrefix("icecubes @ 50 ") }, "\(gate.stdout)")
+        #expect(edited.contains("4/0 → 0/4"), "\(edited)")
+        #expect(edited.contains("failed: errors, quality, first_person, refusal, truncated, significance"), "\(edited)")
+        let untouched = try #require(lines.first { $0.hasPrefix("icecubes-original @ 50 ") }, "\(gate.stdout)")
+        #expect(untouched.contains("4/0 → 4/0") && untouched.hasSuffix("held"), "\(untouched)")
+        #expect(!gate.stdout.contains("not measured on both sides"))
+
+        let junit = try workspace.read("results/altbench-junit.xml")
+        #expect(junit.contains("<testsuite name=\"icecubes @ 50\" tests=\"6\" failures=\"6\""), "\(junit)")
+        #expect(junit.contains("<property name=\"run.failed\" value=\"4\"/>"))
+        #expect(junit.contains("<testsuite name=\"icecubes-original @ 50\" tests=\"6\" failures=\"0\""))
+        let stepSummary = try String(contentsOf: summary, encoding: .utf8)
+        #expect(stepSummary.contains("| icecubes @ 50 | 4 / 0 → 0 / 4 ▼ |"), "\(stepSummary)")
+
+        let json = try await AltbenchProcess.run(check + ["--format", "json"], in: workspace.root)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let pairs = try #require(object["pairs"] as? [[String: Any]])
+        let pair = try #require(pairs.first { $0["variant"] as? String == "icecubes" })
+        #expect((pair["after"] as? [String: Any])?["failed"] as? Int == 4)
+        #expect((pair["after"] as? [String: Any])?["answered"] as? Int == 0)
+        #expect((pair["before"] as? [String: Any])?["answered"] as? Int == 4)
     }
 }

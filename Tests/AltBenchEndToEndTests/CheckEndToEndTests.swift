@@ -31,6 +31,9 @@ struct CheckEndToEndTests {
         let same = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(Self.firstLine(same.stdout).hasPrefix("altbench check: passed"), "\(same.stdout)")
+        // A pass is short: the verdict, the exit status, a table of the two pairs and a hint.
+        #expect(same.stdout.split(separator: "\n").count <= 8, "\(same.stdout)")
+        #expect(same.stdout.contains("4/0 → 4/0"), "\(same.stdout)")
 
         // A prompt change that makes the model speak in the first person is a regression.
         let chatty = try await Self.server(answering: "I can see a cat on a sofa, and I think it is asleep.")
@@ -46,15 +49,36 @@ struct CheckEndToEndTests {
         #expect(regression.status == 1, "\(regression.stdout)\(regression.stderr)")
         let headline = Self.firstLine(regression.stdout)
         #expect(headline.hasPrefix("altbench check: regression — icecubes"), "\(headline)")
+        // The terminal gets the verdict, one line per pair and what failed, with the new answers.
         #expect(regression.stdout.contains("first_person"))
-        #expect(regression.stdout.contains("## Flips") || regression.stdout.contains("### Flips"))
-        #expect(regression.stdout.contains("I can see a cat on a sofa"), "the two answers side by side")
+        #expect(regression.stdout.contains("I can see a cat on a sofa"), "the answer that now fails")
+        #expect(!regression.stdout.contains("Flips"), "the full comparison waits for --verbose")
+        #expect(regression.stdout.contains("--verbose"))
         let stepSummary = try String(contentsOf: summary, encoding: .utf8)
         #expect(stepSummary.hasPrefix("# Earlier step\naltbench check: regression"), "appended, not replaced")
+        #expect(stepSummary.contains("### Flips"), "the step summary stays whole")
+        #expect(stepSummary.contains("p &lt; 0.05"), "Markdown escapes what it must")
         let junit = try workspace.read("reports/altbench.xml")
         #expect(junit.hasPrefix("<?xml"))
         #expect(junit.contains("<failure"))
         #expect(junit.contains("name=\"first_person\""))
+
+        // --verbose prints the whole comparison; the terminal never gets HTML entities.
+        let verbose = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", "--verbose"], in: workspace.root)
+        #expect(verbose.status == 1)
+        #expect(Self.firstLine(verbose.stdout) == headline)
+        #expect(verbose.stdout.contains("### Flips") && verbose.stdout.contains("## Checks"), "\(verbose.stdout)")
+        #expect(verbose.stdout.contains("I can see a cat on a sofa, and I think it is asleep."))
+        #expect(verbose.stdout.contains("p < 0.05"))
+        for output in [regression.stdout, verbose.stdout] {
+            for entity in ["&lt;", "&gt;", "&amp;", "&quot;", "<br>"] {
+                #expect(!output.contains(entity), "\(entity) in terminal output")
+            }
+        }
+        let markdown = try await AltbenchProcess.run(
+            ["check", "--baseline", "results/baseline.json", "--format", "md"], in: workspace.root)
+        #expect(stepSummary == "# Earlier step\n" + markdown.stdout + "\n", "--format md is the step summary's Markdown")
 
         let json = try await AltbenchProcess.run(
             ["check", "--baseline", "results/baseline.json", "--format", "json"], in: workspace.root)
@@ -140,6 +164,12 @@ struct CheckEndToEndTests {
         #expect(markdown.status == 0, "\(markdown.stderr)")
         #expect(markdown.stdout.hasPrefix("# altbench compare"), "\(markdown.stdout.prefix(200))")
         #expect(markdown.stdout.contains("icecubes @ 10"))
+        // The terminal text and the Markdown have the same layout; only the escaping differs.
+        let file = try await AltbenchProcess.run(["compare", "short.json", runID, "--format", "md"], in: workspace.root)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(file.stdout.hasPrefix("# altbench compare"))
+        #expect(file.stdout.components(separatedBy: "\n").count == markdown.stdout.components(separatedBy: "\n").count)
+        #expect(markdown.stdout.contains("| pair | answered / failed |"))
     }
 
     @Test func repeatsAreCachedByIndexAndTheirDisagreementsReported() async throws {

@@ -10,7 +10,7 @@ enum CompareFixtures {
         firstPerson: Double = 1, truncated: Double = 1, quality: Double, answer: String, repeats: Int = 1
     ) -> RunSnapshot.ItemOutcome {
         RunSnapshot.ItemOutcome(
-            checks: [ScoreName.firstPerson: firstPerson, ScoreName.truncated: truncated, ScoreName.refusal: 1],
+            passed: [ScoreName.firstPerson: firstPerson, ScoreName.truncated: truncated, ScoreName.refusal: 1],
             quality: quality, answered: repeats, repeats: repeats, answer: answer)
     }
 

@@ -93,6 +93,17 @@ struct CompareReportTests {
         try Self.expectGolden(CheckReport.markdown(F.mismatch), "check-error.md")
     }
 
+    @Test("the terminal's check summary matches Golden/check.terminal.txt byte for byte")
+    func goldenTerminal() throws {
+        try Self.expectGolden(CheckTerminal.summary(F.regression), "check.terminal.txt")
+    }
+
+    @Test("the terminal's summary of a pair that got no answers matches Golden/check-unanswered.terminal.txt")
+    func goldenTerminalUnanswered() throws {
+        let verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: CheckTerminalTests.unanswered))
+        try Self.expectGolden(CheckTerminal.summary(verdict), "check-unanswered.terminal.txt")
+    }
+
     // MARK: - Check
 
     @Test("the check's first line is its headline", arguments: ["regression", "pass", "mismatch"])
@@ -175,19 +186,19 @@ struct CompareReportTests {
     @Test("the summary shows each figure as A → B with its change and direction")
     func summary() throws {
         let markdown = CompareReport.markdown(F.comparison)
-        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | n |") })
+        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | answered / failed |") })
         let rows = try #require(GFMTable.rows(in: markdown, header: header))
         #expect(rows.count == 2)
         let at50 = rows[0]
         #expect(at50[0] == "terse @ 50")
-        #expect(at50[1] == "6 → 6")
+        #expect(at50[1] == "6 / 0 → 6 / 0")
         #expect(at50[2] == "0.750 → 0.375 (-0.375 ▼)")
         #expect(at50[3] == "16.7% → 58.3% (+41.7 pp ▼)")
         #expect(at50[4] == "0.0% → 58.3% (+58.3 pp ▼)")
         #expect(at50[5] == "0.0% → 0.0% (0.0 pp =)")
         #expect(at50[6] == "16.7% → 0.0% (-16.7 pp ▲)")
         #expect(at50[8] == "18.0 → 22.0 (+4.0)")
-        #expect(at50[9].contains("first_person p=0.125"))
+        #expect(at50[9].contains("first_person p = 0.125"))
         #expect(rows[1][9] == "no paired change")
     }
 
@@ -220,9 +231,9 @@ struct CompareReportTests {
         }
         let comparison = Comparison(before: snapshot("a", speaks: false), after: snapshot("b", speaks: true))
         let markdown = CompareReport.markdown(comparison)
-        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | n |") })
+        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | answered / failed |") })
         let rows = try #require(GFMTable.rows(in: markdown, header: header))
-        #expect(rows[0][9] == "**quality p<0.001 ▼**, **first_person p=0.008 ▼**")
+        #expect(rows[0][9] == "**quality p < 0.001 ▼**, **first_person p = 0.008 ▼**")
         let details = Self.section("terse @ 50", in: markdown).first { $0.hasPrefix("| first person |") }
         #expect(details?.hasSuffix("| **0.008** ▼ |") == true)
         let check = CheckReport.markdown(CheckVerdict(comparison: comparison))
@@ -272,7 +283,7 @@ struct CompareReportTests {
         var steady = F.run
         for index in steady.rows.indices {
             for id in steady.rows[index].items.keys {
-                steady.rows[index].items[id]!.checks = steady.rows[index].items[id]!.checks.mapValues { $0 < 1 ? 0 : 1 }
+                steady.rows[index].items[id]!.passed = steady.rows[index].items[id]!.passed.mapValues { $0 < 1 ? 0 : 1 }
             }
         }
         let stable = CompareReport.markdown(Comparison(before: F.baseline, after: steady))
@@ -286,11 +297,11 @@ struct CompareReportTests {
         let missing = Comparison(before: F.baseline, after: shorter)
         let markdown = CompareReport.markdown(missing)
         GFMTable.expectWellFormed(markdown)
-        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | n |") })
+        let header = try #require(Self.lines(markdown).first { $0.hasPrefix("| pair | answered / failed |") })
         let rows = try #require(GFMTable.rows(in: markdown, header: header))
         #expect(rows.count == 2)
         #expect(rows[1][0] == "terse @ 100 (*missing from B*)")
-        #expect(rows[1][1] == "6 → –")
+        #expect(rows[1][1] == "6 / 0 → –")
         #expect(rows[1][2] == "0.920 → –")
         #expect(rows[1][9] == "missing from B")
         #expect(markdown.contains("Missing from B, so nothing to pair."))
@@ -304,7 +315,7 @@ struct CompareReportTests {
         var newer = F.baseline
         newer.rows.removeAll { $0.maxTokens == 100 }
         let added = CompareReport.markdown(Comparison(before: newer, after: F.run))
-        #expect(added.contains("| terse @ 100 (*new: no baseline*) | – → 6 |"))
+        #expect(added.contains("| terse @ 100 (*new: no baseline*) | – → 6 / 0 |"))
         #expect(added.contains("New: no baseline, so nothing to pair."))
         GFMTable.expectWellFormed(added)
     }

@@ -32,8 +32,16 @@ struct JUnitReportTests {
         return verdict
     }
 
+    /// A pass in which the baseline did not measure one check of one pair: that check is skipped.
+    static var skipped: CheckVerdict {
+        var baseline = F.baseline
+        baseline.rows[1].metrics[ScoreName.refusal] = nil
+        return CheckVerdict(comparison: Comparison(before: baseline, after: F.baseline))
+    }
+
     static let fixtures: [(String, CheckVerdict)] = [
         ("regression", F.regression), ("pass", F.pass), ("mismatch", F.mismatch), ("hostile", hostileVerdict),
+        ("skipped", skipped),
     ]
 
     /// `text` as the parser should read it back: forbidden characters replaced, and a
@@ -192,6 +200,7 @@ struct JUnitReportTests {
             #expect(suite.int("tests") == cases.count)
             #expect(suite.int("failures") == cases.filter { !$0.children("failure").isEmpty }.count)
             #expect(suite.int("errors") == cases.filter { !$0.children("error").isEmpty }.count)
+            #expect(suite.int("skipped") == cases.filter { !$0.children("skipped").isEmpty }.count)
         }
         if !verdict.errors.isEmpty {
             guard let configuration = suites.popLast() else {
@@ -215,6 +224,9 @@ struct JUnitReportTests {
             #expect(testcase.children("error").isEmpty)
             if result.passed {
                 #expect(testcase.children.isEmpty, "\(result.label) \(result.check) passed but has \(testcase.children.map(\.name))")
+            } else if result.skipped {
+                #expect(testcase.children.map(\.name) == ["skipped"])
+                #expect(testcase.children("skipped").first?.attributes["message"] == result.message)
             } else {
                 let failures = testcase.children("failure")
                 #expect(failures.count == 1, "\(result.label) \(result.check)")

@@ -2,6 +2,9 @@ import Foundation
 
 /// The limits `altbench check` holds a run to, set under `check:` in `altbench.yml`.
 public struct CheckThresholds: Sendable, Hashable, Codable {
+    /// How far the share of failed trials (no answer: a transport error, an HTTP error, no
+    /// stored answer offline) may rise, as a share of the pair's trials; 0: not at all.
+    public var maxErrorRise: Double
     /// How far mean `quality` may fall (0.02: from 0.80 to 0.78).
     public var maxQualityDrop: Double
     /// How far each rate may rise, as a share (0.02 is 2 points).
@@ -15,6 +18,7 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case alpha
+        case maxErrorRise = "max_error_rise"
         case maxQualityDrop = "max_quality_drop"
         case maxFirstPersonRise = "max_first_person_rise"
         case maxRefusalRise = "max_refusal_rise"
@@ -23,9 +27,10 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
     }
 
     public init(
-        maxQualityDrop: Double = 0.02, maxFirstPersonRise: Double = 0, maxRefusalRise: Double = 0,
+        maxErrorRise: Double = 0, maxQualityDrop: Double = 0.02, maxFirstPersonRise: Double = 0, maxRefusalRise: Double = 0,
         maxTruncationRise: Double = 0.02, failOnSignificant: Bool = true, alpha: Double = 0.05
     ) {
+        self.maxErrorRise = maxErrorRise
         self.maxQualityDrop = maxQualityDrop
         self.maxFirstPersonRise = maxFirstPersonRise
         self.maxRefusalRise = maxRefusalRise
@@ -36,7 +41,7 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
 
     /// The keys of `check:` in `altbench.yml`.
     public static let keys = [
-        "max_quality_drop", "max_first_person_rise", "max_refusal_rise", "max_truncation_rise", "fail_on_significant",
+        "max_error_rise", "max_quality_drop", "max_first_person_rise", "max_refusal_rise", "max_truncation_rise", "fail_on_significant",
         "alpha",
     ]
 }
@@ -45,18 +50,51 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
 /// comparison invalid, if anything.
 public struct CheckVerdict: Sendable, Hashable, Encodable {
     /// One check of one pair.
-    public struct Result: Sendable, Hashable, Codable {
+    public struct Result: Sendable, Hashable, Encodable {
+        /// Whether a check held. A check that could not be measured is never `passed`: it
+        /// fails when the baseline measured it and the run did not, and is `skipped` when the
+        /// baseline has nothing to hold the run to.
+        public enum Outcome: String, Sendable, Hashable, Codable {
+            case passed, failed, skipped
+        }
+
         public var variant: String
         public var maxTokens: Int?
-        /// `quality`, `first_person`, `refusal`, `truncated` or `significance`.
+        /// `errors`, `quality`, `first_person`, `refusal`, `truncated` or `significance`.
         public var check: String
-        public var passed: Bool
-        /// What was measured, and on failure why it fails: "0.812 → 0.781 (−0.031, limit −0.02)".
+        public var outcome: Outcome
+        /// What was measured, and on failure why it fails and what to do: "fell: 0.812 → 0.781
+        /// (-0.031; may fall 0.020)".
         public var message: String
+        /// The measurement alone, without the advice, as the headline quotes it.
+        public var summary: String
+
+        public init(variant: String, maxTokens: Int?, check: String, outcome: Outcome, message: String, summary: String? = nil) {
+            self.variant = variant
+            self.maxTokens = maxTokens
+            self.check = check
+            self.outcome = outcome
+            self.message = message
+            self.summary = summary ?? message
+        }
+
+        public var passed: Bool { outcome == .passed }
+        public var failed: Bool { outcome == .failed }
+        public var skipped: Bool { outcome == .skipped }
 
         enum CodingKeys: String, CodingKey {
-            case variant, check, passed, message
+            case variant, check, outcome, passed, message
             case maxTokens = "max_tokens"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(variant, forKey: .variant)
+            try container.encode(maxTokens, forKey: .maxTokens)
+            try container.encode(check, forKey: .check)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(passed, forKey: .passed)
+            try container.encode(message, forKey: .message)
         }
 
         public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
@@ -65,6 +103,11 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
     public enum Status: String, Sendable, Hashable, Codable {
         case pass, regression, error
     }
+
+    /// The check names, in the order each pair's results come.
+    public static let checkNames = [
+        "errors", "quality", ScoreName.firstPerson, ScoreName.refusal, ScoreName.truncated, "significance",
+    ]
 
     public var comparison: Comparison
     public var thresholds: CheckThresholds
@@ -90,7 +133,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
 
     public var status: Status {
         if !errors.isEmpty { return .error }
-        return results.contains { !$0.passed } ? .regression : .pass
+        return results.contains(where: \.failed) ? .regression : .pass
     }
 
     /// 0 pass, 1 regression, 2 error or misconfiguration.
@@ -102,10 +145,68 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         }
     }
 
-    public var failures: [Result] { results.filter { !$0.passed } }
+    public var failures: [Result] { results.filter(\.failed) }
+    public var skipped: [Result] { results.filter(\.skipped) }
+
+    /// One line per pair, in the comparison's order (the run's, then pairs only the baseline
+    /// has): what the terminal table and the JSON's `pairs` show.
+    public var pairSummaries: [PairSummary] {
+        comparison.pairs.map { pair in
+            let mine = results.filter { $0.variant == pair.variant && $0.maxTokens == pair.maxTokens }
+            return PairSummary(
+                variant: pair.variant, maxTokens: pair.maxTokens, before: pair.before.map(PairSummary.Side.init),
+                after: pair.after.map(PairSummary.Side.init), failedChecks: mine.filter(\.failed).map(\.check),
+                skippedChecks: mine.filter(\.skipped).map(\.check))
+        }
+    }
+
+    /// A pair in one line: trials answered and failed on each side, mean quality, and the
+    /// checks that failed or were skipped.
+    public struct PairSummary: Sendable, Hashable, Encodable {
+        public var variant: String
+        public var maxTokens: Int?
+        /// nil: the side has no trials for the pair.
+        public var before: Side?
+        public var after: Side?
+        public var failedChecks: [String]
+        public var skippedChecks: [String]
+
+        public struct Side: Sendable, Hashable, Encodable {
+            public var trials: Int
+            public var answered: Int
+            public var failed: Int
+            public var quality: Double?
+
+            init(_ row: RunSnapshot.Row) {
+                trials = row.n
+                answered = row.answered
+                failed = row.errors
+                quality = row.metrics["quality"]
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case variant, before, after
+            case maxTokens = "max_tokens"
+            case failedChecks = "failed_checks"
+            case skippedChecks = "skipped_checks"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(variant, forKey: .variant)
+            try container.encode(maxTokens, forKey: .maxTokens)
+            try container.encode(before, forKey: .before)
+            try container.encode(after, forKey: .after)
+            try container.encode(failedChecks, forKey: .failedChecks)
+            try container.encode(skippedChecks, forKey: .skippedChecks)
+        }
+
+        public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case status, headline, errors, results, thresholds, comparison
+        case status, headline, errors, results, thresholds, comparison, pairs
         case exitCode = "exit_code"
     }
 
@@ -115,6 +216,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         try container.encode(exitCode, forKey: .exitCode)
         try container.encode(headline, forKey: .headline)
         try container.encode(errors, forKey: .errors)
+        try container.encode(pairSummaries, forKey: .pairs)
         try container.encode(results, forKey: .results)
         try container.encode(thresholds, forKey: .thresholds)
         try container.encode(comparison, forKey: .comparison)
@@ -125,11 +227,14 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         switch status {
         case .pass:
             let pairs = Set(results.map(\.label)).count
-            return "altbench check: passed — \(results.count) checks over \(pairs) variant × max_tokens pairs held."
+            let held = results.filter(\.passed).count
+            let skipped = skipped.count
+            let skippedText = skipped == 0 ? "" : ", \(skipped) skipped (not measured in the baseline)"
+            return "altbench check: passed — \(held) check\(held == 1 ? "" : "s") over \(pairs) variant × max_tokens pair\(pairs == 1 ? "" : "s") held\(skippedText)."
         case .regression:
             let first = failures[0]
             let more = failures.count > 1 ? " (and \(failures.count - 1) more)" : ""
-            return "altbench check: regression — \(first.label): \(first.check) \(first.message)\(more)"
+            return "altbench check: regression — \(first.label): \(first.check) \(first.summary)\(more)"
         case .error:
             let more = errors.count > 1 ? " (and \(errors.count - 1) more)" : ""
             return "altbench check: cannot compare — \(errors[0])\(more)"
@@ -152,62 +257,123 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         }
         var results: [Result] = []
         for pair in comparison.pairs {
-            guard pair.before != nil else { continue }
-            guard pair.after != nil else {
+            guard let before = pair.before else { continue }
+            guard let after = pair.after else {
                 problems.append(
                     Problem(
                         check: "\(pair.label) is in the run",
                         message: "the run has no trials for \(pair.label), which the baseline has. Run it, or save a new baseline without it."))
                 continue
             }
-            results += Self.judge(pair, thresholds: thresholds)
+            results += Self.judge(pair, before: before, after: after, thresholds: thresholds)
         }
         self.results = results
         self.problems = problems
     }
 
-    static func judge(_ pair: PairComparison, thresholds: CheckThresholds) -> [Result] {
+    static func judge(
+        _ pair: PairComparison, before: RunSnapshot.Row, after: RunSnapshot.Row, thresholds: CheckThresholds
+    ) -> [Result] {
         var results: [Result] = []
-        func add(_ check: String, _ passed: Bool, _ message: String) {
-            results.append(Result(variant: pair.variant, maxTokens: pair.maxTokens, check: check, passed: passed, message: message))
+        func add(_ check: String, _ outcome: Result.Outcome, _ message: String, summary: String? = nil) {
+            results.append(
+                Result(
+                    variant: pair.variant, maxTokens: pair.maxTokens, check: check, outcome: outcome, message: message,
+                    summary: summary))
         }
         func number(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "–" }
         func points(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
+        func allowance(_ limit: Double) -> String {
+            limit == 0 ? "may not rise" : "may rise \(String(format: "%.1f", limit * 100)) points"
+        }
+        /// Why a figure the baseline has is missing from the run, and what to do.
+        var missingInRun: String {
+            after.answered == 0
+                ? "the run answered none of this pair's \(after.n) trials: fix what made them fail (see `errors`) and run again."
+                : "the run's scoring differs from the baseline's. Run with the baseline's `hard_fails` and scoring settings, or save a new baseline."
+        }
+        /// A check the baseline did not measure: skipped, never held.
+        func skip(_ check: String, run value: String?) {
+            let message =
+                if before.answered == 0 {
+                    "not measured in the baseline, which answered none of this pair's \(before.n) trials. Save a baseline from a run that answered them."
+                } else if let value {
+                    "not measured in the baseline (the run measured \(value)). Save a new baseline to check it."
+                } else {
+                    "measured on neither side: neither run scored it."
+                }
+            add(check, .skipped, message)
+        }
+
+        // Failed trials first: when a pair got no answers, that is the cause of everything else.
+        let failedBefore = before.n > 0 ? Double(before.errors) / Double(before.n) : 0
+        let failedAfter = after.n > 0 ? Double(after.errors) / Double(after.n) : 0
+        let errorRise = failedAfter - failedBefore
+        let errorsHeld = errorRise <= thresholds.maxErrorRise + 1e-9
+        let errorSummary =
+            "\(errorsHeld ? "held" : "rose"): \(before.errors) of \(before.n) trials failed in the baseline, \(after.errors) of \(after.n) in the run (\(String(format: "%+.1f", errorRise * 100)) points; \(allowance(thresholds.maxErrorRise)))"
+        var errorMessage = errorSummary
+        if !errorsHeld {
+            errorMessage += after.answered == 0 ? ". The run got no answer for this pair" : ". \(after.answered) of \(after.n) trials answered"
+            if let reason = after.firstError {
+                errorMessage += "; first reason: \(reason.trimmingCharacters(in: CharacterSet(charactersIn: ". \n")))"
+            }
+            errorMessage += ". Fix the cause (the run's report gives each trial's reason) and run again."
+        }
+        add("errors", errorsHeld ? .passed : .failed, errorMessage, summary: errorSummary)
 
         if let quality = pair.metric("quality") {
-            if let delta = quality.delta {
-                let passed = delta >= -thresholds.maxQualityDrop - 1e-9
+            switch (quality.before, quality.after) {
+            case (let was?, let now?):
+                let delta = now - was
+                let held = delta >= -thresholds.maxQualityDrop - 1e-9
                 add(
-                    "quality", passed,
-                    "\(passed ? "held" : "fell"): \(number(quality.before)) → \(number(quality.after)) (\(String(format: "%+.3f", delta)); may fall \(number(thresholds.maxQualityDrop)))")
-            } else {
-                add("quality", true, "not measured on both sides")
+                    "quality", held ? .passed : .failed,
+                    "\(held ? "held" : "fell"): \(number(was)) → \(number(now)) (\(String(format: "%+.3f", delta)); may fall \(number(thresholds.maxQualityDrop)))"
+                )
+            case (let was?, nil):
+                add("quality", .failed, "not measured: the baseline measured \(number(was)), but \(missingInRun)")
+            case (nil, let now):
+                skip("quality", run: now.map(number))
             }
         }
         for (check, limit) in [
             (ScoreName.firstPerson, thresholds.maxFirstPersonRise), (ScoreName.refusal, thresholds.maxRefusalRise),
             (ScoreName.truncated, thresholds.maxTruncationRise),
         ] {
-            guard let metric = pair.metric(check), let delta = metric.delta else {
-                add(check, true, "not measured on both sides")
-                continue
+            let metric = pair.metric(check)
+            switch (metric?.before, metric?.after) {
+            case (let was?, let now?):
+                let delta = now - was
+                let held = delta <= limit + 1e-9
+                add(
+                    check, held ? .passed : .failed,
+                    "\(held ? "held" : "rose"): \(points(was)) → \(points(now)) (\(String(format: "%+.1f", delta * 100)) points; \(allowance(limit)))"
+                )
+            case (let was?, nil):
+                add(check, .failed, "not measured: the baseline measured \(points(was)), but \(missingInRun)")
+            case (nil, let now):
+                skip(check, run: now.map(points))
             }
-            let passed = delta <= limit + 1e-9
-            let allowed = limit == 0 ? "may not rise" : "may rise \(String(format: "%.1f", limit * 100)) points"
-            add(
-                check, passed,
-                "\(passed ? "held" : "rose"): \(points(metric.before)) → \(points(metric.after)) (\(String(format: "%+.1f", delta * 100)) points; \(allowed))")
         }
         if thresholds.failOnSignificant {
             let regressions = pair.significantRegressions
-            if regressions.isEmpty {
-                add("significance", true, "no significant regression at p < \(thresholds.alpha)")
+            if pair.pairedItems == 0 {
+                if before.answered > 0 {
+                    add(
+                        "significance", .failed,
+                        "not measured: no item was answered on both sides, so no paired test ran; \(after.answered == 0 ? missingInRun : "the run answered other items than the baseline. Run on the baseline's items.")"
+                    )
+                } else {
+                    skip("significance", run: nil)
+                }
+            } else if regressions.isEmpty {
+                add("significance", .passed, "no significant regression at p < \(thresholds.alpha)")
             } else {
                 let list = regressions.map { metric -> String in
-                    let p = metric.test.map { String(format: "%.3g", $0.p) } ?? "?"
-                    return "\(metric.name) (p = \(p))"
+                    "\(metric.name) (\(metric.test.map { SignificanceTest.describe(p: $0.p) } ?? "p = ?"))"
                 }
-                add("significance", false, "significantly worse at p < \(thresholds.alpha): \(list.joined(separator: ", "))")
+                add("significance", .failed, "significantly worse at p < \(thresholds.alpha): \(list.joined(separator: ", "))")
             }
         }
         return results

@@ -129,7 +129,7 @@ public struct PairComparison: Sendable, Hashable, Encodable {
     public struct UnstableItem: Sendable, Hashable, Codable {
         public var item: String
         /// Each disagreeing check with the share of repeats that passed it.
-        public var checks: [String: Double]
+        public var passed: [String: Double]
     }
 
     init(before: RunSnapshot.Row?, after: RunSnapshot.Row?, alpha: Double) {
@@ -147,8 +147,8 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         if let before, let after {
             for id in answeredBoth {
                 let a = before.items[id]!, b = after.items[id]!
-                for check in Set(a.checks.keys).intersection(b.checks.keys).sorted() {
-                    let was = a.checks[check]!, now = b.checks[check]!
+                for check in Set(a.passed.keys).intersection(b.passed.keys).sorted() {
+                    let was = a.passed[check]!, now = b.passed[check]!
                     guard (was == 1 && now == 0) || (was == 0 && now == 1) else { continue }
                     flips.append(
                         Flip(item: id, check: check, regressed: was == 1, beforeAnswer: a.answer, afterAnswer: b.answer))
@@ -158,8 +158,8 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         self.flips = flips
         unstable = (after?.items ?? [:]).keys.sorted().compactMap { id in
             let outcome = after!.items[id]!
-            let checks = outcome.checks.filter { $0.value > 0 && $0.value < 1 }
-            return checks.isEmpty ? nil : UnstableItem(item: id, checks: checks)
+            let passed = outcome.passed.filter { $0.value > 0 && $0.value < 1 }
+            return passed.isEmpty ? nil : UnstableItem(item: id, passed: passed)
         }
     }
 
@@ -266,7 +266,7 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
             if let before, let after {
                 // Pass shares per item: a rise is an improvement.
                 let differences = items.compactMap { id -> Double? in
-                    guard let a = before.items[id]?.checks[check], let b = after.items[id]?.checks[check] else { return nil }
+                    guard let a = before.items[id]?.passed[check], let b = after.items[id]?.passed[check] else { return nil }
                     return b - a
                 }
                 if !differences.isEmpty {
@@ -329,6 +329,12 @@ public struct SignificanceTest: Sendable, Hashable, Encodable {
     /// Items that got better and worse (sign test).
     public var improved: Int?
     public var worsened: Int?
+
+    /// A p-value as every report writes it: "p = 0.031", or "p < 0.001" for anything smaller
+    /// (a bootstrap in which no resample reached 0 gives 0, which only means "below 1 / 2,000").
+    public static func describe(p: Double) -> String {
+        p < 0.001 ? "p < 0.001" : String(format: "p = %.3f", p)
+    }
 
     init(
         method: Method, p: Double, items: Int, alpha: Double, favours: Direction, meanDifference: Double? = nil,

@@ -8,6 +8,10 @@ import Foundation
 /// The file is reviewed in pull requests, so its JSON is stable: keys sorted, rows in run
 /// order (variant, then token limit), items keyed by id, numbers rounded to six decimals, and
 /// nothing that changes when the same answers are saved again (no timestamps of the save).
+///
+/// Formats: 1 held each item's hard checks as `items.<id>.checks.<check>`, the share of
+/// repeats that passed, which read as the opposite of the row's failure rates beside it. 2
+/// names the same values `items.<id>.passed.<check>`. Both are read; format 2 is written.
 public struct RunSnapshot: Codable, Sendable, Hashable {
     /// The format of this file; bumped when a field changes meaning.
     public var format: Int
@@ -25,7 +29,13 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     public var repeats: Int
     public var rows: [Row]
 
-    public static let currentFormat = 1
+    /// The format `altbench baseline save` writes.
+    public static let currentFormat = 2
+    /// The formats this altbench reads.
+    public static let readableFormats = 1...currentFormat
+    /// The `userInfo` key through which ``load(from:displayPath:)`` tells the decoder the
+    /// file's format, so that format 1 files are read by their own field names.
+    public static let formatKey = CodingUserInfoKey(rawValue: "altbench.baseline-format")!
 
     enum CodingKeys: String, CodingKey {
         case format, provider, models, dataset, repeats, rows
@@ -79,6 +89,10 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         public var metrics: [String: Double]
         /// Each item's outcome, by item id.
         public var items: [String: ItemOutcome]
+        /// The reason the first failed trial (in item and repeat order) got no answer, for the
+        /// check's message; nil when every trial was answered. Not written to the file: a
+        /// baseline is committed, and a reason can quote an endpoint or a server's words.
+        public var firstError: String?
 
         enum CodingKeys: String, CodingKey {
             case variant, n, answered, errors, metrics, items
@@ -87,8 +101,9 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
         public init(
             variant: String, maxTokens: Int?, n: Int, answered: Int, errors: Int, metrics: [String: Double],
-            items: [String: ItemOutcome]
+            items: [String: ItemOutcome], firstError: String? = nil
         ) {
+            self.firstError = firstError
             self.variant = variant
             self.maxTokens = maxTokens
             self.n = n
@@ -105,8 +120,9 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     /// One item's answers in one pair, repeats folded in.
     public struct ItemOutcome: Codable, Sendable, Hashable {
         /// For each hard check, the share of the item's answered repeats that passed it: 1 is
-        /// passed, 0 failed, between them the repeats disagree.
-        public var checks: [String: Double]
+        /// passed, 0 failed, between them the repeats disagree. (The row's `metrics` hold the
+        /// opposite: the share of answered trials that failed.)
+        public var passed: [String: Double]
         /// Mean composite `quality` over the answered repeats.
         public var quality: Double?
         /// Answered repeats, out of `repeats` asked.
@@ -115,8 +131,8 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         /// The first answered repeat's text, to show beside the other side's.
         public var answer: String?
 
-        public init(checks: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
-            self.checks = checks
+        public init(passed: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
+            self.passed = passed
             self.quality = quality
             self.answered = answered
             self.repeats = repeats
@@ -125,7 +141,38 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
         /// The checks whose repeats disagree (some passed, some failed).
         public var unstableChecks: [String] {
-            checks.filter { $0.value > 0 && $0.value < 1 }.keys.sorted()
+            passed.filter { $0.value > 0 && $0.value < 1 }.keys.sorted()
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case passed, quality, answered, repeats, answer
+        }
+
+        /// Format 1's name for `passed`.
+        enum FormatOneKeys: String, CodingKey {
+            case checks
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if decoder.userInfo[RunSnapshot.formatKey] as? Int == 1 {
+                passed = try decoder.container(keyedBy: FormatOneKeys.self).decode([String: Double].self, forKey: .checks)
+            } else {
+                passed = try container.decode([String: Double].self, forKey: .passed)
+            }
+            quality = try container.decodeIfPresent(Double.self, forKey: .quality)
+            answered = try container.decode(Int.self, forKey: .answered)
+            repeats = try container.decode(Int.self, forKey: .repeats)
+            answer = try container.decodeIfPresent(String.self, forKey: .answer)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(passed, forKey: .passed)
+            try container.encodeIfPresent(quality, forKey: .quality)
+            try container.encode(answered, forKey: .answered)
+            try container.encode(repeats, forKey: .repeats)
+            try container.encodeIfPresent(answer, forKey: .answer)
         }
     }
 
@@ -151,9 +198,11 @@ extension RunSnapshot {
         }
         let rows = summary.rows.map { row -> Row in
             let trials = groups[RunSummary.GroupKey(variant: row.variant, maxTokens: row.maxTokens)] ?? []
+            let firstFailure = trials.filter(\.failed).min { ($0.itemID, $0.repeatIndex) < ($1.itemID, $1.repeatIndex) }
             return Row(
                 variant: row.variant, maxTokens: row.maxTokens, n: row.n, answered: row.answered, errors: row.errors,
-                metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks))
+                metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks),
+                firstError: firstFailure.map { $0.error ?? "no reason recorded" })
         }
         let models = Set(results.trials.compactMap(\.model))
         self.init(
@@ -188,15 +237,15 @@ extension RunSnapshot {
         return byItem.mapValues { repeats in
             let sorted = repeats.sorted { $0.repeatIndex < $1.repeatIndex }
             let answered = sorted.filter { !$0.failed }
-            var checks: [String: Double] = [:]
+            var passed: [String: Double] = [:]
             for id in hardChecks {
                 let passes = answered.compactMap { $0.scores[id]?.passed }
                 guard !passes.isEmpty else { continue }
-                checks[id] = rounded(Double(passes.filter { $0 }.count) / Double(passes.count))
+                passed[id] = rounded(Double(passes.filter { $0 }.count) / Double(passes.count))
             }
             let qualities = answered.compactMap { $0.scores[ScoreName.quality]?.value }
             return ItemOutcome(
-                checks: checks, quality: Stats.mean(qualities).map(rounded), answered: answered.count,
+                passed: passed, quality: Stats.mean(qualities).map(rounded), answered: answered.count,
                 repeats: sorted.count, answer: answered.first?.answer?.content)
         }
     }
@@ -241,7 +290,8 @@ extension RunSnapshot {
         return try encoder.encode(self) + Data("\n".utf8)
     }
 
-    /// Reads a baseline file, with errors that name the file and the field at fault.
+    /// Reads a baseline file of any readable format (format 1 is upgraded as it is read), with
+    /// errors that name the file and the field at fault.
     public static func load(from url: URL, displayPath: String? = nil) throws -> RunSnapshot {
         let name = displayPath ?? url.path
         let data: Data
@@ -251,12 +301,22 @@ extension RunSnapshot {
             throw AltBenchError.badBaseline(
                 file: name, reason: "cannot be read. Save one with `altbench baseline save --output \(name)`.")
         }
-        if let format = (try? JSONValue.parse(data))?["format"]?.intValue, format > currentFormat {
+        let format = (try? JSONValue.parse(data))?["format"]?.intValue
+        if let format, !readableFormats.contains(format) {
+            let reads = "this altbench reads formats \(readableFormats.lowerBound) to \(readableFormats.upperBound)"
             throw AltBenchError.badBaseline(
-                file: name, reason: "has format \(format); this altbench reads format \(currentFormat). Update altbench.")
+                file: name,
+                reason: format > currentFormat
+                    ? "has format \(format), written by a newer altbench; \(reads). Update altbench, or save the baseline again with this one."
+                    : "has format \(format), which no altbench writes; \(reads). Save it again with `altbench baseline save`.")
         }
         do {
-            return try JSONDecoder().decode(RunSnapshot.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[formatKey] = format ?? currentFormat
+            var snapshot = try decoder.decode(RunSnapshot.self, from: data)
+            // Read into today's fields, so the value is the current format whatever the file's.
+            snapshot.format = currentFormat
+            return snapshot
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
             throw AltBenchError.badBaseline(file: name, reason: "is not JSON. Save it again with `altbench baseline save`.")
         } catch let error as DecodingError {

@@ -143,6 +143,7 @@ extension ConfigFile {
                         return number
                     }
                     switch entry {
+                    case "max_error_rise": config.check.maxErrorRise = try share()
                     case "max_quality_drop": config.check.maxQualityDrop = try share()
                     case "max_first_person_rise": config.check.maxFirstPersonRise = try share()
                     case "max_refusal_rise": config.check.maxRefusalRise = try share()

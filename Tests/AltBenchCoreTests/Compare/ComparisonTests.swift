@@ -21,12 +21,12 @@ struct ComparisonTests {
             if let check = unstable[index] { shares[check] = 0.5 }
             let failed = shares.values.contains { $0 < 1 }
             items[String(format: "item%02d", index)] = RunSnapshot.ItemOutcome(
-                checks: shares, quality: failed ? 0 : quality, answered: repeats, repeats: repeats,
+                passed: shares, quality: failed ? 0 : quality, answered: repeats, repeats: repeats,
                 answer: "Answer \(index)\(failed ? " (failing)" : "")")
         }
         var metrics: [String: Double] = [:]
         for check in checks {
-            metrics[check] = items.values.map { 1 - ($0.checks[check] ?? 1) }.reduce(0, +) / Double(count)
+            metrics[check] = items.values.map { 1 - ($0.passed[check] ?? 1) }.reduce(0, +) / Double(count)
         }
         metrics["quality"] = items.values.compactMap(\.quality).reduce(0, +) / Double(count)
         metrics["hard_fails"] = Double(items.values.filter { $0.quality == 0 }.count) / Double(count)
@@ -59,7 +59,7 @@ struct ComparisonTests {
         let verdict = Self.verdict(Self.snapshot(), Self.snapshot())
         #expect(verdict.status == .pass)
         #expect(verdict.exitCode == 0)
-        #expect(verdict.results.map(\.check) == ["quality", "first_person", "refusal", "truncated", "significance"])
+        #expect(verdict.results.map(\.check) == ["errors", "quality", "first_person", "refusal", "truncated", "significance"])
         #expect(verdict.failures.isEmpty)
         #expect(verdict.headline.hasPrefix("altbench check: passed"))
         let pair = try #require(verdict.comparison.pairs.first)
@@ -118,7 +118,7 @@ struct ComparisonTests {
         #expect(test.significant && metric.isSignificantRegression)
         let significance = try #require(Self.result(verdict, "significance"))
         #expect(!significance.passed)
-        #expect(significance.message.contains("empty (p = 1.91e-06)"), "\(significance.message)")
+        #expect(significance.message.contains("empty (p < 0.001)"), "\(significance.message)")
         #expect(Self.result(verdict, "quality")?.passed == true, "quality's limit was lifted")
         let quality = try #require(verdict.comparison.pairs[0].metric("quality")?.test)
         #expect(quality.method == .pairedBootstrap && quality.favours == .worse && quality.significant)
@@ -165,10 +165,143 @@ struct ComparisonTests {
             before: Self.snapshot(), after: Self.snapshot(repeats: 3, unstable: [7: ScoreName.firstPerson]))
         let pair = comparison.pairs[0]
         #expect(pair.unstable.map(\.item) == ["item07"])
-        #expect(pair.unstable.first?.checks == [ScoreName.firstPerson: 0.5])
+        #expect(pair.unstable.first?.passed == [ScoreName.firstPerson: 0.5])
         #expect(pair.flips.isEmpty, "a half-passing item is neither passed nor failed")
         #expect(comparison.notes.contains { $0.hasPrefix("Repeats differ: 1 → 3") })
         #expect(pair.metric(ScoreName.firstPerson)?.test?.worsened == 1)
+    }
+
+    // MARK: - Failed trials
+
+    /// `snapshot` with the first `failing` items of every pair unanswered: their trials
+    /// failed, so they have no checks, quality or answer, and with no answer at all the row
+    /// has no figures (as ``RunSnapshot/init(_:)`` builds it).
+    static func unanswered(_ snapshot: RunSnapshot, failing: Int, reason: String = "no stored answer for this trial") -> RunSnapshot {
+        var snapshot = snapshot
+        for index in snapshot.rows.indices {
+            var row = snapshot.rows[index]
+            for id in row.items.keys.sorted().prefix(failing) {
+                row.items[id] = RunSnapshot.ItemOutcome(
+                    passed: [:], quality: nil, answered: 0, repeats: row.items[id]!.repeats, answer: nil)
+            }
+            let failedTrials = row.items.values.filter { $0.answered == 0 }.map(\.repeats).reduce(0, +)
+            row.errors = failedTrials
+            row.answered = row.n - failedTrials
+            row.firstError = failedTrials > 0 ? reason : nil
+            if row.answered == 0 { row.metrics = [:] }
+            snapshot.rows[index] = row
+        }
+        return snapshot
+    }
+
+    @Test("a pair that got no answers fails every check it could not measure, the failed trials first")
+    func unansweredPairFails() throws {
+        let verdict = Self.verdict(Self.snapshot(), Self.unanswered(Self.snapshot(), failing: 20))
+        #expect(verdict.status == .regression)
+        #expect(verdict.exitCode == 1)
+        #expect(verdict.results.map(\.check) == ["errors", "quality", "first_person", "refusal", "truncated", "significance"])
+        #expect(verdict.results.allSatisfy { $0.failed }, "\(verdict.results.map { "\($0.check): \($0.message)" })")
+        #expect(!verdict.results.contains { $0.message.contains("held") })
+        let errors = try #require(Self.result(verdict, "errors"))
+        #expect(errors.message.hasPrefix("rose: 0 of 20 trials failed in the baseline, 20 of 20 in the run (+100.0 points; may not rise)"), "\(errors.message)")
+        #expect(errors.message.contains("The run got no answer for this pair; first reason: no stored answer for this trial."))
+        #expect(verdict.headline.hasPrefix("altbench check: regression — v @ 50: errors rose: 0 of 20 trials failed in the baseline, 20 of 20 in the run"))
+        let quality = try #require(Self.result(verdict, "quality"))
+        #expect(quality.message == "not measured: the baseline measured 0.800, but the run answered none of this pair's 20 trials: fix what made them fail (see `errors`) and run again.")
+        #expect(Self.result(verdict, ScoreName.firstPerson)?.message.hasPrefix("not measured: the baseline measured 0.0%, but the run answered none") == true)
+        #expect(Self.result(verdict, "significance")?.message.hasPrefix("not measured: no item was answered on both sides") == true)
+        let line = try #require(verdict.pairSummaries.first)
+        #expect(line.before?.answered == 20 && line.before?.failed == 0)
+        #expect(line.after?.answered == 0 && line.after?.failed == 20 && line.after?.quality == nil)
+        #expect(line.failedChecks == CheckVerdict.checkNames)
+
+        // Without significance the measured-nowhere checks still fail: not measured is never held.
+        let lenient = Self.verdict(
+            Self.snapshot(), Self.unanswered(Self.snapshot(), failing: 20),
+            CheckThresholds(maxErrorRise: 1, maxQualityDrop: 1, failOnSignificant: false))
+        #expect(Self.result(lenient, "errors")?.passed == true)
+        #expect(lenient.status == .regression)
+        #expect(lenient.failures.map(\.check) == ["quality", "first_person", "refusal", "truncated"])
+    }
+
+    @Test("the share of failed trials may not rise by default; max_error_rise allows some")
+    func failedTrialsMayNotRise() throws {
+        let thresholds = CheckThresholds(failOnSignificant: false)
+        let some = Self.verdict(Self.snapshot(), Self.unanswered(Self.snapshot(), failing: 3), thresholds)
+        let errors = try #require(Self.result(some, "errors"))
+        #expect(errors.failed)
+        #expect(errors.message.contains("0 of 20 trials failed in the baseline, 3 of 20 in the run (+15.0 points; may not rise). 17 of 20 trials answered; first reason: no stored answer for this trial. Fix the cause"))
+        // The answered items are still measured, and they held.
+        #expect(some.failures.map(\.check) == ["errors"])
+        let allowed = Self.verdict(
+            Self.snapshot(), Self.unanswered(Self.snapshot(), failing: 3), CheckThresholds(maxErrorRise: 0.15, failOnSignificant: false))
+        #expect(Self.result(allowed, "errors")?.passed == true)
+        #expect(allowed.status == .pass)
+        #expect(Self.verdict(Self.snapshot(), Self.unanswered(Self.snapshot(), failing: 4), CheckThresholds(maxErrorRise: 0.15)).status == .regression)
+        // As many failures as the baseline had, or fewer, hold.
+        let same = Self.verdict(Self.unanswered(Self.snapshot(), failing: 3), Self.unanswered(Self.snapshot(), failing: 3), thresholds)
+        #expect(Self.result(same, "errors")?.message.hasPrefix("held: 3 of 20 trials failed in the baseline, 3 of 20 in the run") == true)
+        #expect(same.status == .pass)
+        #expect(Self.verdict(Self.unanswered(Self.snapshot(), failing: 3), Self.snapshot(), thresholds).status == .pass)
+    }
+
+    @Test("a check the baseline did not measure is skipped, never counted as held")
+    func unmeasuredInTheBaselineIsSkipped() throws {
+        var baseline = Self.snapshot()
+        baseline.rows[0].metrics[ScoreName.refusal] = nil
+        let verdict = Self.verdict(baseline, Self.snapshot())
+        let refusal = try #require(Self.result(verdict, ScoreName.refusal))
+        #expect(refusal.outcome == .skipped)
+        #expect(!refusal.passed && !refusal.failed)
+        #expect(refusal.message == "not measured in the baseline (the run measured 0.0%). Save a new baseline to check it.")
+        #expect(verdict.status == .pass)
+        #expect(verdict.headline == "altbench check: passed — 5 checks over 1 variant × max_tokens pair held, 1 skipped (not measured in the baseline).")
+        #expect(verdict.pairSummaries.first?.skippedChecks == [ScoreName.refusal])
+
+        // A baseline pair that got no answers holds the run to nothing but its failed trials.
+        let empty = Self.unanswered(Self.snapshot(), failing: 20)
+        let nothing = Self.verdict(empty, empty)
+        #expect(Self.result(nothing, "errors")?.passed == true)
+        #expect(nothing.results.dropFirst().allSatisfy { $0.skipped })
+        #expect(Self.result(nothing, "quality")?.message.hasPrefix("not measured in the baseline, which answered none of this pair's 20 trials") == true)
+        #expect(nothing.headline.hasPrefix("altbench check: passed — 1 check over 1 variant × max_tokens pair held, 5 skipped"))
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(verdict), as: UTF8.self)
+        #expect(text.contains(#""outcome":"skipped","passed":false"#), "\(text.prefix(400))")
+    }
+
+    @Test("pairs keep the run's order, not the names'")
+    func pairOrder() throws {
+        func snapshot(_ variants: [String]) -> RunSnapshot {
+            var base = Self.snapshot()
+            let row = base.rows[0]
+            base.rows = variants.map { name in
+                var copy = row
+                copy.variant = name
+                return copy
+            }
+            return base
+        }
+        let verdict = Self.verdict(snapshot(["zeta", "alpha", "mid"]), snapshot(["zeta", "mid", "alpha"]))
+        #expect(verdict.comparison.pairs.map(\.variant) == ["zeta", "mid", "alpha"])
+        #expect(verdict.pairSummaries.map(\.variant) == ["zeta", "mid", "alpha"])
+        #expect(verdict.results.map(\.variant) == ["zeta", "mid", "alpha"].flatMap { Array(repeating: $0, count: 6) })
+    }
+
+    @Test("a p-value of 0 reads p < 0.001, never p = 0")
+    func pZero() throws {
+        #expect(SignificanceTest.describe(p: 0) == "p < 0.001")
+        #expect(SignificanceTest.describe(p: 0.0009) == "p < 0.001")
+        #expect(SignificanceTest.describe(p: 0.001) == "p = 0.001")
+        #expect(SignificanceTest.describe(p: 0.0312) == "p = 0.031")
+        // Quality falls on every item: no bootstrap resample reaches 0.
+        let verdict = Self.verdict(Self.snapshot(quality: 0.9), Self.snapshot(quality: 0.5))
+        let test = try #require(verdict.comparison.pairs[0].metric("quality")?.test)
+        #expect(test.p == 0)
+        let significance = try #require(Self.result(verdict, "significance"))
+        #expect(significance.message == "significantly worse at p < 0.05: quality (p < 0.001)")
     }
 
     // MARK: - Invalid comparisons

@@ -92,8 +92,8 @@ struct RunSnapshotTests {
     func itemOutcomesFoldRepeats() throws {
         let terse = try #require(RunSnapshot(Self.run).row(variant: "terse", maxTokens: 50))
         let cat = try #require(terse.items["cat"])
-        #expect(cat.checks[ScoreName.firstPerson] == 0.5)
-        #expect(cat.checks[ScoreName.truncated] == 1)
+        #expect(cat.passed[ScoreName.firstPerson] == 0.5)
+        #expect(cat.passed[ScoreName.truncated] == 1)
         #expect(cat.unstableChecks.contains(ScoreName.firstPerson))
         #expect(cat.answer == "A tabby cat asleep on a red sofa.")
         #expect(cat.answered == 2 && cat.repeats == 2)
@@ -105,11 +105,11 @@ struct RunSnapshotTests {
         #expect(web.unstableChecks.isEmpty)
 
         let wordy = try #require(RunSnapshot(Self.run).row(variant: "wordy", maxTokens: 50))
-        #expect(wordy.items["cat"]?.checks[ScoreName.truncated] == 0)
-        #expect(wordy.items["cat"]?.checks[ScoreName.redundantPrefix] == 0)
+        #expect(wordy.items["cat"]?.passed[ScoreName.truncated] == 0)
+        #expect(wordy.items["cat"]?.passed[ScoreName.redundantPrefix] == 0)
         #expect(wordy.items["cat"]?.quality == 0)
         // Only hard checks are kept per item; terminal_punctuation is not one by default.
-        #expect(wordy.items["cat"]?.checks[ScoreName.terminalPunctuation] == nil)
+        #expect(wordy.items["cat"]?.passed[ScoreName.terminalPunctuation] == nil)
     }
 
     @Test(arguments: [
@@ -157,7 +157,75 @@ struct RunSnapshotTests {
         let positions = top.map { text.range(of: "\n  \"\($0)\"")?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
-        #expect(try JSONDecoder().decode(RunSnapshot.self, from: data) == snapshot)
+        // Everything reads back but the failure reason, which stays out of the file.
+        var written = snapshot
+        for index in written.rows.indices { written.rows[index].firstError = nil }
+        #expect(try JSONDecoder().decode(RunSnapshot.self, from: data) == written)
+    }
+
+    @Test("format 2 is written: each item's checks are named `passed`, with the share of repeats that passed")
+    func writesFormatTwo() throws {
+        let snapshot = RunSnapshot(Self.run)
+        #expect(snapshot.format == 2)
+        let text = String(decoding: try snapshot.encodedJSON(), as: UTF8.self)
+        #expect(text.contains("\"format\" : 2,"))
+        #expect(text.contains("\"passed\" : {"))
+        #expect(!text.contains("\"checks\""))
+        let object = try #require(try JSONValue.parse(Data(text.utf8)).objectValue)
+        let cat = object["rows"]?[0]?["items"]?["cat"]
+        #expect(cat?["passed"]?[ScoreName.firstPerson]?.doubleValue == 0.5, "one of two repeats spoke in the first person")
+        // The row's failure rate and the item's pass share say the same thing from both sides.
+        #expect(object["rows"]?[0]?["metrics"]?[ScoreName.firstPerson]?.doubleValue == RunSnapshot.rounded(1.0 / 5.0))
+        // A failed trial's reason is kept with its pair for the check, but not written to the file.
+        #expect(snapshot.rows[0].firstError == "HTTP 500")
+        #expect(snapshot.rows[1].firstError == nil)
+        #expect(!text.contains("HTTP 500") && !text.contains("first_error"))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-format2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("baseline.json")
+        try snapshot.encodedJSON().write(to: url)
+        var written = snapshot
+        written.rows[0].firstError = nil
+        #expect(try RunSnapshot.load(from: url) == written)
+    }
+
+    /// `Fixtures/baseline/format-1.json`: a baseline as format 1 wrote it, committed.
+    static let formatOneFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/baseline/format-1.json")
+
+    @Test("a format 1 baseline is read by its own field names and compares like a format 2 one")
+    func readsFormatOne() throws {
+        let old = try RunSnapshot.load(from: Self.formatOneFile, displayPath: "format-1.json")
+        #expect(old.format == RunSnapshot.currentFormat, "upgraded as it is read")
+        #expect(old.rows.map(\.label) == ["terse @ 50", "wordy @ 50"])
+        let terse = try #require(old.row(variant: "terse", maxTokens: 50))
+        #expect(terse.items["cat"]?.passed == [ScoreName.empty: 1, ScoreName.firstPerson: 1, ScoreName.refusal: 1, ScoreName.truncated: 1])
+        #expect(terse.items["web"]?.passed[ScoreName.truncated] == 0)
+        #expect(terse.items["cat"]?.answer == "A tabby cat asleep on a red sofa.")
+        #expect(terse.metrics[ScoreName.firstPerson] == 0)
+
+        // Saved again it is format 2, and reads back the same.
+        let upgraded = String(decoding: try old.encodedJSON(), as: UTF8.self)
+        #expect(upgraded.contains("\"format\" : 2,") && upgraded.contains("\"passed\" : {") && !upgraded.contains("\"checks\""))
+
+        // A run in which the cat's answer speaks in the first person regresses against it.
+        var run = old
+        run.runID = "20261102-090000-f2f2"
+        run.rows[0].items["cat"]?.passed[ScoreName.firstPerson] = 0
+        run.rows[0].items["cat"]?.answer = "I see a tabby cat asleep on a red sofa."
+        run.rows[0].metrics[ScoreName.firstPerson] = RunSnapshot.rounded(1.0 / 3.0)
+        let verdict = CheckVerdict(comparison: Comparison(before: old, after: run), thresholds: CheckThresholds(failOnSignificant: false))
+        #expect(verdict.status == .regression)
+        #expect(verdict.failures.map(\.label) == ["terse @ 50"])
+        #expect(verdict.failures.map(\.check) == [ScoreName.firstPerson])
+        let flips = verdict.comparison.pairs[0].flips
+        #expect(flips.count == 1)
+        #expect(flips.first?.item == "cat" && flips.first?.check == ScoreName.firstPerson && flips.first?.regressed == true)
+        #expect(verdict.comparison.pairs[1].flips.isEmpty)
+        // The same file against itself: nothing moved.
+        #expect(CheckVerdict(comparison: Comparison(before: old, after: old)).status == .pass)
     }
 
     @Test("a baseline that cannot be used names the file and the field, and says what to do")
@@ -184,7 +252,11 @@ struct RunSnapshotTests {
         object["rows"] = .string("x")
         #expect(message(JSONValue.object(object).canonicalText).contains("bad value at rows"))
         object["format"] = .int(RunSnapshot.currentFormat + 1)
-        #expect(message(JSONValue.object(object).canonicalText).contains("Update altbench"))
+        let future = message(JSONValue.object(object).canonicalText)
+        #expect(future.contains("results/baseline.json has format 3, written by a newer altbench; this altbench reads formats 1 to 2."), "\(future)")
+        #expect(future.contains("Update altbench"))
+        object["format"] = .int(0)
+        #expect(message(JSONValue.object(object).canonicalText).contains("results/baseline.json has format 0, which no altbench writes"))
         let good = String(decoding: try RunSnapshot(Self.run).encodedJSON(), as: UTF8.self)
         #expect(message(good) == "loaded")
     }

@@ -318,19 +318,25 @@ struct ConfigTests {
     @Test("check: sets the limits of altbench check; unset ones keep their defaults")
     func checkLimits() throws {
         let config = try ConfigFile.parse(
-            "check:\n  max_quality_drop: 0.05\n  max_truncation_rise: 0\n  fail_on_significant: false\n", displayPath: "altbench.yml")
+            "check:\n  max_quality_drop: 0.05\n  max_truncation_rise: 0\n  fail_on_significant: false\n  max_error_rise: 0.1\n",
+            displayPath: "altbench.yml")
+        #expect(config.check.maxErrorRise == 0.1)
         #expect(config.check.maxQualityDrop == 0.05)
         #expect(config.check.maxTruncationRise == 0)
         #expect(config.check.failOnSignificant == false)
         #expect(config.check.maxFirstPersonRise == 0)
         #expect(config.check.alpha == 0.05)
         #expect(try ConfigFile.parse("model: gpt-4o\n", displayPath: "altbench.yml").check == CheckThresholds())
+        #expect(CheckThresholds().maxErrorRise == 0, "by default the share of failed trials may not rise")
     }
 
     @Test(arguments: [
         ("check: 3\n", "altbench.yml:1: `check` must map limits to values"),
         ("check:\n  max_quality_drop: lots\n", "altbench.yml:2: `check.max_quality_drop` must be a share from 0 to 1"),
         ("check:\n  max_refusal_rise: 1.5\n", "altbench.yml:2: `check.max_refusal_rise` must be a share from 0 to 1"),
+        ("check:\n  alpha: 0.05\n  max_error_rise: -0.1\n", "altbench.yml:3: `check.max_error_rise` must be a share from 0 to 1"),
+        ("check:\n  max_error_rise: all\n", "altbench.yml:2: `check.max_error_rise` must be a share from 0 to 1"),
+        ("check:\n  max_errors_rise: 0.1\n", "Did you mean `max_error_rise`?"),
         ("check:\n  alpha: 0\n", "altbench.yml:2: `check.alpha` must be a level between 0 and 1"),
         ("check:\n  fail_on_significant: maybe\n", "altbench.yml:2: `check.fail_on_significant` must be true or false"),
         ("check:\n  max_quality_dorp: 0.1\n", "Did you mean `max_quality_drop`?"),

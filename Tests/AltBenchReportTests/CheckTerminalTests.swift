@@ -1,0 +1,192 @@
+import AltBenchCore
+import Foundation
+import Testing
+
+@testable import AltBenchReport
+
+/// What `altbench check` prints to a terminal: short by default, whole with `--verbose`,
+/// never HTML-escaped, and safe from what a model answers.
+@Suite("CheckTerminal")
+struct CheckTerminalTests {
+    typealias F = CompareFixtures
+
+    static let entities = ["&lt;", "&gt;", "&amp;", "&quot;", "&#", "<br>"]
+
+    /// The fixture's run with every trial of `terse @ 50` failed, as an `--offline` replay of
+    /// an edited prompt leaves it.
+    static var unanswered: RunSnapshot {
+        var run = F.run
+        run.rows[0].answered = 0
+        run.rows[0].errors = run.rows[0].n
+        run.rows[0].metrics = [:]
+        run.rows[0].firstError = "no stored answer for this trial"
+        for id in run.rows[0].items.keys {
+            run.rows[0].items[id] = RunSnapshot.ItemOutcome(passed: [:], quality: nil, answered: 0, repeats: 2, answer: nil)
+        }
+        return run
+    }
+
+    @Test("by default: the verdict, one line per pair in the run's order, the failed checks and the items now failing")
+    func short() throws {
+        let verdict = F.regression
+        let text = CheckTerminal.summary(verdict)
+        let lines = text.components(separatedBy: "\n")
+        #expect(lines[0] == verdict.headline)
+        #expect(lines[1] == "exit status 1 (0 passed, 1 regression, 2 cannot compare): baseline 20261120-090000-base → run 20261121-100000-head")
+        #expect(lines[3] == "pair         answered/failed  quality        result")
+        #expect(lines[4] == "terse @ 50   6/0 → 6/0        0.750 → 0.375  failed: quality, first_person")
+        #expect(lines[5] == "terse @ 100  6/0 → 6/0        0.920 → 0.920  held")
+        #expect(lines.contains("  terse @ 50 first_person: rose: 0.0% → 58.3% (+58.3 points; may not rise)"))
+        // The model's answer on one line, its `|` and line break printed as they are (folded).
+        #expect(lines.contains("  terse @ 50 first_person: cat: I see a cat | on a table."), "\(text)")
+        #expect(!text.contains("##"), "no Markdown sections")
+        #expect(!text.contains("Flips") && !text.contains("Wilson"))
+        #expect(lines.count < 25, "\(lines.count) lines")
+        for entity in Self.entities { #expect(!text.contains(entity), "\(entity)") }
+
+        let pass = CheckTerminal.summary(F.pass)
+        #expect(pass.components(separatedBy: "\n").count == 9, "\(pass)")
+        #expect(pass.hasPrefix("altbench check: passed — 12 checks over 2 variant × max_tokens pairs held.\n"))
+        #expect(!pass.contains("Failed checks"))
+        #expect(pass.hasSuffix("--verbose, or --format md for Markdown.\n"))
+    }
+
+    @Test("--verbose is the whole check for a terminal: every check, the comparison, nothing HTML-escaped")
+    func verbose() throws {
+        let verdict = F.regression
+        let text = CheckReport.text(verdict)
+        let markdown = CheckReport.markdown(verdict)
+        #expect(text.components(separatedBy: "\n").count == markdown.components(separatedBy: "\n").count, "the same layout")
+        #expect(text.hasPrefix(verdict.headline + "\n"))
+        for section in ["## Failed checks", "## Checks", "### Summary", "### Significance", "### Flips", "### Instability (repeats)"] {
+            #expect(text.contains("\n" + section + "\n"), "\(section)")
+        }
+        #expect(text.contains("| terse @ 50 | `significance` | ✅ | no significant regression at p < 0.05 |"))
+        #expect(markdown.contains("| terse @ 50 | `significance` | ✅ | no significant regression at p &lt; 0.05 |"), "Markdown escapes what it must")
+        #expect(text.contains(#"| I see a cat \| on a table. |"#), "a `|` still cannot end a cell; the line break is folded")
+        for entity in Self.entities { #expect(!text.contains(entity), "\(entity)") }
+        #expect(CompareReport.text(F.comparison).hasPrefix("# altbench compare 20261120-090000-base → 20261121-100000-head\n"))
+        for entity in Self.entities { #expect(!CompareReport.text(F.comparison).contains(entity), "\(entity)") }
+    }
+
+    @Test("text from a run cannot move the cursor, recolour the terminal or fake a line")
+    func hostileText() {
+        var run = F.run
+        let hostile = "\u{1B}[2J\u{1B}[31mI see\u{1B}[0m a\r\nfake line\u{7} \u{202E}txt.exe <b>&amp;</b>"
+        run.rows[0].items["cat"]?.answer = hostile
+        run.rows[0].variant = "terse\u{1B}[1m"
+        var baseline = F.baseline
+        baseline.rows[0].variant = "terse\u{1B}[1m"
+        let verdict = CheckVerdict(comparison: Comparison(before: baseline, after: run))
+        for text in [CheckTerminal.summary(verdict), CheckReport.text(verdict)] {
+            #expect(!text.unicodeScalars.contains("\u{1B}"))
+            #expect(!text.unicodeScalars.contains("\u{7}"))
+            #expect(!text.unicodeScalars.contains("\u{202E}"))
+            #expect(!text.contains("\r"))
+            #expect(!text.contains("\nfake line"))
+            #expect(text.contains("[31mI see[0m a  fake line txt.exe <b>&amp;</b>"), "shown as it is, not escaped")
+        }
+        #expect(TerminalText.line("a\tb\u{0}c\u{85}d\u{2028}e") == "a bc d e")
+        #expect(TerminalText.excerpt(String(repeating: "x", count: 300), limit: 10) == "xxxxxxxxx…")
+    }
+
+    @Test("a pair that got no answers reads answered/failed on both sides in every format")
+    func unansweredPair() throws {
+        let verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: Self.unanswered))
+        #expect(verdict.exitCode == 1)
+        let text = CheckTerminal.summary(verdict)
+        #expect(text.contains("terse @ 50   6/0 → 0/6        0.750 → –      failed: errors, quality, first_person, refusal, truncated, significance"), "\(text)")
+        #expect(text.hasPrefix("altbench check: regression — terse @ 50: errors rose: 0 of 6 trials failed in the baseline, 6 of 6 in the run (+100.0 points; may not rise) (and 5 more)\n"))
+        #expect(text.contains("first reason: no stored answer for this trial."))
+        let markdown = CheckReport.markdown(verdict)
+        #expect(markdown.contains("| terse @ 50 | 6 / 0 → 0 / 6 ▼ | 0.750 → – |"), "\(markdown)")
+        #expect(markdown.contains("| terse @ 50 | `quality` | ❌ | not measured: the baseline measured 0.750, but the run answered none of this pair's 6 trials: fix what made them fail (see \\`errors\\`) and run again. |"))
+        #expect(!markdown.contains("not measured on both sides"))
+        let xml = JUnitReport.xml(verdict)
+        #expect(xml.contains("<property name=\"run.answered\" value=\"0\"/>"))
+        #expect(xml.contains("<property name=\"run.failed\" value=\"6\"/>"))
+        #expect(xml.contains("trials: baseline 6 answered, 0 failed → run 0 answered, 6 failed"))
+        #expect(xml.contains("<testcase classname=\"altbench.terse.50\" name=\"errors\" time=\"0\">\n      <failure"))
+    }
+
+    @Test("many failures stay short: the first 20 failed checks, then a count")
+    func manyFailures() throws {
+        var baseline = F.baseline
+        var run = Self.unanswered
+        // Eight pairs, each with every trial failed: 48 failed checks.
+        baseline.rows = (0..<8).map { index in
+            var row = F.baseline.rows[0]
+            row.variant = "v\(index)"
+            return row
+        }
+        run.rows = (0..<8).map { index in
+            var row = Self.unanswered.rows[0]
+            row.variant = "v\(index)"
+            return row
+        }
+        let verdict = CheckVerdict(comparison: Comparison(before: baseline, after: run))
+        #expect(verdict.failures.count == 48)
+        let lines = CheckTerminal.summary(verdict).components(separatedBy: "\n")
+        #expect(lines.filter { $0.hasPrefix("  v") }.count == 20)
+        #expect(lines.contains("  … and 28 more (the table above names them; --verbose gives each)."))
+        #expect(lines.filter { $0.hasPrefix("v") && $0.contains("failed: errors") }.count == 8, "one table line per pair")
+        #expect(lines.count < 45)
+    }
+
+    @Test("a check the baseline did not measure is shown as skipped everywhere")
+    func skipped() throws {
+        var baseline = F.baseline
+        baseline.rows[1].metrics[ScoreName.refusal] = nil
+        let verdict = CheckVerdict(comparison: Comparison(before: baseline, after: F.baseline))
+        #expect(verdict.status == .pass)
+        #expect(CheckTerminal.summary(verdict).contains("terse @ 100  6/0 → 6/0        0.920 → 0.920  held; skipped: refusal"))
+        #expect(CheckReport.markdown(verdict).contains("| terse @ 100 | `refusal` | skipped | not measured in the baseline (the run measured 0.0%). Save a new baseline to check it. |"))
+        let xml = JUnitReport.xml(verdict)
+        #expect(xml.contains("<testsuite name=\"terse @ 100\" tests=\"6\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0\">"))
+        #expect(xml.contains("<testcase classname=\"altbench.terse.100\" name=\"refusal\" time=\"0\">\n      <skipped message=\"not measured in the baseline"))
+    }
+
+    @Test("pairs are listed in the run's order, never sorted by name")
+    func order() throws {
+        func renamed(_ snapshot: RunSnapshot, _ names: [String]) -> RunSnapshot {
+            var snapshot = snapshot
+            for index in snapshot.rows.indices { snapshot.rows[index].variant = names[index] }
+            return snapshot
+        }
+        let verdict = CheckVerdict(
+            comparison: Comparison(before: renamed(F.baseline, ["zeta", "alpha"]), after: renamed(F.baseline, ["zeta", "alpha"])))
+        let rows = CheckTerminal.summary(verdict).components(separatedBy: "\n").filter { $0.hasPrefix("zeta") || $0.hasPrefix("alpha") }
+        #expect(rows.map { String($0.prefix(4)) } == ["zeta", "alph"])
+        let markdown = CheckReport.markdown(verdict)
+        let zeta = try #require(markdown.range(of: "| zeta @ 50 |"))
+        let alpha = try #require(markdown.range(of: "| alpha @ 100 |"))
+        #expect(zeta.lowerBound < alpha.lowerBound)
+    }
+
+    @Test("a p-value of 0 reads p < 0.001 in the terminal, the Markdown, the JUnit and the messages")
+    func pZero() throws {
+        let ids = (1...8).map { "item\($0)" }
+        func snapshot(_ runID: String, quality: Double) -> RunSnapshot {
+            var items: [String: RunSnapshot.ItemOutcome] = [:]
+            for id in ids { items[id] = F.outcome(quality: quality, answer: "A \(id).") }
+            return F.snapshot(runID: runID, rows: [F.row(50, items: items, quality: quality, firstPerson: 0, truncated: 0, length: 10)])
+        }
+        let verdict = CheckVerdict(
+            comparison: Comparison(before: snapshot("a", quality: 0.9), after: snapshot("b", quality: 0.85)),
+            thresholds: CheckThresholds(maxQualityDrop: 0.1))
+        let test = try #require(verdict.comparison.pairs[0].metric("quality")?.test)
+        #expect(test.p == 0, "every resampled mean is below 0")
+        #expect(verdict.failures.map(\.message) == ["significantly worse at p < 0.05: quality (p < 0.001)"])
+        let outputs = [
+            CheckTerminal.summary(verdict), CheckReport.text(verdict), CheckReport.markdown(verdict), JUnitReport.xml(verdict),
+        ]
+        for output in outputs {
+            #expect(!output.contains("p = 0 ") && !output.contains("p = 0)") && !output.contains("p=0"), "\(output)")
+            #expect(!output.contains("p = 0.000") && !output.contains("| 0.000 |"))
+        }
+        #expect(outputs[0].contains("quality (p < 0.001)"))
+        #expect(outputs[2].contains("**quality p < 0.001 ▼**"))
+        #expect(outputs[2].contains("| **<0.001** ▼ |"))
+        #expect(outputs[3].contains("quality: 0.900 → 0.850, p &lt; 0.001 (paired bootstrap over 8 items)"))
+    }
+}
