@@ -265,7 +265,7 @@ struct SupportTests {
         MessageCase(
             error: .missingAPIKey(variable: "OPENAI_API_KEY", reason: "CI=true"),
             mentions: ["OPENAI_API_KEY is not set, and CI=true.", "Export OPENAI_API_KEY=", "--base-url", "--provider mock"]),
-        MessageCase(error: .runNotFound(id: "r1", database: "results/altbench.sqlite"), mentions: ["'r1'", "altbench report"]),
+        MessageCase(error: .runNotFound(id: "r1", database: "results/altbench.sqlite"), mentions: ["'r1'", "altbench runs"]),
         MessageCase(error: .noRuns(database: "results/altbench.sqlite"), mentions: ["altbench run"]),
     ]
 
