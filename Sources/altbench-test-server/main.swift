@@ -2,7 +2,7 @@
 // HTTP path without an API key.
 //
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
-//                                  [--requests-per-second R [--burst N]]
+//                                  [--requests-per-second R [--burst N] [--announce-per-minute]]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
@@ -11,12 +11,16 @@
 // --requests-per-second R puts OpenAI-style rate limiting in front of the handler: a bucket of
 // --burst request tokens (default R rounded, at least 1) refilled at R per second; requests
 // without a token get a 429 with retry-after-ms, retry-after and x-ratelimit-* headers.
+// --announce-per-minute makes those headers overstate the burst, as quantized limits, proxies
+// and Azure deployments do: x-ratelimit-limit/remaining/reset-requests describe a per-minute
+// window of 60 × R refilled at R per second, while the bucket that answers 429 is still --burst
+// at R per second (retry-after-ms stays truthful).
 
 import AltBenchTesting
 import Dispatch
 import Foundation
 
-let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N]]"
+let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -28,6 +32,7 @@ var apiKey: String?
 var latencyMilliseconds = 0
 var requestsPerSecond: Double?
 var burst: Int?
+var announcePerMinute = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -56,6 +61,9 @@ while let argument = arguments.popFirst() {
         guard let text = inlineValue ?? arguments.popFirst() else { fail("--burst needs a value") }
         guard let value = Int(text), value >= 1 else { fail("invalid burst '\(text)'") }
         burst = value
+    case "--announce-per-minute":
+        if inlineValue != nil { fail("--announce-per-minute takes no value") }
+        announcePerMinute = true
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -65,11 +73,15 @@ while let argument = arguments.popFirst() {
 }
 
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
+if announcePerMinute && requestsPerSecond == nil { fail("--announce-per-minute needs --requests-per-second") }
 
 var handler = OpenAITestServer.compatible(apiKey: apiKey)
 if let requestsPerSecond {
     let size = burst ?? max(1, Int(requestsPerSecond.rounded()))
-    handler = TokenBucketServerLimiter(requestsPerSecond: requestsPerSecond, burst: size, wrapping: handler).handler
+    handler = TokenBucketServerLimiter(
+        requestsPerSecond: requestsPerSecond, burst: size, announcing: announcePerMinute ? .perMinute : .bucket,
+        wrapping: handler
+    ).handler
 }
 if latencyMilliseconds > 0 {
     handler = OpenAITestServer.withLatency(.milliseconds(latencyMilliseconds), handler)
