@@ -328,7 +328,7 @@ func runLoad(
     var received = outcome.pacing.granted
     if case .server(let server, _) = target {
         received = await server.requests().count - before
-        await server.clearRequests()  // the log holds every ~200 KB body
+        await server.clearRequests()
     }
 
     var firstFailure: String?
@@ -383,7 +383,7 @@ func loadBenchmarks(runs: Int, diagnose: Bool, scenarios: Set<LoadScenario> = Se
         for index in 1...runs {
             let loadBefore = loadAverage()
             let server = try await OpenAITestServer.start(
-                handler: OpenAITestServer.withLatency(latency, OpenAITestServer.fixedCompletion()))
+                recordsBodies: false, handler: OpenAITestServer.withLatency(latency, OpenAITestServer.fixedCompletion()))
             let run = try await runLoad(
                 label: "latency-\(index)", dataset: dataset, variantCount: 10,
                 target: .server(server, maxConnections: nil), concurrency: concurrency, folder: folder)
@@ -455,7 +455,7 @@ func rateLimitedLoad(
     let limiter = TokenBucketServerLimiter(
         requestsPerSecond: rate, burst: 20, announcing: announcement,
         wrapping: OpenAITestServer.withLatency(latency, OpenAITestServer.fixedCompletion()))
-    let server = try await OpenAITestServer.start(handler: limiter.handler)
+    let server = try await OpenAITestServer.start(recordsBodies: false, handler: limiter.handler)
     let run = try await runLoad(
         label: "\(honest ? "rate" : "overstated")-\(index)", dataset: dataset, variantCount: 2,
         target: .server(server, maxConnections: nil), concurrency: concurrency, folder: folder)
@@ -531,7 +531,7 @@ func loadDiagnostics(dataset: Dataset, folder: URL) async throws {
         try await runLoad(
             label: "instant-body", dataset: dataset, variantCount: 10, target: .instant(buildsBody: true),
             concurrency: 50, folder: folder))
-    var server = try await OpenAITestServer.start(handler: OpenAITestServer.fixedCompletion())
+    var server = try await OpenAITestServer.start(recordsBodies: false, handler: OpenAITestServer.fixedCompletion())
     show(
         "+ HTTP to the loopback server, no latency",
         try await runLoad(
@@ -539,7 +539,7 @@ func loadDiagnostics(dataset: Dataset, folder: URL) async throws {
             concurrency: 50, folder: folder))
     await server.stop()
     server = try await OpenAITestServer.start(
-        handler: OpenAITestServer.withLatency(.milliseconds(100), OpenAITestServer.fixedCompletion()))
+        recordsBodies: false, handler: OpenAITestServer.withLatency(.milliseconds(100), OpenAITestServer.fixedCompletion()))
     show(
         "100 ms latency, no HTTP (instant model)",
         try await runLoad(

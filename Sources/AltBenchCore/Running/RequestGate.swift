@@ -27,12 +27,13 @@ import Foundation
 ///     a whole window of them;
 ///   - a 429 that arrives while the headers (the bucket model above) still claimed room shows
 ///     they overstate the burst. From then on the gate also paces requests with a token bucket
-///     of its own that it fills only from what it has seen: it refills at the lowest rate the
-///     headers implied since (their rounding can only make a single reading too high), holds
-///     one second's worth at most, and starts empty at that 429; each later such 429 (in a
-///     new episode) halves what it may hold, down to one request. A server whose headers are
-///     honest never triggers it; one that sends no `x-ratelimit-*-requests` headers has only
-///     the window and the pauses.
+///     of its own: it holds one second's worth of the rate the headers imply (never more than
+///     their limit), refills at the lowest rate they have implied since (rounding `remaining`
+///     down can only make a single reading too high), and starts empty at that 429, less the
+///     requests sent after it that may still take what the server refills (those that get a
+///     429 give their place back). Each later such 429, in a new episode, halves what it may
+///     hold, down to one request. Honest headers never trigger it; without
+///     `x-ratelimit-*-requests` headers there are only the window and the pauses.
 /// - **`--rpm` / `--tpm` caps.** Local token buckets holding one second's worth, so the
 ///   pace is even rather than a burst per minute. Token costs are estimates until the
 ///   answer's `usage` corrects them.
