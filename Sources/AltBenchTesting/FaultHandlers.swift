@@ -210,6 +210,15 @@ public struct RateLimitStats: Sendable, Equatable {
 /// the whole bucket gets OpenAI's "Request too large" 429 (no wait hint: waiting cannot help).
 /// A request is admitted only when both buckets can pay; a rejected one takes nothing.
 ///
+/// With `announcing: .perMinute` the request headers describe a bucket other than the one
+/// enforced, the way OpenAI's quantized limits, proxies and Azure deployments do: they announce
+/// a per-minute window of `60 × requestsPerSecond` (`x-ratelimit-limit-requests`), refilled at
+/// `requestsPerSecond`, with `-remaining-` and `-reset-requests` counting the admitted requests
+/// against that window, while the bucket that decides is still `burst` at `requestsPerSecond`.
+/// So a client that believes the headers sees room for hundreds of requests and gets 429s
+/// after `burst`. The 429s' `retry-after-ms` and `retry-after` stay truthful (the wait for the
+/// enforced bucket); their message and `x-ratelimit-*` headers quote the announced window.
+///
 /// ```swift
 /// let limiter = TokenBucketServerLimiter(requestsPerSecond: 1, burst: 5)
 /// let server = try await OpenAITestServer.start(handler: limiter.handler)
@@ -217,13 +226,25 @@ public struct RateLimitStats: Sendable, Equatable {
 /// let stats = await limiter.stats
 /// ```
 public actor TokenBucketServerLimiter {
+    /// What the `x-ratelimit-*-requests` headers describe.
+    public enum Announcement: Sendable, Hashable {
+        /// The bucket that is enforced: `burst` at `requestsPerSecond`.
+        case bucket
+        /// A per-minute window of `60 × requestsPerSecond`, refilled at `requestsPerSecond`,
+        /// which overstates the burst that is enforced.
+        case perMinute
+    }
+
     public nonisolated let requestsPerSecond: Double
     public nonisolated let burst: Int
     public nonisolated let tokensPerMinute: Int?
     /// The model named in 429 messages.
     public nonisolated let model: String
+    public nonisolated let announcement: Announcement
 
     private var requestBucket: TokenBucket
+    /// The window the request headers describe under `.perMinute`.
+    private var announcedBucket: TokenBucket?
     private var tokenBucket: TokenBucket?
     private let tokenCost: @Sendable (RecordedRequest) -> Int
     private let wrapped: OpenAITestServer.Handler
@@ -235,6 +256,7 @@ public actor TokenBucketServerLimiter {
         tokensPerMinute: Int? = nil,
         tokenCost: @escaping @Sendable (RecordedRequest) -> Int = TokenBucketServerLimiter.estimatedTokens,
         model: String = "gpt-4o-mini",
+        announcing announcement: Announcement = .bucket,
         wrapping handler: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible()
     ) {
         precondition(requestsPerSecond > 0 && requestsPerSecond.isFinite, "requestsPerSecond must be positive")
@@ -245,12 +267,23 @@ public actor TokenBucketServerLimiter {
         self.burst = burst
         self.tokensPerMinute = tokensPerMinute
         self.model = model
+        self.announcement = announcement
         self.requestBucket = TokenBucket(capacity: Double(burst), refillPerSecond: requestsPerSecond, now: now)
+        if announcement == .perMinute {
+            self.announcedBucket = TokenBucket(
+                capacity: Self.announcedLimit(requestsPerSecond: requestsPerSecond), refillPerSecond: requestsPerSecond,
+                now: now)
+        }
         self.tokenBucket = tokensPerMinute.map {
             TokenBucket(capacity: Double($0), refillPerSecond: Double($0) / 60, now: now)
         }
         self.tokenCost = tokenCost
         self.wrapped = handler
+    }
+
+    /// The per-minute limit `.perMinute` announces: 60 × `requestsPerSecond`, rounded, at least 1.
+    public static func announcedLimit(requestsPerSecond: Double) -> Double {
+        max(1, (60 * requestsPerSecond).rounded())
     }
 
     /// A rough token count for a request: its body bytes / 4, rounded up, at least 1.
@@ -271,6 +304,7 @@ public actor TokenBucketServerLimiter {
         let now = ContinuousClock.now
         counters.requests += 1
         requestBucket.refill(at: now)
+        announcedBucket?.refill(at: now)
         tokenBucket?.refill(at: now)
         let cost = tokenBucket == nil ? 0 : tokenCost(request)
 
@@ -290,8 +324,9 @@ public actor TokenBucketServerLimiter {
             let wait = max(requestWait, tokenWait)
             let message: String
             if requestWait > .zero {
+                let (limit, left) = announcedRequests
                 message = ScriptedResponse.rateLimitMessage(
-                    model: model, resource: .requests, limit: burst, used: burst, requested: 1,
+                    model: model, resource: .requests, limit: limit, used: limit - left, requested: 1,
                     wait: OpenAITestServer.rateLimitDurationText(requestWait))
             } else {
                 let capacity = Int(tokenBucket?.capacity ?? 0)
@@ -309,6 +344,7 @@ public actor TokenBucketServerLimiter {
         }
 
         requestBucket.take(1, at: now)
+        announcedBucket?.take(1, at: now)
         tokenBucket?.take(Double(cost), at: now)
         counters.admitted += 1
         let headers = limitHeaders()
@@ -319,12 +355,23 @@ public actor TokenBucketServerLimiter {
         return answer.adding(headers: headers)
     }
 
-    /// `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` for the buckets' current state.
+    /// The request limit and what is left of it, as the headers announce them.
+    private var announcedRequests: (limit: Int, left: Int) {
+        let bucket = announcedBucket ?? requestBucket
+        return (Int(bucket.capacity), Int(bucket.tokens.rounded(.down)))
+    }
+
+    /// `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` for the buckets' current state (for
+    /// requests under `.perMinute`, the announced window's).
     private func limitHeaders() -> [(String, String)] {
+        let (limit, left) = announcedRequests
         var headers = [
-            ("x-ratelimit-limit-requests", String(burst)),
-            ("x-ratelimit-remaining-requests", String(Int(requestBucket.tokens.rounded(.down)))),
-            ("x-ratelimit-reset-requests", OpenAITestServer.rateLimitDurationText(requestBucket.timeUntilFull)),
+            ("x-ratelimit-limit-requests", String(limit)),
+            ("x-ratelimit-remaining-requests", String(left)),
+            (
+                "x-ratelimit-reset-requests",
+                OpenAITestServer.rateLimitDurationText((announcedBucket ?? requestBucket).timeUntilFull)
+            ),
         ]
         if let tokenBucket {
             headers += [

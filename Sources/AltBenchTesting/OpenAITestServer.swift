@@ -41,15 +41,19 @@ public final class OpenAITestServer: Sendable {
     /// Starts a server on 127.0.0.1 and returns once it is listening.
     /// - Parameters:
     ///   - port: TCP port; 0 (the default) picks a free ephemeral port.
+    ///   - recordsBodies: whether `requests()` keeps each body; a load benchmark sending
+    ///     thousands of 200 KB bodies turns it off so its memory figure is the client's. The
+    ///     handler sees every body either way.
     ///   - handler: produces the answer to each request.
     public static func start(
         port: Int = 0,
+        recordsBodies: Bool = true,
         handler: @escaping Handler = OpenAITestServer.compatible()
     ) async throws -> OpenAITestServer {
         let log = RequestLog()
         let ready = ReadySignal()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            await respond(to: request, log: log, handler: handler)
+            await respond(to: request, log: log, recordsBodies: recordsBodies, handler: handler)
         }
         var app = Application(
             responder: responder,
@@ -120,7 +124,9 @@ public final class OpenAITestServer: Sendable {
         _ = await task.result
     }
 
-    private static func respond(to request: Request, log: RequestLog, handler: Handler) async -> Response {
+    private static func respond(
+        to request: Request, log: RequestLog, recordsBodies: Bool, handler: Handler
+    ) async -> Response {
         var request = request
         let body: Data
         do {
@@ -140,7 +146,12 @@ public final class OpenAITestServer: Sendable {
             headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
             body: body
         )
-        await log.append(recorded)
+        await log.append(
+            recordsBodies
+                ? recorded
+                : RecordedRequest(
+                    number: number, method: recorded.method, path: recorded.path, query: recorded.query,
+                    headers: recorded.headers))
         let scripted = await handler(recorded)
         if let delay = scripted.delay {
             // Cancelled when the server stops; the connection is closed then anyway.

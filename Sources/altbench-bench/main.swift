@@ -4,7 +4,7 @@
 //     swift build -c release --product altbench-bench
 //     swift run -c release --skip-build altbench-bench [--trials N]    everything: hot paths, then load
 //     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
-//     swift run -c release --skip-build altbench-bench load [--runs N] [--diagnose]   load only
+//     swift run -c release --skip-build altbench-bench load [--runs N] [--scenario S] [--diagnose]   load only
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering (`--trials`,
@@ -17,6 +17,9 @@
 //     is the figure reported, with the best beside it.
 //   - rate-limited: 400 trials at concurrency 50 against a 20 req/s (burst 20) token bucket;
 //     ideal 20 s, targets time ÷ ideal ≤ 1.15 and 429s ≤ 5% of requests, every trial answered.
+//   - overstated burst: the same, but the server's headers announce 1,200 requests a minute;
+//     targets wall ÷ ideal ≤ 1.10, 429s ≤ 5% of requests, no failed trial.
+//   `--scenario latency|rate|overstated` runs one alone; each runs `--runs` times.
 //   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
 //   throughput with no server latency, at concurrency 8 and 50.
 //
@@ -63,9 +66,13 @@ func option(_ name: String) -> Int? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
 }
 let trialCount = option("--trials") ?? 6000
-let mode = arguments.dropFirst().first { !$0.hasPrefix("-") && Int($0) == nil }
-guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring" else {
-    print("usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--texts N] [--diagnose]")
+let mode = arguments.indices.dropFirst().first {
+    !arguments[$0].hasPrefix("-") && Int(arguments[$0]) == nil && arguments[$0 - 1] != "--scenario"
+}.map { arguments[$0] }
+let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
+let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
+guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring", scenario != .some(nil) else {
+    print("usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]")
     exit(2)
 }
 
@@ -150,5 +157,7 @@ if mode == "load" {
     print("altbench-bench \(AltBenchVersion.current): load\n")
 }
 if mode == nil || mode == "load" {
-    try await loadBenchmarks(runs: max(1, option("--runs") ?? 3), diagnose: arguments.contains("--diagnose"))
+    try await loadBenchmarks(
+        runs: max(1, option("--runs") ?? 3), diagnose: arguments.contains("--diagnose"),
+        scenarios: scenario.flatMap { $0 }.map { [$0] } ?? Set(LoadScenario.allCases))
 }

@@ -2,7 +2,8 @@
 // HTTP path without an API key.
 //
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
-//                                  [--requests-per-second R [--burst N]]
+//                                  [--requests-per-second R [--burst N] [--announce-per-minute]]
+//                                  [--script FILE]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
@@ -11,6 +12,10 @@
 // --requests-per-second R puts OpenAI-style rate limiting in front of the handler: a bucket of
 // --burst request tokens (default R rounded, at least 1) refilled at R per second; requests
 // without a token get a 429 with retry-after-ms, retry-after and x-ratelimit-* headers.
+// --announce-per-minute makes those headers overstate the burst, as quantized limits, proxies
+// and Azure deployments do: x-ratelimit-limit/remaining/reset-requests describe a per-minute
+// window of 60 × R refilled at R per second, while the bucket that answers 429 is still --burst
+// at R per second (retry-after-ms stays truthful).
 // --script FILE answers by the first matching rule of a JSON or YAML script (see
 // ResponseRules): chosen answers, finish reasons, error statuses, headers and latency per
 // prompt, image, model or request number; other requests get the default answer. A bad
@@ -20,7 +25,8 @@ import AltBenchTesting
 import Dispatch
 import Foundation
 
-let usage = "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N]] [--script FILE]"
+let usage =
+    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -33,6 +39,7 @@ var latencyMilliseconds = 0
 var requestsPerSecond: Double?
 var burst: Int?
 var scriptPath: String?
+var announcePerMinute = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -64,6 +71,9 @@ while let argument = arguments.popFirst() {
     case "--script":
         guard let value = inlineValue ?? arguments.popFirst(), !value.isEmpty else { fail("--script needs a file") }
         scriptPath = value
+    case "--announce-per-minute":
+        if inlineValue != nil { fail("--announce-per-minute takes no value") }
+        announcePerMinute = true
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -73,6 +83,7 @@ while let argument = arguments.popFirst() {
 }
 
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
+if announcePerMinute && requestsPerSecond == nil { fail("--announce-per-minute needs --requests-per-second") }
 
 var handler = OpenAITestServer.compatible(apiKey: apiKey)
 var script: ResponseRules?
@@ -91,7 +102,10 @@ if let scriptPath {
 }
 if let requestsPerSecond {
     let size = burst ?? max(1, Int(requestsPerSecond.rounded()))
-    handler = TokenBucketServerLimiter(requestsPerSecond: requestsPerSecond, burst: size, wrapping: handler).handler
+    handler = TokenBucketServerLimiter(
+        requestsPerSecond: requestsPerSecond, burst: size, announcing: announcePerMinute ? .perMinute : .bucket,
+        wrapping: handler
+    ).handler
 }
 if latencyMilliseconds > 0 {
     handler = OpenAITestServer.withLatency(.milliseconds(latencyMilliseconds), handler)

@@ -382,6 +382,41 @@ struct FaultToleranceTests {
         #expect(elapsed < .seconds(10))
     }
 
+    /// A server enforcing 20 requests a second in bursts of 20 while its headers announce a
+    /// per-minute window of 1,200 (OpenAI's quantized limits, proxies, Azure): believing the
+    /// headers sends a whole window at once and keeps hitting the real bucket. The run must
+    /// learn from the 429s. Counts only: how long it takes depends on the machine.
+    @Test func headersThatOverstateTheBurstCostFew429s() async throws {
+        let limiter = TokenBucketServerLimiter(
+            requestsPerSecond: 20, burst: 20, announcing: .perMinute,
+            wrapping: OpenAITestServer.withLatency(.milliseconds(100), OpenAITestServer.fixedCompletion()))
+        let server = try await OpenAITestServer.start(handler: limiter.handler)
+        // As `altbench run` makes it: one connection per request in flight.
+        let client = OpenAIVisionModel.makeHTTPClient(maxConnections: 50)
+        let sink = CollectingSink()
+        let runner = Runner(
+            model: OpenAIVisionModel(baseURL: URL(string: server.baseURL)!, apiKey: nil, httpClient: client), sink: sink,
+            retryPolicy: exactRetries, concurrency: 50)
+        let outcome = try await runner.run(distinctTrials(100))
+        let stats = await limiter.stats
+        try await client.shutdown()
+        await server.stop()
+
+        let results = await sink.results
+        #expect(results.count == 100)
+        #expect(results.allSatisfy { $0.answer != nil }, "\(results.compactMap { $0.failure?.message })")
+        #expect(outcome.progress.failed == 0)
+        #expect(stats.succeeded == 100)
+        // Believing the headers, the first wave alone draws 29 429s, and the run about 40% of
+        // its requests. Learning from them: some while the window opens (about one round trip's
+        // worth of requests, more on a slow machine), then next to none.
+        #expect(stats.rateLimited * 100 <= stats.requests * 15, "\(stats), pacing \(outcome.pacing)")
+        #expect(outcome.pacing.rateLimited == stats.rateLimited)
+        if stats.rateLimited > 0 {
+            #expect(outcome.pacing.overstatedBursts >= 1, "\(outcome.pacing)")
+        }
+    }
+
     // MARK: Token limits
 
     @Test func rejectedTokenFieldCostsOneRequestPerRun() async throws {

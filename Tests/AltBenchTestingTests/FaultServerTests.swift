@@ -285,6 +285,46 @@ struct FaultServerTests {
         }
     }
 
+    @Test func perMinuteHeadersOverstateTheBurst() async throws {
+        // Enforced: 5 at 0.5/s. Announced: a per-minute window of 30, refilled at 0.5/s.
+        let limiter = TokenBucketServerLimiter(
+            requestsPerSecond: 0.5, burst: 5, announcing: .perMinute, wrapping: OpenAITestServer.fixedCompletion())
+        #expect(limiter.announcement == .perMinute)
+        let server = try await OpenAITestServer.start(handler: limiter.handler)
+        var results: [HTTPResult] = []
+        for _ in 0..<8 { results.append(try await postCompletion(server, visionBody())) }
+        let stats = await limiter.stats
+        await server.stop()
+
+        // The burst of 5 is enforced whatever the headers say.
+        #expect(results.prefix(5).allSatisfy { $0.status == 200 })
+        let successes = results.filter { $0.status == 200 }
+        let limited = results.filter { $0.status == 429 }
+        #expect(successes.count == 5 || successes.count == 6)
+        #expect(stats == RateLimitStats(requests: 8, rateLimited: limited.count, admitted: successes.count, succeeded: successes.count))
+
+        // Every answer, 429s included, announces the per-minute window with room left in it.
+        for result in results {
+            #expect(result.header("x-ratelimit-limit-requests") == "30")
+            let left = try #require(result.header("x-ratelimit-remaining-requests").flatMap(Int.init))
+            #expect(left >= 30 - successes.count && left < 30)
+            #expect(result.header("x-ratelimit-reset-requests")?.hasSuffix("s") == true)
+        }
+        #expect(successes.first?.header("x-ratelimit-remaining-requests") == "29")
+        // Its reset is the announced window's: 29 left of 30 at 0.5/s is full in 2 s.
+        #expect(successes.first?.header("x-ratelimit-reset-requests") == "2s")
+        for rejection in limited {
+            // The wait is the enforced bucket's, truthful.
+            let milliseconds = try #require(rejection.header("retry-after-ms").flatMap(Int.init))
+            #expect(milliseconds > 0 && milliseconds <= 2000)
+            let error = try rejection.json()["error"]
+            #expect(error?["type"]?.stringValue == "requests")
+            #expect(error?["message"]?.stringValue?.contains("on requests per min (RPM): Limit 30, Used") == true)
+        }
+        #expect(TokenBucketServerLimiter.announcedLimit(requestsPerSecond: 20) == 1200)
+        #expect(TokenBucketServerLimiter.announcedLimit(requestsPerSecond: 0.001) == 1)
+    }
+
     @Test func tokenBucketLimitsTokensPerMinute() async throws {
         // Costs come from a test header; 600 tokens per minute refill 10 per second.
         let limiter = TokenBucketServerLimiter(

@@ -214,6 +214,22 @@ struct OpenAITestServerTests {
         #expect(object["model"] as? String == "gpt-4o-mini")
     }
 
+    @Test func bodiesCanBeLeftOutOfTheLog() async throws {
+        let seen = RequestSequences([])
+        let server = try await OpenAITestServer.start(recordsBodies: false, handler: seen.handler)
+        let body = visionBody()
+        let result = try await postCompletion(server, body)
+        let requests = await server.requests()
+        await server.stop()
+
+        #expect(result.status == 200)
+        #expect(requests.count == 1)
+        #expect(requests.first?.path == "/v1/chat/completions")
+        #expect(requests.first?.body.isEmpty == true)
+        // The handler still got the whole body.
+        #expect(await seen.count(for: Data(body.canonicalText.utf8)) == 1)
+    }
+
     @Test func sameRequestSameAnswer() async throws {
         let server = try await OpenAITestServer.start()
         let first = try await postCompletion(server, visionBody())

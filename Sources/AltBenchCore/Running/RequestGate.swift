@@ -18,6 +18,22 @@ import Foundation
 ///   bucket is far from empty this costs nothing.
 /// - **A probe.** Until the first answer arrives only one request is in flight, so the first
 ///   wave is sized by what the server says rather than fired blind.
+/// - **Headers are believed as far as the server bears them out.** Servers may announce a
+///   bigger bucket than they enforce: OpenAI quantizes per-minute limits (1,200 a minute may be
+///   enforced as 20 a second), and proxies and Azure deployments do the like. So:
+///   - when the probe's answer carries request-limit headers, the window does not open at once:
+///     it starts at 2 and grows by one with each answer (doubling each round) until it is
+///     full or the first 429 comes, so an overstated burst is found by a few 429s rather than
+///     a whole window of them;
+///   - a 429 that arrives while the headers (the bucket model above) still claimed room shows
+///     they overstate the burst. From then on the gate also paces requests with a token bucket
+///     of its own: it holds one second's worth of the rate the headers imply (never more than
+///     their limit), refills at the lowest rate they have implied since (rounding `remaining`
+///     down can only make a single reading too high), and starts empty at that 429, less the
+///     requests sent after it that may still take what the server refills (those that get a
+///     429 give their place back). Each later such 429, in a new episode, halves what it may
+///     hold, down to one request. Honest headers never trigger it; without
+///     `x-ratelimit-*-requests` headers there are only the window and the pauses.
 /// - **`--rpm` / `--tpm` caps.** Local token buckets holding one second's worth, so the
 ///   pace is even rather than a burst per minute. Token costs are estimates until the
 ///   answer's `usage` corrects them.
@@ -74,6 +90,12 @@ public actor RequestGate {
         /// Requests held back for time (a pause, the rate-limit model or the caps) before they
         /// were let go; waits for a free place in the window are not counted.
         public var pacedWaits = 0
+        /// 429 episodes that began while the server's headers claimed room: each set up or
+        /// halved the burst the gate trusts.
+        public var overstatedBursts = 0
+        /// The most requests the gate trusts the server to take at once, once a 429 showed its
+        /// headers overstate it; `nil` while they have not.
+        public var trustedBurst: Double?
     }
 
     public let settings: Settings
@@ -91,6 +113,13 @@ public actor RequestGate {
     private var pausedUntil: Duration = .zero
     private var serverRequests: ServerBucket?
     private var serverTokens: ServerBucket?
+    /// Whether the window is still opening one place per answer (see the type's comment).
+    private var slowStart = false
+    /// The gate's own bucket for requests once a 429 showed the headers overstate the burst.
+    private var trustedBurst: LocalBucket?
+    /// The permit whose 429 set `trustedBurst` up (or last halved it): those granted after it
+    /// are counted against it.
+    private var trustedSince = 0
     private var requestCap: LocalBucket?
     private var tokenCap: LocalBucket?
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -136,25 +165,41 @@ public actor RequestGate {
         let now = clock.now
         switch outcome {
         case .answered(let status, let used):
+            if settings.probeFirst, !answeredOnce, status?.limitRequests != nil, window > 2 {
+                slowStart = true
+                window = 1
+            }
             answeredOnce = true
             observe(status, for: permit, at: now)
             if let used, var cap = tokenCap {
                 cap.refund(permit.cost - Double(used), now: now)
                 tokenCap = cap
             }
-            streak += 1
-            if streak >= window, window < settings.maxConcurrency {
-                window = min(settings.maxConcurrency, window + max(1, window / 4))
-                streak = 0
+            if slowStart {
+                window = min(settings.maxConcurrency, window + 1)
+                if window == settings.maxConcurrency { slowStart = false }
+            } else {
+                streak += 1
+                if streak >= window, window < settings.maxConcurrency {
+                    window = min(settings.maxConcurrency, window + max(1, window / 4))
+                    streak = 0
+                }
             }
         case .rateLimited(let retryAfter, let status):
             answeredOnce = true
+            slowStart = false
             statistics.rateLimited += 1
             observe(status, for: permit, at: now)
             streak = 0
             // Permits are numbered in the order granted: only one granted after the last
             // halving starts a new episode.
+            if var trusted = trustedBurst, permit.id > trustedSince {
+                // Counted against the trusted bucket, but the server took nothing for it.
+                trusted.refund(1, now: now)
+                trustedBurst = trusted
+            }
             if lastDecrease.map({ permit.id > $0 }) ?? true {
+                if headersClaimRoom(for: permit, at: now) { distrustBurst(after: permit, at: now) }
                 window = max(1, window / 2)
                 lastDecrease = nextID
                 statistics.windowDecreases += 1
@@ -195,6 +240,7 @@ public actor RequestGate {
             tokenCap?.wait(for: cost, at: now),
             serverRequests?.wait(for: 1, at: now),
             serverTokens?.wait(for: cost, at: now),
+            trustedBurst?.wait(for: 1, at: now),
         ].compactMap { $0 }
         if let longest = waits.max(), longest > .zero { return .waitUntil(now + longest) }
         return .grant
@@ -209,6 +255,7 @@ public actor RequestGate {
         tokenCap?.spend(cost, at: now)
         serverRequests?.spend(1, at: now)
         serverTokens?.spend(cost, at: now)
+        trustedBurst?.spend(1, at: now)
         return permit
     }
 
@@ -221,12 +268,48 @@ public actor RequestGate {
             serverRequests = ServerBucket.observed(
                 previous: serverRequests, limit: limit, remaining: remaining, reset: status.resetRequests,
                 spentSince: Double(later.count), now: now)
+            if var trusted = trustedBurst,
+                let rate = ServerBucket.impliedRate(limit: limit, remaining: remaining, reset: status.resetRequests),
+                rate < trusted.rate
+            {
+                trusted.setRate(rate, at: now)
+                trustedBurst = trusted
+            }
         }
         if let limit = status.limitTokens, let remaining = status.remainingTokens {
             serverTokens = ServerBucket.observed(
                 previous: serverTokens, limit: limit, remaining: remaining, reset: status.resetTokens,
                 spentSince: later.reduce(0) { $0 + $1.cost }, now: now)
         }
+    }
+
+    /// Whether, as far as the server's headers tell, `permit` should have found room: the
+    /// requests bucket had one to spare and the tokens bucket (when the server has one) its
+    /// cost. Read after the 429's own headers, when it had any, were taken in.
+    private func headersClaimRoom(for permit: Permit, at now: Duration) -> Bool {
+        guard let requests = serverRequests, requests.available(at: now) >= 1 else { return false }
+        guard let tokens = serverTokens else { return true }
+        return tokens.available(at: now) >= min(permit.cost, tokens.limit)
+    }
+
+    /// The headers overstate the burst: pace requests with the gate's own bucket from now on
+    /// (or halve the one it has). The server's bucket was empty when `permit` got there, and
+    /// requests sent after it may still take what refills, so the bucket starts that far below
+    /// empty; those that get a 429 give their place back.
+    private func distrustBurst(after permit: Permit, at now: Duration) {
+        guard let rate = serverRequests?.rate, rate > 0 else { return }
+        let capacity: Double
+        if let trusted = trustedBurst {
+            capacity = max(1, trusted.capacity / 2)
+        } else {
+            capacity = max(1, min(serverRequests?.limit ?? rate, rate))
+        }
+        let later = inFlight.keys.filter { $0 > permit.id }.count
+        trustedBurst = LocalBucket(
+            capacity: capacity, rate: min(rate, trustedBurst?.rate ?? rate), level: -Double(later), now: now)
+        trustedSince = permit.id
+        statistics.overstatedBursts += 1
+        statistics.trustedBurst = capacity
     }
 
     private func wakeAll() {
@@ -250,13 +333,17 @@ struct ServerBucket: Sendable, Hashable {
     static func observed(
         previous: ServerBucket?, limit: Int, remaining: Int, reset: Duration?, spentSince: Double, now: Duration
     ) -> ServerBucket {
-        var rate = previous?.rate
-        if let reset, reset > .zero, limit > remaining {
-            rate = Double(limit - remaining) / reset.secondsValue
-        }
+        let rate = impliedRate(limit: limit, remaining: remaining, reset: reset) ?? previous?.rate
         return ServerBucket(
             limit: Double(limit), level: Double(remaining) - spentSince, asOf: now, rate: rate,
             fullAt: reset.map { now + $0 })
+    }
+
+    /// The refill rate per second one reading implies: what is missing over the time to full;
+    /// `nil` for a full bucket or no reset.
+    static func impliedRate(limit: Int, remaining: Int, reset: Duration?) -> Double? {
+        guard let reset, reset > .zero, limit > remaining else { return nil }
+        return Double(limit - remaining) / reset.secondsValue
     }
 
     func available(at now: Duration) -> Double {
@@ -285,7 +372,8 @@ struct ServerBucket: Sendable, Hashable {
     }
 }
 
-/// A local cap (`--rpm`, `--tpm`): a token bucket holding one second's worth.
+/// A token bucket the gate keeps itself: a local cap (`--rpm`, `--tpm`, holding one second's
+/// worth) or the burst it trusts once the server's headers proved to overstate it.
 struct LocalBucket: Sendable, Hashable {
     var capacity: Double
     var rate: Double
@@ -299,6 +387,20 @@ struct LocalBucket: Sendable, Hashable {
         asOf = now
     }
 
+    init(capacity: Double, rate: Double, level: Double, now: Duration) {
+        self.capacity = capacity
+        self.rate = max(rate, 0.001)
+        self.level = min(level, capacity)
+        asOf = now
+    }
+
+    /// Refills at `rate` from `now` on (what was refilled before stays).
+    mutating func setRate(_ rate: Double, at now: Duration) {
+        level = available(at: now)
+        asOf = now
+        self.rate = max(rate, 0.001)
+    }
+
     func available(at now: Duration) -> Double {
         min(capacity, level + rate * max(0, (now - asOf).secondsValue))
     }
@@ -306,7 +408,8 @@ struct LocalBucket: Sendable, Hashable {
     func wait(for cost: Double, at now: Duration) -> Duration? {
         let needed = min(cost, capacity)
         let have = available(at: now)
-        guard have < needed else { return nil }
+        // A refill computed to the instant may fall short by a rounding error.
+        guard have < needed - 1e-9 else { return nil }
         return .seconds(clamping: (needed - have) / rate)
     }
 

@@ -1,0 +1,100 @@
+import AltBenchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The `altbench-test-server` executable, built next to `altbench`.
+private var testServerExecutable: URL {
+    AltbenchProcess.executable.deletingLastPathComponent().appendingPathComponent("altbench-test-server")
+}
+
+/// `altbench-test-server`'s rate limiter as a user starts it from the command line.
+@Suite("altbench-test-server rate limits")
+struct TestServerRateLimitTests {
+    /// Runs the server with `arguments` until `body` returns; `body` gets its base URL.
+    static func withServer(_ arguments: [String], _ body: (String) async throws -> Void) async throws {
+        let process = Process()
+        process.executableURL = testServerExecutable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // "listening on http://127.0.0.1:PORT/v1", written unbuffered once the port is bound.
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += chunk
+        }
+        let line = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let baseURL = try #require(line.split(separator: " ").last.map(String.init), "printed '\(line)'")
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+        try await body(baseURL)
+    }
+
+    /// A valid vision request with one of the sample's PNGs.
+    static func visionRequest(_ baseURL: String) throws -> URLRequest {
+        let image = try Data(contentsOf: Repository.root.appendingPathComponent("datasets/sample/artwork-grid.png"))
+        let body: [String: Any] = [
+            "model": "gpt-4o-mini",
+            "messages": [
+                [
+                    "role": "user",
+                    "content": [
+                        ["type": "text", "text": "Describe this image for a screen reader."],
+                        ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(image.base64EncodedString())"]],
+                    ],
+                ]
+            ],
+        ]
+        var request = URLRequest(url: URL(string: "\(baseURL)/chat/completions")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "content-type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        return request
+    }
+
+    @Test func announcePerMinuteOverstatesTheBurstInTheHeaders() async throws {
+        // Enforced: a burst of 2 at 0.2 a second (a token every 5 s, far longer than three
+        // local requests take). Announced: 12 a minute.
+        try await Self.withServer(["--requests-per-second", "0.2", "--burst", "2", "--announce-per-minute"]) { baseURL in
+            var answers: [HTTPURLResponse] = []
+            for _ in 0..<3 {
+                let (_, response) = try await URLSession.shared.data(for: try Self.visionRequest(baseURL))
+                answers.append(try #require(response as? HTTPURLResponse))
+            }
+            #expect(answers.map(\.statusCode) == [200, 200, 429])
+            for answer in answers {
+                #expect(answer.value(forHTTPHeaderField: "x-ratelimit-limit-requests") == "12")
+            }
+            #expect(answers[0].value(forHTTPHeaderField: "x-ratelimit-remaining-requests") == "11")
+            // The 429 comes while the headers still claim 10 left, with the real wait.
+            #expect(answers[2].value(forHTTPHeaderField: "x-ratelimit-remaining-requests") == "10")
+            let wait = try #require(answers[2].value(forHTTPHeaderField: "retry-after-ms").flatMap(Int.init))
+            #expect(wait > 0 && wait <= 5000)
+        }
+    }
+
+    @Test func announcePerMinuteNeedsARate() async throws {
+        let process = Process()
+        process.executableURL = testServerExecutable
+        process.arguments = ["--announce-per-minute"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(message.contains("--announce-per-minute needs --requests-per-second"))
+        #expect(message.contains("usage: altbench-test-server"))
+    }
+}
