@@ -126,19 +126,28 @@ struct Workspace {
     }
 }
 
-/// A running `altbench` process, for tests that signal or kill it midway.
+/// A running `altbench` (or `altbench-test-server`) process, for tests that signal or kill it
+/// midway or keep it serving while they work; its output goes to files in `directory`.
 final class RunningAltbench: @unchecked Sendable {
     let process = Process()
     let outURL: URL
     let errURL: URL
     private let exited = AsyncStream<Int32>.makeStream()
 
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = AltbenchProcess.cleanEnvironment()) throws {
+    /// `altbench-test-server`, built next to `altbench`.
+    static var testServerExecutable: URL {
+        AltbenchProcess.executable.deletingLastPathComponent().appendingPathComponent("altbench-test-server")
+    }
+
+    init(
+        _ arguments: [String], in directory: URL, environment: [String: String] = AltbenchProcess.cleanEnvironment(),
+        executable: URL = AltbenchProcess.executable
+    ) throws {
         outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = AltbenchProcess.executable
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = environment
@@ -148,6 +157,32 @@ final class RunningAltbench: @unchecked Sendable {
         let continuation = exited.continuation
         process.terminationHandler = { continuation.yield($0.terminationStatus) }
         try process.run()
+    }
+
+    /// Starts `altbench-test-server` with `arguments`.
+    static func testServer(_ arguments: [String], in directory: URL) throws -> RunningAltbench {
+        try RunningAltbench(arguments, in: directory, executable: testServerExecutable)
+    }
+
+    /// A server's base URL from its "listening on URL" line, once printed; nil if the process
+    /// ends first or prints nothing for a minute (a starved machine is slow, not that slow).
+    func baseURL() async throws -> String? {
+        for _ in 0..<600 {
+            let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                return String(line.dropFirst("listening on ".count))
+            }
+            if !process.isRunning { return nil }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// Stops the process with SIGTERM (as a user's Ctrl-C would stop a server) unless it has
+    /// ended already, and returns what it printed.
+    func stop() async throws -> AltbenchProcess.Output {
+        if process.isRunning { process.terminate() }
+        return try await wait()
     }
 
     /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) to the process.

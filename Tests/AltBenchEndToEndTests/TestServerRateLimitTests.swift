@@ -6,38 +6,24 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The `altbench-test-server` executable, built next to `altbench`.
-private var testServerExecutable: URL {
-    AltbenchProcess.executable.deletingLastPathComponent().appendingPathComponent("altbench-test-server")
-}
-
 /// `altbench-test-server`'s rate limiter as a user starts it from the command line.
 @Suite("altbench-test-server rate limits")
 struct TestServerRateLimitTests {
     /// Runs the server with `arguments` until `body` returns; `body` gets its base URL.
     static func withServer(_ arguments: [String], _ body: (String) async throws -> Void) async throws {
-        let process = Process()
-        process.executableURL = testServerExecutable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try RunningAltbench.testServer(arguments, in: folder)
+        let baseURL = try await server.baseURL()
+        do {
+            try await body(try #require(baseURL, "the server did not start"))
+        } catch {
+            _ = try? await server.stop()
+            throw error
         }
-        // "listening on http://127.0.0.1:PORT/v1", written unbuffered once the port is bound.
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += chunk
-        }
-        let line = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let baseURL = try #require(line.split(separator: " ").last.map(String.init), "printed '\(line)'")
-        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
-        try await body(baseURL)
+        _ = try await server.stop()
+        #expect(baseURL?.hasPrefix("http://127.0.0.1:") == true)
     }
 
     /// A valid vision request with one of the sample's PNGs.
@@ -85,7 +71,7 @@ struct TestServerRateLimitTests {
 
     @Test func announcePerMinuteNeedsARate() async throws {
         let process = Process()
-        process.executableURL = testServerExecutable
+        process.executableURL = RunningAltbench.testServerExecutable
         process.arguments = ["--announce-per-minute"]
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice

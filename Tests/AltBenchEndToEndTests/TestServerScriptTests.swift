@@ -2,63 +2,6 @@ import AltBenchTesting
 import Foundation
 import Testing
 
-/// The `altbench-test-server` executable, started as a user starts it, for as long as a
-/// test needs it.
-final class TestServerProcess: @unchecked Sendable {
-    let process = Process()
-    let outURL: URL
-    let errURL: URL
-    private let exited = AsyncStream<Int32>.makeStream()
-
-    static var executable: URL {
-        AltbenchProcess.executable.deletingLastPathComponent().appendingPathComponent("altbench-test-server")
-    }
-
-    init(_ arguments: [String], in directory: URL) throws {
-        outURL = directory.appendingPathComponent(".server-stdout-\(UUID().uuidString)")
-        errURL = directory.appendingPathComponent(".server-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        let continuation = exited.continuation
-        process.terminationHandler = { continuation.yield($0.terminationStatus) }
-        try process.run()
-    }
-
-    /// The base URL from the "listening on URL" line, once printed; nil if the process ends
-    /// first or prints nothing for a minute (a starved machine is slow, not that slow).
-    func baseURL() async throws -> String? {
-        for _ in 0..<600 {
-            let text = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                return String(line.dropFirst("listening on ".count))
-            }
-            if !process.isRunning { return nil }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return nil
-    }
-
-    /// Stops the server (SIGTERM, as a user's Ctrl-C would) and returns its exit status and stderr.
-    func stop() async -> (status: Int32, stderr: String) {
-        if process.isRunning { process.terminate() }
-        var status: Int32 = -1
-        for await value in exited.stream {
-            status = value
-            break
-        }
-        let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
-        return (status, stderr)
-    }
-}
-
 /// `altbench-test-server --script FILE`: rehearsing a regression offline with the example
 /// script, as the documentation tells a user to.
 @Suite("altbench-test-server --script")
@@ -74,19 +17,19 @@ struct TestServerScriptTests {
             to: workspace.url("prompts/one-sentence.md"))
 
         // The default answers: the baseline.
-        let plain = try TestServerProcess([], in: workspace.root)
+        let plain = try RunningAltbench.testServer([], in: workspace.root)
         let plainURL = try #require(try await plain.baseURL(), "the server did not start")
         let before = try await AltbenchProcess.run(["run", "--base-url", plainURL, "--max-tokens", "50"], in: workspace.root)
-        _ = await plain.stop()
+        _ = try await plain.stop()
         #expect(before.status == 0, "\(before.stderr)")
         let saved = try await AltbenchProcess.run(["baseline", "save"], in: workspace.root)
         #expect(saved.status == 0, "\(saved.stderr)")
 
         // The same prompts against the scripted server: first person for one prompt only.
-        let scripted = try TestServerProcess(["--script", Self.example.path], in: workspace.root)
+        let scripted = try RunningAltbench.testServer(["--script", Self.example.path], in: workspace.root)
         let scriptedURL = try #require(try await scripted.baseURL(), "the server did not start")
         let after = try await AltbenchProcess.run(["run", "--base-url", scriptedURL, "--max-tokens", "50"], in: workspace.root)
-        let server = await scripted.stop()
+        let server = try await scripted.stop()
         #expect(after.status == 0, "\(after.stderr)")
         #expect(server.stderr.contains("script: 1 rule from \(Self.example.path)"))
         #expect(server.stderr.contains("script: rule 1 (first person for the one-sentence prompt) answered 4 requests"), "\(server.stderr)")
@@ -124,15 +67,15 @@ struct TestServerScriptTests {
                 respond:
                   status: 429
             """)
-        let server = try TestServerProcess(["--script", "bad.yml"], in: workspace.root)
+        let server = try RunningAltbench.testServer(["--script", "bad.yml"], in: workspace.root)
         #expect(try await server.baseURL() == nil)
-        let ended = await server.stop()
+        let ended = try await server.stop()
         #expect(ended.status == 2)
         #expect(ended.stderr.contains("bad.yml:5: rule 2, `match.requests`: takes a request number or range"), "\(ended.stderr)")
 
-        let missing = try TestServerProcess(["--script", "nowhere.json"], in: workspace.root)
+        let missing = try RunningAltbench.testServer(["--script", "nowhere.json"], in: workspace.root)
         #expect(try await missing.baseURL() == nil)
-        let gone = await missing.stop()
+        let gone = try await missing.stop()
         #expect(gone.status == 2)
         #expect(gone.stderr.contains("nowhere.json: cannot read the script"), "\(gone.stderr)")
     }
