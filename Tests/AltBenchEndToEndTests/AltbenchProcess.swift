@@ -31,7 +31,11 @@ struct AltbenchProcess {
         return environment
     }
 
-    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = cleanEnvironment()) async throws -> Output {
+    /// Runs `executable` (altbench by default) to its end and returns what it printed.
+    static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = cleanEnvironment(),
+        executable: URL = executable
+    ) async throws -> Output {
         let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)

@@ -56,25 +56,10 @@ struct CIExampleTests {
     /// Runs a step's shell line as GitHub Actions does in a container (`sh -e`), with the
     /// built altbench in place of `.build/release/altbench`; returns its exit status.
     static func runStep(_ step: String, in directory: URL, environment: [String: String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-e", "-c", step.replacingOccurrences(of: ".build/release/altbench", with: AltbenchProcess.executable.path),
-        ]
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let line = step.replacingOccurrences(of: ".build/release/altbench", with: AltbenchProcess.executable.path)
+        return try await AltbenchProcess.run(
+            ["-e", "-c", line], in: directory, environment: environment, executable: URL(fileURLWithPath: "/bin/sh")
+        ).status
     }
 
     /// A fork's pull request edits a prompt: the offline replay has no stored answers for it,
