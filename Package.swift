@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchAppTests",
-            dependencies: ["AltBenchApp", "AltBenchCore", "AltBenchTesting"],
+            dependencies: ["AltBenchApp", "AltBenchCore", "AltBenchReport", "AltBenchTesting"],
             swiftSettings: strict
         ),
         .testTarget(

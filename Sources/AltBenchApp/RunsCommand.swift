@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchReport
 import AltBenchStore
 import Foundation
 
@@ -67,9 +68,9 @@ public struct RunsCommand: Sendable {
         let header = ["ID", "STARTED", "PROVIDER", "MODEL", "DATASET", "ANSWERED", "FAILED", "PLANNED", "STATUS"]
         let rows = runs.map { run in
             [
-                terminalSafe(run.id), CacheCommand.timestamp(run.startedAt),
+                TerminalText.line(run.id), CacheCommand.timestamp(run.startedAt),
                 run.provider == .mock ? "MOCK" : run.provider.rawValue,
-                run.models.isEmpty ? "–" : terminalSafe(run.models.joined(separator: ", ")), terminalSafe(run.dataset),
+                run.models.isEmpty ? "–" : TerminalText.line(run.models.joined(separator: ", ")), TerminalText.line(run.dataset),
                 "\(run.answered)", "\(run.failed)", "\(run.planned)", status(run),
             ]
         }
@@ -86,44 +87,11 @@ public struct RunsCommand: Sendable {
 
     /// `finished`, `running`, or `stopped: REASON` (the reason on one line, cut to `reasonWidth`).
     static func status(_ run: Listing) -> String {
-        guard run.status == "stopped" else { return terminalSafe(run.status) }
+        guard run.status == "stopped" else { return TerminalText.line(run.status) }
         guard let message = run.statusMessage, !message.isEmpty else { return "stopped" }
-        var reason = terminalSafe(message.split(whereSeparator: \.isNewline).joined(separator: " "))
+        var reason = TerminalText.line(message.split(whereSeparator: \.isNewline).joined(separator: " "))
         if reason.count > reasonWidth { reason = String(reason.prefix(reasonWidth - 1)) + "…" }
         return "stopped: \(reason)"
-    }
-
-    /// `text` with what a terminal would act on instead of showing written as escapes:
-    /// C0 and C1 control characters (escape sequences, line breaks, tabs, backspaces) as
-    /// `\xHH`, and the bidirectional overrides and isolates that reorder a line as `\u{HHHH}`.
-    /// A backslash is doubled, so an escape shown always stands for a character stored.
-    public static func terminalSafe(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar == "\\" {
-                out += "\\\\"
-            } else if scalar.properties.generalCategory == .control {
-                out += "\\x" + hex(scalar.value, digits: 2)
-            } else if isReordering(scalar) {
-                out += "\\u{" + hex(scalar.value, digits: 4) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// Bidirectional formatting characters: marks, embeddings, overrides and isolates.
-    static func isReordering(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
-        }
-    }
-
-    private static func hex(_ value: UInt32, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     // MARK: - JSON
@@ -161,10 +129,10 @@ public struct RunsCommand: Sendable {
         for scalar in text.unicodeScalars {
             // Outside strings JSON has only ASCII punctuation, spaces and line breaks, so any
             // such character here is inside a string, where `\uHHHH` means the same.
-            if (0x7F...0x9F).contains(scalar.value) || isReordering(scalar) || scalar.value == 0x2028
+            if (0x7F...0x9F).contains(scalar.value) || TerminalText.isReordering(scalar) || scalar.value == 0x2028
                 || scalar.value == 0x2029
             {
-                out += "\\u" + hex(scalar.value, digits: 4)
+                out += "\\u" + TerminalText.hex(scalar.value, digits: 4)
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -11,7 +11,7 @@ public enum TerminalSummary {
         ]
         let rows = summary.rows.map { row in
             [
-                singleLine(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
+                TerminalText.line(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
                 Format.decimal(row.meanQuality, digits: 2), Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
                 Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
                 Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
@@ -28,13 +28,5 @@ public enum TerminalSummary {
         var out = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         out += rows.map(line)
         return out.joined(separator: "\n") + "\n"
-    }
-
-    /// A name as one line: a line break or tab in a front-matter `name` would split the row
-    /// or push the columns out of line, so control characters become spaces.
-    static func singleLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
     }
 }

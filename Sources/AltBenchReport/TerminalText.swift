@@ -26,25 +26,43 @@ enum TextStyle: Sendable {
     }
 }
 
-/// Untrusted text made safe to print to a terminal.
+/// Untrusted text made safe to print to a terminal: the one rule for every command that
+/// prints text from runs, files or servers (variant names, answers, paths, error reasons).
 public enum TerminalText {
-    /// `text` on one line: line breaks and tabs become spaces, and control characters
-    /// (including ESC, which starts ANSI sequences) and bidirectional overrides are dropped,
-    /// so a model's answer can neither fake output lines nor restyle the terminal.
+    /// `text` on one line. Line breaks and tabs become spaces; every other control character
+    /// (ESC, which starts ANSI sequences, BEL, backspace, the C1 controls) is shown as `\xHH`,
+    /// and the bidirectional formatting characters that reorder a line as `\u{HHHH}`: a
+    /// model's answer or a folder's name can neither fake output lines nor restyle the
+    /// screen, and what was there stays visible.
     public static func line(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n", "\r", "\t", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}":
                 out.append(" ")
-            case "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
-                continue
+            case _ where scalar.properties.generalCategory == .control:
+                out.append(contentsOf: "\\x\(hex(scalar.value, digits: 2))".unicodeScalars)
+            case _ where isReordering(scalar):
+                out.append(contentsOf: "\\u{\(hex(scalar.value, digits: 4))}".unicodeScalars)
             default:
-                if scalar.properties.generalCategory == .control { continue }
                 out.append(scalar)
             }
         }
         return String(out)
+    }
+
+    /// Bidirectional formatting characters: marks, embeddings, overrides and isolates.
+    public static func isReordering(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    /// `value` in upper-case hex, zero-padded to `digits`.
+    public static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     /// `text` on one line, cut to `limit` characters with an ellipsis.

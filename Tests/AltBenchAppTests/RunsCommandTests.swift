@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchReport
 import Foundation
 import Testing
 
@@ -61,9 +62,9 @@ struct RunsCommandTests {
         let table = RunsCommand.table([evil])
         for scalar in table.unicodeScalars where scalar != "\n" {
             #expect(scalar.properties.generalCategory != .control, "U+\(String(scalar.value, radix: 16)) reached the terminal")
-            #expect(!RunsCommand.isReordering(scalar))
+            #expect(!TerminalText.isReordering(scalar))
         }
-        #expect(table.contains(#"datasets/\x1B[31mred\u{202E}gpj.exe\x09tab\\"#))
+        #expect(table.contains(#"datasets/\x1B[31mred\u{202E}gpj.exe tab\"#))
         #expect(table.contains(#"gpt\x1B[2J\x9B31m"#))
         #expect(table.contains(#"stopped: bad\x1B]0;owned\x07"#))
     }
@@ -74,7 +75,7 @@ struct RunsCommandTests {
         ])
         for scalar in text.unicodeScalars where scalar != "\n" {
             #expect(scalar.properties.generalCategory != .control)
-            #expect(!RunsCommand.isReordering(scalar))
+            #expect(!TerminalText.isReordering(scalar))
         }
         let array = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
         let run = try #require(array.first)

@@ -84,9 +84,11 @@ struct CheckTerminalTests {
             #expect(!text.unicodeScalars.contains("\u{202E}"))
             #expect(!text.contains("\r"))
             #expect(!text.contains("\nfake line"))
-            #expect(text.contains("[31mI see[0m a  fake line txt.exe <b>&amp;</b>"), "shown as it is, not escaped")
+            #expect(
+                text.contains(#"\x1B[31mI see\x1B[0m a  fake line\x07 \u{202E}txt.exe <b>&amp;</b>"#),
+                "shown as it is, not HTML-escaped, its control characters visible")
         }
-        #expect(TerminalText.line("a\tb\u{0}c\u{85}d\u{2028}e") == "a bc d e")
+        #expect(TerminalText.line("a\tb\u{0}c\u{85}d\u{2028}e\u{9B}f\u{200F}") == #"a b\x00c d e\x9Bf\u{200F}"#)
         #expect(TerminalText.excerpt(String(repeating: "x", count: 300), limit: 10) == "xxxxxxxxx…")
     }
 
