@@ -178,6 +178,9 @@ public struct Evaluation: Sendable {
                 // Resuming would send the same requests the same way: the fix is in the settings.
                 console.err(
                     "Fix that, then start a new run (altbench run\(resultsFlag) with the corrected settings): it reuses every answer stored so far. --resume would repeat the same requests.\n")
+            case .serverLost(let failure):
+                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(failure.message)\n")
+                console.err("Once the server is back, continue this run with: altbench run --resume \(runID)\(resultsFlag)\n")
             case .interrupted, .deadline:
                 console.err("altbench: stopped (\(reason)); \(results.trials.count) of \(results.plannedTrials) trials recorded. The report is marked incomplete.\n")
                 if missing > 0 {
@@ -216,7 +219,7 @@ public struct Evaluation: Sendable {
     /// The exit status of a run that stopped early.
     public static func exitCode(for reason: StopReason) -> Int32 {
         switch reason {
-        case .failure: return stoppedExitCode
+        case .failure, .serverLost: return stoppedExitCode
         case .deadline: return deadlineExitCode
         case .interrupted(let signal): return signal == "SIGTERM" ? 128 + 15 : 128 + 2
         }

@@ -143,7 +143,7 @@ enum Schema {
             try db.execute(
                 sql: """
                     ALTER TABLE run ADD COLUMN stopped_by TEXT
-                      CHECK (stopped_by IN ('configuration', 'interrupt', 'deadline'));
+                      CHECK (stopped_by IN ('configuration', 'interrupt', 'deadline', 'server_lost'));
                     """)
         }
         return migrator

@@ -94,6 +94,33 @@ struct TransportFailureTests {
         #expect(results.filter { $0.failure != nil }.allSatisfy { $0.attempts == 3 })
     }
 
+    /// A real server that answers and then stays gone: after `serverLostRequests` requests in
+    /// a row that cannot connect (over `serverLostAfter`, here nothing), the run stops as lost,
+    /// resumable, instead of retrying every remaining trial.
+    @Test func aServerThatStaysGoneStopsTheRunAsLost() async throws {
+        let server = try await OpenAITestServer.start()
+        let client = OpenAIVisionModel.makeHTTPClient()
+        let stopping = StopAfterFirstAnswer(
+            wrapped: OpenAIVisionModel(baseURL: URL(string: server.baseURL)!, apiKey: Secret(testKey), httpClient: client),
+            server: server)
+        let sink = CollectingSink()
+        let outcome = try await Runner(
+            model: stopping, sink: sink, retryPolicy: quickRetries, concurrency: 1, clock: VirtualClock(),
+            serverLostAfter: .zero
+        ).run(iceCubesTrials(40))
+        try await client.shutdown()
+        guard case .serverLost(let failure) = outcome.stopReason else {
+            Issue.record("expected the server to be lost, got \(String(describing: outcome.stopReason))")
+            return
+        }
+        #expect(failure.message.hasPrefix("the server stopped answering: 10 requests in a row over "))
+        #expect(failure.message.contains("could not connect to 127.0.0.1:"), "\(failure.message)")
+        #expect(outcome.stopReason?.kind == "server_lost")
+        let results = await sink.results
+        #expect(results.filter { $0.answer != nil }.count == 1)
+        #expect(results.count < 10, "stopped long before the 40 trials: \(results.count)")
+    }
+
     @Test func eachConnectCauseHasItsOwnWords() {
         let cases: [(any Error, String)] = [
             (IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)"), "(connection refused): is the server running, and is --base-url right?"),

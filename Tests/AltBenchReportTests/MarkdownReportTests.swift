@@ -76,6 +76,10 @@ struct MarkdownReportTests {
             report.contains(
                 "> **Incomplete: this run did not finish** (stopped): HTTP 404: model\\_not\\_found. It holds 12 of 12 planned trials; fix the cause and start a new run (it reuses every stored answer); `--resume` would repeat the same requests."))
         #expect(!report.contains("altbench run --resume"))
+
+        // A lost server is back some day: resuming is the way on.
+        info.stoppedBy = "server_lost"
+        #expect(Self.render(F.fullRun(info: info)).contains("`altbench run --resume 20260101-000000-abcd` asks the rest."))
     }
 
     // MARK: - Summary

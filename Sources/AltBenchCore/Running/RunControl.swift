@@ -9,14 +9,19 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// A failure that means the whole run is misconfigured (bad key, no access, unknown
     /// model or URL, no quota, a request that can never fit the rate limit).
     case failure(ModelFailure)
+    /// The server answered, then refused every connection for a while: the run stops, and
+    /// `--resume` continues it once the server is back.
+    case serverLost(ModelFailure)
 
     /// What stopped the run, as the store keeps it: `configuration` (a run-fatal failure:
-    /// fix a setting and start a new run), `interrupt` or `deadline` (`--resume` continues).
+    /// fix a setting and start a new run), `interrupt`, `deadline` or `server_lost`
+    /// (`--resume` continues).
     public var kind: String {
         switch self {
         case .interrupted: return "interrupt"
         case .deadline: return "deadline"
         case .failure: return "configuration"
+        case .serverLost: return "server_lost"
         }
     }
 
@@ -24,7 +29,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .interrupted(let signal): return "interrupted by \(signal)"
         case .deadline(let limit): return "the run deadline of \(DurationText.format(limit)) passed"
-        case .failure(let failure): return failure.message
+        case .failure(let failure), .serverLost(let failure): return failure.message
         }
     }
 }

@@ -8,8 +8,10 @@ import Foundation
 /// ones stop the run. A server that cannot be reached at all stops the run too: until some
 /// request reaches the server, `connectFailureLimit` requests in a row (retries included)
 /// that could not connect end it as misconfigured, rather than retrying every trial for
-/// minutes; once any request has reached the server, connection failures are retried like
-/// any other. A stop — that, a signal, or the deadline — starts no new request and
+/// minutes. Once a request has reached the server, connection failures are retried like any
+/// other, but a server that stays gone stops the run as lost (``StopReason/serverLost(_:)``,
+/// resumable): `serverLostRequests` requests in a row that could not connect, spread over at
+/// least `serverLostAfter`, so a restart of a few seconds costs retries, not the run. A stop — that, a signal, or the deadline — starts no new request and
 /// ends every wait at once; requests in flight get `gracePeriod` to finish, then are
 /// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
 /// them again); everything recorded stays recorded.
@@ -35,6 +37,10 @@ public struct Runner: Sendable {
     /// How many requests in a row that could not connect, with none reaching the server
     /// before them, stop the run (``connectFailureLimit(concurrency:)`` by default).
     public var connectFailureLimit: Int
+    /// How long a server that had answered may refuse connections (with at least
+    /// ``serverLostRequests`` requests in a row failing to connect) before the run stops as
+    /// lost.
+    public var serverLostAfter: Duration
     public var onProgress: (@Sendable (RunProgress) -> Void)?
 
     public init(
@@ -43,7 +49,7 @@ public struct Runner: Sendable {
         retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
         useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
         gracePeriod: Duration = .seconds(5), deadline: Duration? = nil, connectFailureLimit: Int? = nil,
-        onProgress: (@Sendable (RunProgress) -> Void)? = nil
+        serverLostAfter: Duration = .seconds(30), onProgress: (@Sendable (RunProgress) -> Void)? = nil
     ) {
         self.model = model
         self.sink = sink
@@ -60,6 +66,7 @@ public struct Runner: Sendable {
         self.gracePeriod = gracePeriod
         self.deadline = deadline
         self.connectFailureLimit = max(1, connectFailureLimit ?? Self.connectFailureLimit(concurrency: concurrency))
+        self.serverLostAfter = serverLostAfter
         self.onProgress = onProgress
     }
 
@@ -71,6 +78,10 @@ public struct Runner: Sendable {
     public static func connectFailureLimit(concurrency: Int) -> Int {
         min(10, max(3, concurrency))
     }
+
+    /// Requests in a row that could not connect, after the server had answered, that (over
+    /// ``serverLostAfter``) make it lost.
+    public static let serverLostRequests = 10
 
     /// How a run ended.
     public struct Outcome: Sendable {
@@ -97,7 +108,7 @@ public struct Runner: Sendable {
                 maxConcurrency: concurrency, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute),
             clock: clock, control: control)
         let queue = TrialQueue(trials, control: control)
-        let reach = ServerReach(limit: connectFailureLimit)
+        let reach = ServerReach(limit: connectFailureLimit, lostRequests: Self.serverLostRequests, lostAfter: serverLostAfter)
         let workers = min(concurrency, max(trials.count, 1))
         let start = clock.now
         do {
@@ -206,11 +217,20 @@ public struct Runner: Sendable {
                 failure.isRateLimit
                     ? .rateLimited(retryAfter: failure.retryAfter, failure.rateLimit) : .failed(failure.rateLimit))
             if failure.cannotConnect {
-                if reach.failedToConnect() {
+                switch reach.failedToConnect(at: clock.now) {
+                case .unreachable:
                     var stop = failure
                     stop.stopsRun = true
                     control.stop(.failure(stop))
                     return nil
+                case .lost(let requests, let over):
+                    var stop = failure
+                    stop.message =
+                        "the server stopped answering: \(requests) requests in a row over \(DurationText.format(over)) could not connect, after it had answered. \(failure.message)"
+                    control.stop(.serverLost(stop))
+                    return nil
+                case .retry:
+                    break
                 }
             } else if failure.kind != .image && failure.kind != .notStored {
                 // An HTTP error, a timeout or a connection lost midway: the server is there.
@@ -257,28 +277,53 @@ private final class TrialQueue: @unchecked Sendable {
     }
 }
 
-/// Whether any request has reached the server yet, and how many in a row could not connect
-/// before one did: the evidence for stopping a run whose server is not there.
+/// Whether any request has reached the server yet, and how many requests in a row could not
+/// connect (and since when): the evidence for stopping a run whose server is not there, or
+/// is gone.
 private final class ServerReach: @unchecked Sendable {
-    private let lock = NSLock()
-    private let limit: Int
-    private var hasReached = false
-    private var failures = 0
-
-    init(limit: Int) { self.limit = limit }
-
-    /// A request got an answer (of any kind) from the server: connection failures from now
-    /// on are the retry policy's business.
-    func reached() {
-        lock.withLock { hasReached = true }
+    enum Verdict {
+        /// Retry under the policy.
+        case retry
+        /// The server was never reached: the run is misconfigured.
+        case unreachable
+        /// The server had answered and has refused connections for this many requests, over
+        /// this long.
+        case lost(requests: Int, over: Duration)
     }
 
-    /// Counts a request that could not connect; returns whether the run should stop.
-    func failedToConnect() -> Bool {
+    private let lock = NSLock()
+    private let limit: Int
+    private let lostRequests: Int
+    private let lostAfter: Duration
+    private var hasReached = false
+    private var failures = 0
+    private var failingSince: Duration?
+
+    init(limit: Int, lostRequests: Int, lostAfter: Duration) {
+        self.limit = limit
+        self.lostRequests = lostRequests
+        self.lostAfter = lostAfter
+    }
+
+    /// A request got an answer (of any kind) from the server: the streak of connection
+    /// failures ends.
+    func reached() {
         lock.withLock {
-            guard !hasReached else { return false }
+            hasReached = true
+            failures = 0
+            failingSince = nil
+        }
+    }
+
+    /// Counts a request that could not connect at `now`; says whether the run should stop.
+    func failedToConnect(at now: Duration) -> Verdict {
+        lock.withLock {
             failures += 1
-            return failures >= limit
+            let since = failingSince ?? now
+            failingSince = since
+            if !hasReached { return failures >= limit ? .unreachable : .retry }
+            guard failures >= lostRequests, now - since >= lostAfter else { return .retry }
+            return .lost(requests: failures, over: now - since)
         }
     }
 }

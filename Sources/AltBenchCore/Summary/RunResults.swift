@@ -10,7 +10,8 @@ public struct RunResults: Sendable, Hashable {
         public var status: String
         /// Why a stopped run stopped.
         public var statusMessage: String?
-        /// What stopped it (``StopReason/kind``): `configuration`, `interrupt` or `deadline`;
+        /// What stopped it (``StopReason/kind``): `configuration`, `interrupt`, `deadline` or
+        /// `server_lost`;
         /// `nil` for a run that finished, is running, or was stored before altbench kept it.
         public var stoppedBy: String?
         public var provider: Provider

@@ -241,6 +241,39 @@ struct RunnerTests {
         #expect(refusedTrials.allSatisfy { $0.attempts == 3 }, "each retried under the policy")
     }
 
+    @Test func aServerThatStaysGoneForThirtySecondsStopsTheRunAsLost() async throws {
+        // The server answers the first request, then refuses every connection.
+        let clock = VirtualClock()
+        let state = ScriptedModel([.success(ModelAnswer(content: "A cat.", finishReason: "stop"))], fallback: .failure(Self.refused))
+        let sink = MemorySink()
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: sink, retryPolicy: RetryPolicy(jitter: false), concurrency: 1, clock: clock
+        ).run(Self.trials(50))
+        guard case .serverLost(let failure) = outcome.stopReason else {
+            Issue.record("expected the server to be lost, got \(String(describing: outcome.stopReason))")
+            return
+        }
+        #expect(failure.message == "the server stopped answering: 20 requests in a row over 30s could not connect, after it had answered. \(Self.refused.message)")
+        // Each trial: the request and 4 retries, 0.5 + 1 + 2 + 4 s apart, 7.5 s a trial; the
+        // 20th failure in a row comes 30 s after the first, and the run stops there.
+        #expect(await state.calls == 21)
+        let results = await sink.results
+        #expect(results.count == 4, "the answer and three trials that failed after their retries")
+        #expect(results.filter { $0.failure?.cannotConnect == true }.count == 3)
+    }
+
+    @Test func aFewRefusedConnectionsInARowAreRetriedWhenTheyPassQuickly() async throws {
+        // Ten refusals in a row, but over less than 30 s: a restart, not a lost server.
+        let answer = Result<ModelAnswer, ModelFailure>.success(ModelAnswer(content: "A cat.", finishReason: "stop"))
+        let script = [answer] + Array(repeating: Result<ModelAnswer, ModelFailure>.failure(Self.refused), count: 12) + [answer]
+        let state = ScriptedModel(script)
+        let outcome = try await Runner(
+            model: FakeModel(state: state), sink: MemorySink(), retryPolicy: Self.fastRetries, concurrency: 1,
+            clock: VirtualClock()
+        ).run(Self.trials(8))
+        #expect(outcome.stopReason == nil)
+    }
+
     @Test func cachedAnswersAndBadImagesDoNotCountAsReachingTheServer() async throws {
         let trials = Self.trials(8, badEvery: 4)
         let sink = MemorySink(cache: [trials[1].key!: ModelAnswer(content: "Cached cat.")])
