@@ -25,10 +25,15 @@ struct TestServerScriptTests {
         let saved = try await AltbenchProcess.run(["baseline", "save"], in: workspace.root)
         #expect(saved.status == 0, "\(saved.stderr)")
 
-        // The same prompts against the scripted server: first person for one prompt only.
-        let scripted = try RunningAltbench.testServer(["--script", Self.example.path], in: workspace.root)
+        // The same prompts against the scripted server on the same port, as the documentation
+        // does it: first person for one prompt only. The answers of the first run are stored
+        // under the same endpoint, so the run asks again with --no-cache.
+        let port = try #require(URL(string: plainURL)?.port)
+        let scripted = try RunningAltbench.testServer(["--port", "\(port)", "--script", Self.example.path], in: workspace.root)
         let scriptedURL = try #require(try await scripted.baseURL(), "the server did not start")
-        let after = try await AltbenchProcess.run(["run", "--base-url", scriptedURL, "--max-tokens", "50"], in: workspace.root)
+        #expect(scriptedURL == plainURL)
+        let after = try await AltbenchProcess.run(
+            ["run", "--base-url", scriptedURL, "--max-tokens", "50", "--no-cache"], in: workspace.root)
         let server = try await scripted.stop()
         #expect(after.status == 0, "\(after.stderr)")
         #expect(server.stderr.contains("script: 1 rule from \(Self.example.path)"))
