@@ -292,9 +292,33 @@ extension Experiment {
             url.host != nil
         else {
             throw AltBenchError.invalidSetting(
-                name: source, message: "'\(text)' is not an http(s) URL. Give the API's base, e.g. http://127.0.0.1:8080/v1.")
+                name: source,
+                message: "'\(Self.withoutCredentials(text))' is not an http(s) URL. Give the API's base, e.g. http://127.0.0.1:8080/v1.")
+        }
+        // The base URL is shown on the terminal and stored with every run and cache key, so it
+        // may carry no secret: no user or password, no query (a signed token), no fragment.
+        if url.user != nil || url.password != nil {
+            throw AltBenchError.invalidSetting(
+                name: source,
+                message: "holds a user name or password ('\(Self.withoutCredentials(text))'). altbench stores the base URL with every run, so it takes no credentials: give the key in OPENAI_API_KEY (or the variable api_key_env names) and the URL without them.")
+        }
+        if url.query != nil || url.fragment != nil {
+            throw AltBenchError.invalidSetting(
+                name: source,
+                message: "has a query or fragment ('\(Self.withoutCredentials(text))'). altbench stores the base URL with every run, and a query can carry a token: give the API's base alone, e.g. https://api.example.com/v1.")
         }
         return url
+    }
+
+    /// `text` with what could be a secret left out: anything between `://` and `@` (a user
+    /// and password) and everything after `?` or `#`.
+    static func withoutCredentials(_ text: String) -> String {
+        var shown = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let cut = shown.firstIndex(where: { $0 == "?" || $0 == "#" }) { shown = String(shown[..<cut]) + "…" }
+        if let scheme = shown.range(of: "://"), let at = shown[scheme.upperBound...].firstIndex(of: "@") {
+            shown.replaceSubrange(scheme.upperBound...at, with: "…@")
+        }
+        return shown
     }
 
     /// The settings worth recording with a run (never the key).

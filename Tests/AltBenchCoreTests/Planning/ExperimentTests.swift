@@ -461,6 +461,29 @@ struct ExperimentTests {
         #expect(message.contains("http://127.0.0.1:8080/v1"))
     }
 
+    @Test(
+        "a base URL carrying a secret is refused without repeating the secret",
+        arguments: [
+            ("http://user:pw123secret@127.0.0.1:8331/v1", "user name or password", "'http://…@127.0.0.1:8331/v1'"),
+            ("https://proxy.example/v1?sig=TOPSECRETSIG", "query or fragment", "'https://proxy.example/v1…'"),
+            ("https://proxy.example/v1#TOPSECRETSIG", "query or fragment", "'https://proxy.example/v1…'"),
+            ("http://pw123secret@[bad", "is not an http(s) URL", "'http://…@[bad'"),
+        ])
+    func secretsInTheBaseURL(url: String, problem: String, shown: String) throws {
+        for (options, env) in [
+            ({ var o = RunOptions(); o.baseURL = url; return o }(), [String: String]()),
+            (RunOptions(), ["OPENAI_BASE_URL": url]),
+        ] {
+            let error = #expect(throws: AltBenchError.self) { try Self.resolve(options, env: env) }
+            let message = String(describing: error)
+            #expect(message.contains(problem), "\(message)")
+            #expect(message.contains(shown), "\(message)")
+            for secret in ["pw123secret", "TOPSECRETSIG", "user:"] {
+                #expect(!message.contains(secret), "\(message)")
+            }
+        }
+    }
+
     @Test("a bad base URL in altbench.yml is blamed on the file when OPENAI_BASE_URL is empty")
     func badFileBaseURLWithEmptyEnv() throws {
         let error = #expect(throws: AltBenchError.self) {
