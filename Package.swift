@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "AltBenchEndToEndTests",
             dependencies: [
-                "AltBenchTesting", "AltBenchCore", "altbench", "altbench-test-server",
+                "AltBenchTesting", "AltBenchCore", "altbench", "altbench-test-server", "altbench-bench",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -71,8 +71,18 @@ let mode = arguments.indices.dropFirst().first {
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
+let usage = "usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]"
+let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose"]
+if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+    print(usage)
+    exit(0)
+}
+if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !known.contains($0) && Int($0) == nil }) {
+    FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
+    exit(2)
+}
 guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring", scenario != .some(nil) else {
-    print("usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]")
+    FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
 
