@@ -35,7 +35,7 @@ public enum CheckTerminal {
             out.append("")
         }
 
-        out += table(verdict.pairSummaries)
+        out += table(verdict.pairSummaries, judged: verdict.status != .error)
         out.append("")
 
         let failures = verdict.failures
@@ -61,8 +61,9 @@ public enum CheckTerminal {
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// The one-line-per-pair table, columns padded to line up.
-    static func table(_ pairs: [CheckVerdict.PairSummary]) -> [String] {
+    /// The one-line-per-pair table, columns padded to line up. When the two sides cannot be
+    /// compared (`judged` false) no pair reads "held": the figures are shown, not judged.
+    static func table(_ pairs: [CheckVerdict.PairSummary], judged: Bool = true) -> [String] {
         func side(_ side: CheckVerdict.PairSummary.Side?) -> String { side.map { "\($0.answered)/\($0.failed)" } ?? "–" }
         func quality(_ side: CheckVerdict.PairSummary.Side?) -> String {
             side?.quality.map { String(format: "%.3f", $0) } ?? "–"
@@ -74,6 +75,8 @@ public enum CheckTerminal {
                 result = "new: no baseline"
             } else if pair.after == nil {
                 result = "missing from the run"
+            } else if !judged {
+                result = "not judged: the two cannot be compared"
             } else {
                 var parts: [String] = []
                 parts.append(pair.failedChecks.isEmpty ? "held" : "failed: " + pair.failedChecks.joined(separator: ", "))

@@ -92,6 +92,20 @@ struct CheckTerminalTests {
         #expect(TerminalText.excerpt(String(repeating: "x", count: 300), limit: 10) == "xxxxxxxxx…")
     }
 
+    @Test("when the two cannot be compared, no pair reads held")
+    func cannotCompareJudgesNoPair() {
+        var verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: F.run))
+        verdict.problems.append(.init(check: "same provider as the baseline", message: "The baseline is openai; the run is mock."))
+        #expect(verdict.status == .error)
+        let text = CheckTerminal.summary(verdict)
+        let rows = text.split(separator: "\n").filter { !$0.hasPrefix(" ") && $0.contains(" @ ") && $0.contains(" → ") }
+        #expect(!rows.isEmpty)
+        for row in rows {
+            #expect(row.hasSuffix("not judged: the two cannot be compared"), "\(row)")
+            #expect(!row.contains("held"))
+        }
+    }
+
     @Test("a pair that got no answers reads answered/failed on both sides in every format")
     func unansweredPair() throws {
         let verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: Self.unanswered))
