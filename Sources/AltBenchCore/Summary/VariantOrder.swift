@@ -1,7 +1,7 @@
 import Foundation
 
-/// The order in which a run's variants are listed: the baseline variant first, the others in
-/// the order the run loaded them (prompt file names).
+/// The order in which a run's variants are listed: the baseline variant first, the others by
+/// name (so `icecubes` comes before `icecubes-original`, which file names would reverse).
 ///
 /// Tables are read against the baseline, so it goes on top. The baseline is the variant named
 /// by `baseline:` in `altbench.yml` when the run recorded one, else `icecubes` (the request
@@ -27,10 +27,13 @@ public enum VariantOrder {
             message: "`baseline` names '\(configured)', which is not a prompt in \(promptsPath)/.\(hint) Prompts: \(names.joined(separator: ", ")).")
     }
 
-    /// `items` with the baseline's first, the rest in their given order.
+    /// `items` with the baseline's first, the rest by name (a stable sort: equal names keep
+    /// their given order).
     public static func ordered<T>(_ items: [T], name: (T) -> String, configured: String? = nil) -> [T] {
         guard let first = baseline(among: items.map(name), configured: configured) else { return items }
-        return items.filter { name($0) == first } + items.filter { name($0) != first }
+        let rest = items.enumerated().filter { name($0.element) != first }
+            .sorted { (name($0.element), $0.offset) < (name($1.element), $1.offset) }.map(\.element)
+        return items.filter { name($0) == first } + rest
     }
 }
 

@@ -23,7 +23,7 @@ struct VariantOrderTests {
         #expect(VariantOrder.ordered([String](), name: { $0 }).isEmpty)
     }
 
-    @Test("the baseline moves to the top; the others keep their order")
+    @Test("the baseline moves to the top; the others follow by name")
     func ordered() {
         let names = ["context", "icecubes-original", "icecubes", "language", "one-sentence"]
         #expect(
@@ -31,7 +31,11 @@ struct VariantOrderTests {
                 == ["icecubes", "context", "icecubes-original", "language", "one-sentence"])
         #expect(
             VariantOrder.ordered(names, name: { $0 }, configured: "language")
-                == ["language", "context", "icecubes-original", "icecubes", "one-sentence"])
+                == ["language", "context", "icecubes", "icecubes-original", "one-sentence"])
+        // File names put icecubes-original.md before icecubes.md; names do not.
+        #expect(
+            VariantOrder.ordered(["icecubes-original", "icecubes", "b"], name: { $0 }, configured: "b")
+                == ["b", "icecubes", "icecubes-original"])
     }
 
     @Test("a run's recorded baseline orders its variants and its summary rows")
