@@ -162,7 +162,16 @@ public struct Evaluation: Sendable {
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
             .write(runID: runID, displayResults: experiment.resultsPath, updateLatest: true)
         let notStored = results.trials.filter { $0.errorKind == ModelFailure.Kind.notStored.rawValue }
-        if !notStored.isEmpty { reportNotStored(notStored, endpoint: model.endpoint) }
+        if !notStored.isEmpty {
+            // The endpoint is part of every cache key: name the ones the store does hold answers
+            // from, since replaying a local server's answers needs its --base-url again.
+            let stored = (try? await store.cacheStatistics().byModel) ?? []
+            let others = Dictionary(grouping: stored.filter { $0.endpoint != model.endpoint && $0.endpoint.hasPrefix("http") }, by: \.endpoint)
+                .mapValues { $0.reduce(0) { $0 + $1.answers } }
+                .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                .map { (endpoint: $0.key, answers: $0.value) }
+            reportNotStored(notStored, endpoint: model.endpoint, otherEndpoints: others)
+        }
         let failed = results.trials.filter(\.failed).count
         if failed > notStored.count {
             console.err("\(failed - notStored.count) of \(results.trials.count) trials failed; see the report for each reason.\n")
@@ -226,7 +235,9 @@ public struct Evaluation: Sendable {
     }
 
     /// Lists what `--offline` could not answer: the first 20, then a count.
-    func reportNotStored(_ trials: [RunResults.TrialRow], endpoint: String) {
+    func reportNotStored(
+        _ trials: [RunResults.TrialRow], endpoint: String, otherEndpoints: [(endpoint: String, answers: Int)] = []
+    ) {
         var lines = ["--offline: \(trials.count) trial\(trials.count == 1 ? "" : "s") had no stored answer from \(endpoint):"]
         for trial in trials.prefix(20) {
             let limit = trial.maxTokens.map { " @ max_tokens \($0)" } ?? ""
@@ -235,7 +246,16 @@ public struct Evaluation: Sendable {
         }
         if trials.count > 20 { lines.append("  … and \(trials.count - 20) more (the report lists them all)") }
         lines.append("Record them with a run that can reach the model (the same prompts, dataset and settings, without --offline).")
+        if let most = otherEndpoints.first {
+            let listed = otherEndpoints.prefix(3).map { "\($0.endpoint) (\($0.answers) answer\($0.answers == 1 ? "" : "s"))" }
+            lines.append("The store holds answers from \(listed.joined(separator: ", ")). The endpoint is part of each answer's cache key: to replay those, add --base-url \(Self.baseURL(ofEndpoint: most.endpoint)).")
+        }
         console.err(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The base URL a chat-completions endpoint was asked under (`…/v1` for `…/v1/chat/completions`).
+    static func baseURL(ofEndpoint endpoint: String) -> String {
+        endpoint.hasSuffix("/chat/completions") ? String(endpoint.dropLast("/chat/completions".count)) : endpoint
     }
 
     /// The stored run's plan replaces the flags and the file. A flag that fixes the plan may

@@ -175,6 +175,42 @@ struct EvaluationTests {
         #expect(!report.contains("altbench run --resume"))
     }
 
+    @Test func anOfflineReplayUnderAnotherEndpointNamesTheOnesTheStoreHolds() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try await OpenAITestServer.start()
+        var recording = RunOptions()
+        recording.baseURL = server.baseURL
+        recording.maxTokens = [50]
+        let recorded = try await Evaluation(
+            options: recording, environment: [:], console: Capture().console(interactive: false), workingDirectory: root
+        ).run()
+        await server.stop()
+        #expect(recorded.exitCode == 0)
+
+        // The replay forgets --base-url, so it looks under api.openai.com.
+        var replay = RunOptions()
+        replay.offline = true
+        replay.maxTokens = [50]
+        let capture = Capture()
+        let outcome = try await Evaluation(
+            options: replay, environment: [:], console: capture.console(interactive: false), workingDirectory: root
+        ).run()
+        #expect(outcome.exitCode == 3)
+        #expect(capture.err.contains("had no stored answer from https://api.openai.com/v1/chat/completions"), "\(capture.err)")
+        #expect(
+            capture.err.contains(
+                "The store holds answers from \(server.baseURL)/chat/completions (\(recorded.results.trials.count) answers). The endpoint is part of each answer's cache key: to replay those, add --base-url \(server.baseURL)."),
+            "\(capture.err)")
+
+        // With the endpoint it recorded, the replay answers everything.
+        replay.baseURL = server.baseURL
+        let again = try await Evaluation(
+            options: replay, environment: [:], console: Capture().console(interactive: false), workingDirectory: root
+        ).run()
+        #expect(again.exitCode == 0)
+    }
+
     @Test func anInterruptedRunKeepsTheResumeHint() async throws {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
