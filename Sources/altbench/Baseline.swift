@@ -26,7 +26,7 @@ extension AltBench.Baseline {
         @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))
         var run: String?
 
-        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        @Option(name: .long, help: ArgumentHelp("Results folder.", valueName: "dir"))
         var results: String = "results"
 
         @Option(name: .long, help: ArgumentHelp("Baseline file to write. Default: RESULTS/baseline.json.", valueName: "file"))

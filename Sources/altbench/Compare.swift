@@ -22,7 +22,7 @@ extension AltBench {
         @Argument(help: ArgumentHelp("The later side: a run id, or a baseline file.", valueName: "b"))
         var b: String
 
-        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        @Option(name: .long, help: ArgumentHelp("Results folder.", valueName: "dir"))
         var results: String = "results"
 
         @Option(name: .long, help: ArgumentHelp("text (terminal), md (Markdown) or json (for tools).", valueName: "format"))
@@ -61,7 +61,7 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("Baseline file from `altbench baseline save`.", valueName: "file"))
         var baseline: String
 
-        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        @Option(name: .long, help: ArgumentHelp("Results folder.", valueName: "dir"))
         var results: String = "results"
 
         @Option(

@@ -11,7 +11,7 @@ extension AltBench {
         @Argument(help: ArgumentHelp("Run id or unique prefix. Default: the latest run.", valueName: "run"))
         var run: String?
 
-        @Option(name: .long, help: ArgumentHelp("Results folder. Default: results.", valueName: "dir"))
+        @Option(name: .long, help: ArgumentHelp("Results folder.", valueName: "dir"))
         var results: String = "results"
 
         func run() async throws {
