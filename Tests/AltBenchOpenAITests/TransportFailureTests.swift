@@ -70,9 +70,11 @@ struct TransportFailureTests {
                 == "could not connect to altbench-no-such-host.invalid:8099 (host name not found): is the host name in --base-url right, and is the network up?")
     }
 
-    /// The rule for unreachable servers, against a real server that answers and then goes
-    /// away for good: the later trials are retried and recorded as failed, the run goes on.
-    @Test func aServerThatAnsweredAndThenWentAwayIsNotAStopReason() async throws {
+    /// Runs `trials` at concurrency 1 against a real server that answers the first request and
+    /// then goes away for good (retries quick, on a virtual clock).
+    static func runAgainstAServerThatGoesAway(
+        _ trials: Int, serverLostAfter: Duration = .seconds(30)
+    ) async throws -> (outcome: Runner.Outcome, results: [TrialResult]) {
         let server = try await OpenAITestServer.start()
         let client = OpenAIVisionModel.makeHTTPClient()
         let stopping = StopAfterFirstAnswer(
@@ -80,11 +82,19 @@ struct TransportFailureTests {
             server: server)
         let sink = CollectingSink()
         let outcome = try await Runner(
-            model: stopping, sink: sink, retryPolicy: quickRetries, concurrency: 1, clock: VirtualClock()
-        ).run(iceCubesTrials(5))
+            model: stopping, sink: sink, retryPolicy: quickRetries, concurrency: 1, clock: VirtualClock(),
+            serverLostAfter: serverLostAfter
+        ).run(iceCubesTrials(trials))
         try await client.shutdown()
+        return (outcome, await sink.results)
+    }
+
+    /// The rule for unreachable servers, against a real server that answers and then goes
+    /// away: the later trials are retried and recorded as failed, and a few failures in a row
+    /// (over less than `serverLostAfter`) do not stop the run.
+    @Test func aServerThatAnsweredAndThenWentAwayIsNotAStopReason() async throws {
+        let (outcome, results) = try await Self.runAgainstAServerThatGoesAway(5)
         #expect(outcome.stopReason == nil)
-        let results = await sink.results
         #expect(results.count == 5)
         #expect(results.filter { $0.answer != nil }.count == 1)
         let failures = results.compactMap(\.failure)
@@ -98,17 +108,7 @@ struct TransportFailureTests {
     /// a row that cannot connect (over `serverLostAfter`, here nothing), the run stops as lost,
     /// resumable, instead of retrying every remaining trial.
     @Test func aServerThatStaysGoneStopsTheRunAsLost() async throws {
-        let server = try await OpenAITestServer.start()
-        let client = OpenAIVisionModel.makeHTTPClient()
-        let stopping = StopAfterFirstAnswer(
-            wrapped: OpenAIVisionModel(baseURL: URL(string: server.baseURL)!, apiKey: Secret(testKey), httpClient: client),
-            server: server)
-        let sink = CollectingSink()
-        let outcome = try await Runner(
-            model: stopping, sink: sink, retryPolicy: quickRetries, concurrency: 1, clock: VirtualClock(),
-            serverLostAfter: .zero
-        ).run(iceCubesTrials(40))
-        try await client.shutdown()
+        let (outcome, results) = try await Self.runAgainstAServerThatGoesAway(40, serverLostAfter: .zero)
         guard case .serverLost(let failure) = outcome.stopReason else {
             Issue.record("expected the server to be lost, got \(String(describing: outcome.stopReason))")
             return
@@ -116,7 +116,6 @@ struct TransportFailureTests {
         #expect(failure.message.hasPrefix("the server stopped answering: 10 requests in a row over "))
         #expect(failure.message.contains("could not connect to 127.0.0.1:"), "\(failure.message)")
         #expect(outcome.stopReason?.kind == "server_lost")
-        let results = await sink.results
         #expect(results.filter { $0.answer != nil }.count == 1)
         #expect(results.count < 10, "stopped long before the 40 trials: \(results.count)")
     }
