@@ -64,10 +64,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "AltBenchProxy",
+            dependencies: [
+                "AltBenchCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "altbench",
             dependencies: [
                 "AltBenchApp",
+                "AltBenchProxy",
                 "AltBenchCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -86,7 +98,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "altbench-bench",
-            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting"],
+            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -104,6 +116,15 @@ let package = Package(
             name: "AltBenchOpenAITests",
             dependencies: [
                 "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AltBenchProxyTests",
+            dependencies: [
+                "AltBenchProxy", "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
