@@ -65,10 +65,12 @@ import Testing
                 RequestSigning.signature(key: key, method: "POST", path: "/v1/chat/completions", timestamp: "1764000000", body: changed)
                     != base, "byte \(index)")
         }
-        // The delimiter cannot be moved between fields.
+        // A newline moves text between fields without changing the canonical string: that
+        // is why a timestamp must be digits only and a proxy refuses a newline in the path.
         #expect(
             RequestSigning.signature(key: key, method: "POST", path: "/v1\n1764000000", timestamp: "1", body: body)
-                != RequestSigning.signature(key: key, method: "POST", path: "/v1", timestamp: "1764000000\n1", body: body))
+                == RequestSigning.signature(key: key, method: "POST", path: "/v1", timestamp: "1764000000\n1", body: body))
+        #expect(!RequestSigning.isWellFormedTimestamp("1764000000\n1"))
     }
 
     @Test func comparisonNeedsExactLowercaseHex() {
