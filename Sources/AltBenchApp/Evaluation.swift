@@ -104,6 +104,19 @@ public struct Evaluation: Sendable {
                 if experiment.apiKey == nil {
                     console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
                 }
+            case .proxy:
+                guard let proxy = experiment.proxy, let appKey = proxy.appKey else {
+                    preconditionFailure("Experiment.resolve gives a proxy run its URL and app key")
+                }
+                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+                httpClient = client
+                let timeout = Duration.milliseconds(Int64(experiment.timeout * 1000))
+                let session = ProxySession(
+                    proxyURL: proxy.url, appKey: appKey, appKeyVariable: proxy.appKeyVariable,
+                    settings: proxy.protocolSettings, httpClient: client, timeout: timeout)
+                model = OpenAIVisionModel(proxy: session, timeout: timeout, httpClient: client)
+                console.err(
+                    "altbench: sending through the signed proxy \(proxy.url.absoluteString) (session tokens from \(proxy.protocolSettings.authPath), signed with the app key in \(proxy.appKeyVariable)).\n")
             }
         }
         defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
@@ -111,7 +124,7 @@ public struct Evaluation: Sendable {
         let planner = Planner(experiment: experiment, endpoint: model.endpoint)
         var trials = planner.plan(variants: prompts, dataset: dataset)
         let resultsDirectory = resolve(experiment.resultsPath)
-        let redactor = Redactor(secrets: [experiment.apiKey?.value])
+        let redactor = Redactor(secrets: [experiment.apiKey?.value, experiment.proxy?.appKey?.value])
         let runID: String
         let recorder: RunRecorder
         if let resumable, let store {
@@ -276,6 +289,10 @@ public struct Evaluation: Sendable {
         if run.info.provider == .openai, let base = settings["base_url"]?.stringValue, !base.isEmpty {
             options.baseURL = base
         }
+        if run.info.provider == .proxy, let proxy = settings["proxy"]?.stringValue, !proxy.isEmpty {
+            options.proxy = proxy
+            options.baseURL = nil
+        }
         options.model = settings["model"]?.stringValue
         options.maxTokens = settings["max_tokens"]?.arrayValue?.compactMap(\.intValue)
         options.repeats = settings["repeats"]?.intValue
@@ -325,6 +342,13 @@ public struct Evaluation: Sendable {
         check("--base-url", options.baseURL, recorded: base ?? "none (provider \(run.provider.rawValue))") { given in
             guard let base, let a = try? Experiment.parseBaseURL(given, source: "--base-url"),
                 let b = try? Experiment.parseBaseURL(base, source: "--base-url")
+            else { return false }
+            return normalised(a) == normalised(b)
+        }
+        let proxy = settings["proxy"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        check("--proxy", options.proxy, recorded: proxy ?? "none (provider \(run.provider.rawValue))") { given in
+            guard let proxy, let a = try? Experiment.parseProxyURL(given, source: "--proxy"),
+                let b = try? Experiment.parseProxyURL(proxy, source: "--proxy")
             else { return false }
             return normalised(a) == normalised(b)
         }

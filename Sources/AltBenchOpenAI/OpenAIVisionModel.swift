@@ -11,8 +11,17 @@ import NIOHTTP1
 /// a 400 `unsupported_parameter` naming the token-limit field is answered by sending the
 /// other field once, since reasoning models reject `max_tokens`.
 public struct OpenAIVisionModel: VisionModel {
-    public let baseURL: URL
-    let apiKey: Secret?
+    /// How requests prove they may be sent.
+    public enum Authorization: Sendable {
+        /// `Authorization: Bearer KEY`, or no header when there is no key (a local server).
+        case bearer(Secret?)
+        /// Signed with a session token from a team's signed proxy; no key on this machine.
+        case signed(ProxySession)
+    }
+
+    /// `{base}/chat/completions`, or the proxy's chat route.
+    public let chatCompletionsURL: URL
+    let authorization: Authorization
     let apiKeyVariable: String
     let timeout: Duration
     let httpClient: HTTPClient
@@ -27,15 +36,24 @@ public struct OpenAIVisionModel: VisionModel {
         baseURL: URL, apiKey: Secret?, apiKeyVariable: String = "OPENAI_API_KEY", timeout: Duration = .seconds(60),
         httpClient: HTTPClient = .shared
     ) {
-        self.baseURL = baseURL
-        self.apiKey = apiKey
+        self.chatCompletionsURL = baseURL.appendingPathComponent("chat/completions")
+        self.authorization = .bearer(apiKey)
         self.apiKeyVariable = apiKeyVariable
         self.timeout = timeout
         self.httpClient = httpClient
         self.redactor = Redactor(secrets: [apiKey?.value])
     }
 
-    public var chatCompletionsURL: URL { baseURL.appendingPathComponent("chat/completions") }
+    /// A client that sends every request through a signed proxy (`altbench run --proxy`).
+    public init(proxy session: ProxySession, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
+        self.chatCompletionsURL = session.url(for: session.settings.chatPath)
+        self.authorization = .signed(session)
+        self.apiKeyVariable = session.appKeyVariable
+        self.timeout = timeout
+        self.httpClient = httpClient
+        self.redactor = Redactor(secrets: [session.appKey.value])
+    }
+
     public var endpoint: String { chatCompletionsURL.absoluteString }
 
     public func complete(_ request: ModelRequest) async throws -> ModelAnswer {
@@ -90,44 +108,15 @@ public struct OpenAIVisionModel: VisionModel {
     }
 
     private func send(_ request: ModelRequest, imageURL: String) async throws -> ModelAnswer {
-        var http = HTTPClientRequest(url: endpoint)
-        http.method = .POST
-        http.headers.add(name: "Content-Type", value: "application/json")
-        http.headers.add(name: "Accept", value: "application/json")
-        http.headers.add(name: "User-Agent", value: "altbench/\(AltBenchVersion.current)")
-        if let apiKey { http.headers.add(name: "Authorization", value: "Bearer \(apiKey.value)") }
-        http.body = .bytes(ByteBuffer(data: bodyData(request, imageURL: imageURL)))
-
-        let response: HTTPClientResponse
-        let body: ByteBuffer
-        do {
-            // One deadline for the head and the body: a server that stalls mid-body is as
-            // slow as one that never answers.
-            let deadline = ContinuousClock.now + timeout
-            response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
-            body = try await collect(response.body, until: deadline)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw ModelFailure(
-                kind: .timeout, message: "no answer from \(endpoint) within \(timeout.seconds) s (timeout).",
-                retryable: true)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as HTTPClientError where error == .cancelled {
-            throw CancellationError()
-        } catch is NIOTooManyBytesError {
-            // Asking again gets the same oversized answer.
-            throw ModelFailure(
-                kind: .malformed,
-                message: "the answer from \(endpoint) is larger than \(maxBodyBytes / 1024 / 1024) MB; a chat completion is a few KB. Is --base-url a chat-completions endpoint?",
-                retryable: false)
-        } catch {
-            throw TransportFailure.failure(for: error, endpoint: chatCompletionsURL, redactor: redactor)
+        let body = bodyData(request, imageURL: imageURL)
+        let (status, headers, data): (Int, [String: String], Data)
+        switch authorization {
+        case .bearer(let apiKey):
+            (status, headers, data) = try await post(
+                body, headers: apiKey.map { [("Authorization", "Bearer \($0.value)")] } ?? [])
+        case .signed(let session):
+            (status, headers, data) = try await postSigned(body, session: session)
         }
-
-        var headers: [String: String] = [:]
-        for header in response.headers { headers[header.name.lowercased()] = header.value }
-        let data = Data(buffer: body)
-        let status = Int(response.status.code)
         let requestID = headers["x-request-id"] ?? headers["apim-request-id"]
         guard (200..<300).contains(status) else {
             throw ErrorBodyParser.failure(
@@ -140,14 +129,96 @@ public struct OpenAIVisionModel: VisionModel {
         answer.rateLimit = RateLimitStatus.parse(headers)
         return answer
     }
+
+    /// Sends a body through the signed proxy. A `401` that a new token or a corrected clock
+    /// can fix (`token_expired`, `invalid_session`, `stale_timestamp`) is answered once, with
+    /// the request signed afresh; any other `401`, or a second one in a row, stops the run.
+    private func postSigned(_ body: Data, session: ProxySession) async throws -> (Int, [String: String], Data) {
+        let target = ProxySession.target(of: chatCompletionsURL)
+        var credentials = try await session.credentials()
+        var first: ProxyRefusal?
+        while true {
+            let signature = await session.signatureHeaders(method: "POST", target: target, body: body, credentials: credentials)
+            let answer = try await post(body, headers: signature)
+            guard answer.0 == 401 else { return answer }
+            let refusal = ProxyRefusal(status: answer.0, headers: answer.1, body: answer.2)
+            let said = refusal.summary(redactor: redactor)
+            if let first {
+                let before = first.code.map { " (\($0) first)" } ?? ""
+                throw ModelFailure(
+                    kind: .http, status: 401,
+                    message: "the signed proxy \(session.proxyURL.absoluteString) refused the request again after a fresh \(first.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue ? "clock correction" : "token")\(before): \(said). Check that \(apiKeyVariable) holds the proxy's app key, that the proxy's clock is right, and the proxy's log.",
+                    code: refusal.code, retryable: false, stopsRun: true)
+            }
+            first = refusal
+            switch refusal.code {
+            case SignedProxyProtocol.ErrorCode.tokenExpired.rawValue, SignedProxyProtocol.ErrorCode.invalidSession.rawValue:
+                credentials = try await session.renew(replacing: credentials.generation)
+            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue where refusal.serverTime != nil:
+                await session.correctClock(serverTime: refusal.serverTime!)
+            default:
+                throw ModelFailure(
+                    kind: .http, status: 401,
+                    message: "the signed proxy \(session.proxyURL.absoluteString) refused the request (\(said)). Check that the proxy speaks altbench's signing protocol (header names and auth_path under `proxy:` in altbench.yml), that nothing between here and the proxy rewrites the path or body, and the proxy's log.",
+                    code: refusal.code, retryable: false, stopsRun: true)
+            }
+        }
+    }
+
+    /// One POST of a chat-completions body with `headers` added; the whole answer, read within
+    /// the timeout.
+    private func post(_ body: Data, headers extra: [(String, String)]) async throws -> (Int, [String: String], Data) {
+        var http = HTTPClientRequest(url: endpoint)
+        http.method = .POST
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.headers.add(name: "Accept", value: "application/json")
+        http.headers.add(name: "User-Agent", value: "altbench/\(AltBenchVersion.current)")
+        for (name, value) in extra { http.headers.add(name: name, value: value) }
+        http.body = .bytes(ByteBuffer(data: body))
+
+        let response: HTTPClientResponse
+        let buffer: ByteBuffer
+        do {
+            // One deadline for the head and the body: a server that stalls mid-body is as
+            // slow as one that never answers.
+            let deadline = ContinuousClock.now + timeout
+            response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
+            buffer = try await ResponseReading.collect(response.body, limit: maxBodyBytes, until: deadline)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw ModelFailure(
+                kind: .timeout, message: "no answer from \(endpoint) within \(timeout.seconds) s (timeout).",
+                retryable: true)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as HTTPClientError where error == .cancelled {
+            throw CancellationError()
+        } catch is NIOTooManyBytesError {
+            // Asking again gets the same oversized answer.
+            throw ModelFailure(
+                kind: .malformed,
+                message: "the answer from \(endpoint) is larger than \(maxBodyBytes / 1024 / 1024) MB; a chat completion is a few KB. Is \(urlSetting) a chat-completions endpoint?",
+                retryable: false)
+        } catch {
+            throw TransportFailure.failure(for: error, endpoint: chatCompletionsURL, redactor: redactor, setting: urlSetting)
+        }
+        var headers: [String: String] = [:]
+        for header in response.headers { headers[header.name.lowercased()] = header.value }
+        return (Int(response.status.code), headers, Data(buffer: buffer))
+    }
+
+    /// The flag that set the URL, for advice.
+    var urlSetting: String {
+        if case .signed = authorization { return "--proxy" }
+        return "--base-url"
+    }
 }
 
-extension OpenAIVisionModel {
+/// Reading a response body with a deadline.
+enum ResponseReading {
     /// Reads a whole body, giving up at `deadline`: AsyncHTTPClient's own deadline ends
     /// once the head has arrived, so without this a stalled body would wait forever.
-    func collect(_ body: HTTPClientResponse.Body, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
-        let limit = maxBodyBytes
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+    static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
             group.addTask {
                 try await Task.sleep(until: deadline, clock: .continuous)

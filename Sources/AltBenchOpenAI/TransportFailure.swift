@@ -37,13 +37,13 @@ public enum TransportFailure {
         }
 
         /// What to check, as a question.
-        public var advice: String {
+        public func advice(setting: String = "--base-url") -> String {
             switch self {
-            case .refused, .other: return "is the server running, and is --base-url right?"
-            case .hostNotFound: return "is the host name in --base-url right, and is the network up?"
-            case .timedOut: return "is the server running and reachable from here, and is --base-url right?"
-            case .unreachable: return "is the network up, and is --base-url right?"
-            case .tls: return "does the server speak HTTPS with a certificate this machine trusts, or should --base-url start with http://?"
+            case .refused, .other: return "is the server running, and is \(setting) right?"
+            case .hostNotFound: return "is the host name in \(setting) right, and is the network up?"
+            case .timedOut: return "is the server running and reachable from here, and is \(setting) right?"
+            case .unreachable: return "is the network up, and is \(setting) right?"
+            case .tls: return "does the server speak HTTPS with a certificate this machine trusts, or should \(setting) start with http://?"
             }
         }
     }
@@ -57,11 +57,15 @@ public enum TransportFailure {
     }
 
     /// The failure for `error`, thrown while sending to `endpoint`.
-    public static func failure(for error: any Error, endpoint: URL, redactor: Redactor) -> ModelFailure {
+    /// `setting` names where the URL came from, in the advice ("is --base-url right?").
+    public static func failure(
+        for error: any Error, endpoint: URL, redactor: Redactor, setting: String = "--base-url"
+    ) -> ModelFailure {
         switch classify(error) {
         case .cannotConnect(let cause):
             return ModelFailure(
-                kind: .transport, message: redactor.redact(connectMessage(server: server(of: endpoint), cause: cause)),
+                kind: .transport,
+                message: redactor.redact(connectMessage(server: server(of: endpoint), cause: cause, setting: setting)),
                 retryable: true, cannotConnect: true)
         case .broken(let cause):
             return ModelFailure(
@@ -72,8 +76,8 @@ public enum TransportFailure {
     }
 
     /// The one sentence for a connection that could not be opened.
-    public static func connectMessage(server: String, cause: ConnectCause) -> String {
-        "could not connect to \(server) (\(cause.text)): \(cause.advice)"
+    public static func connectMessage(server: String, cause: ConnectCause, setting: String = "--base-url") -> String {
+        "could not connect to \(server) (\(cause.text)): \(cause.advice(setting: setting))"
     }
 
     /// `host:port` of a URL, the port defaulted from the scheme, an IPv6 host in brackets.

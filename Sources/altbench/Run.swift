@@ -40,7 +40,18 @@ extension AltBench {
         @Option(name: .customLong("base-url"), help: ArgumentHelp("OpenAI-compatible API base, e.g. http://127.0.0.1:8080/v1.", valueName: "url"))
         var baseURL: String?
 
-        @Option(name: .long, help: ArgumentHelp("openai or mock. Default: openai when a key or base URL is set, else mock.", valueName: "name"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A team's signed proxy, e.g. https://proxy.example.com: requests are signed with a session token minted from the app key in ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed.",
+                valueName: "url"))
+        var proxy: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "openai, proxy or mock. Default: proxy when a proxy URL is set, openai when a key or base URL is set, else mock.",
+                valueName: "name"))
         var provider: String?
 
         @Option(name: .long, help: ArgumentHelp("Requests in flight at once. Default: 4.", valueName: "n"))
@@ -94,7 +105,7 @@ extension AltBench {
 
         func validate() throws {
             if let provider, Provider(rawValue: provider) == nil {
-                throw ValidationError("--provider must be openai or mock, not '\(provider)'.")
+                throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
             }
             if let tokenField, tokenField != "auto", TokenField(rawValue: tokenField) == nil {
                 throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
@@ -132,6 +143,19 @@ extension AltBench {
                     throw ValidationError(error.description)
                 }
             }
+            if let proxy {
+                do {
+                    _ = try Experiment.parseProxyURL(proxy, source: "--proxy")
+                } catch let error as AltBenchError {
+                    throw ValidationError(error.description)
+                }
+                if baseURL != nil {
+                    throw ValidationError("--proxy and --base-url both say where requests go. Give --proxy URL for a signed proxy, or --base-url URL for an API reached with a key.")
+                }
+                if let provider, provider != Provider.proxy.rawValue {
+                    throw ValidationError("--proxy sends every request through a signed proxy, which --provider \(provider) contradicts. Drop one of them.")
+                }
+            }
             if offline && noCache {
                 throw ValidationError("--offline answers only from the store, which --no-cache turns off. Give one of them.")
             }
@@ -162,6 +186,7 @@ extension AltBench {
             options.results = results
             options.model = model
             options.baseURL = baseURL
+            options.proxy = proxy
             options.provider = provider.flatMap(Provider.init(rawValue:))
             options.maxTokens = try parsedMaxTokens()
             options.concurrency = concurrency

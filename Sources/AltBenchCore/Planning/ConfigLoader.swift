@@ -61,7 +61,7 @@ extension ConfigFile {
             case "base_url": config.baseURL = try text()
             case "api_key_env": config.apiKeyEnv = try text()
             case "provider":
-                guard let provider = Provider(rawValue: try text()) else { throw fail("must be openai or mock.") }
+                guard let provider = Provider(rawValue: try text()) else { throw fail("must be openai, proxy or mock.") }
                 config.provider = provider
             case "max_tokens":
                 let nodes = value.sequence.map(Array.init) ?? [value]
@@ -163,6 +163,8 @@ extension ConfigFile {
                         throw entryFail("is not a check setting.\(hint) Settings: \(CheckThresholds.keys.joined(separator: ", ")).")
                     }
                 }
+            case "proxy":
+                config.proxy = try proxyConfig(value, line: line, displayPath: displayPath)
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")
@@ -187,5 +189,62 @@ extension ConfigFile {
             }
         }
         return config
+    }
+    /// `proxy:`: `url`, `app_key_env`, and the header names and token route for a proxy that
+    /// differs from the reference protocol.
+    static func proxyConfig(_ value: Node, line: Int?, displayPath: String) throws -> ProxyConfig {
+        guard let entries = value.mapping else {
+            throw AltBenchError.configFile(
+                file: displayPath, line: line,
+                message: "`proxy` must map settings to values, e.g. {url: https://proxy.example.com, app_key_env: ALTBENCH_PROXY_APP_KEY}.")
+        }
+        var proxy = ProxyConfig()
+        for (entryNode, entryValue) in entries {
+            let entry = entryNode.string ?? ""
+            let entryLine = entryNode.mark?.line ?? line
+            func entryFail(_ message: String) -> AltBenchError {
+                .configFile(file: displayPath, line: entryLine, message: "`proxy.\(entry)` \(message)")
+            }
+            guard let text = entryValue.scalar?.string, !text.isEmpty else {
+                if ProxyConfig.knownKeys.contains(entry) { throw entryFail("must be a text value.") }
+                throw unknownProxyKey(entry, fail: entryFail)
+            }
+            // Header names go on the wire as given: letters, digits and dashes only.
+            func headerName() throws -> String {
+                guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                    throw entryFail("must be an HTTP header name (letters, digits and dashes), e.g. x-signature.")
+                }
+                return text.lowercased()
+            }
+            switch entry {
+            case "url": proxy.url = text
+            case "app_key_env":
+                guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                    throw entryFail("names an environment variable (letters, digits and _), not a key. Put the key itself in that variable.")
+                }
+                proxy.appKeyEnv = text
+            case "auth_path":
+                guard text.hasPrefix("/"), !text.contains("?"), !text.contains("#"),
+                    text.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+                else {
+                    throw entryFail("must be a path on the proxy starting with /, e.g. /auth_token.")
+                }
+                proxy.protocolSettings.authPath = text
+            case "session_header": proxy.protocolSettings.sessionHeader = try headerName()
+            case "timestamp_header": proxy.protocolSettings.timestampHeader = try headerName()
+            case "signature_header": proxy.protocolSettings.signatureHeader = try headerName()
+            default:
+                throw unknownProxyKey(entry, fail: entryFail)
+            }
+        }
+        return proxy
+    }
+
+    private static func unknownProxyKey(_ entry: String, fail: (String) -> AltBenchError) -> AltBenchError {
+        let hint =
+            entry.lowercased().hasSuffix("key") || entry.lowercased().hasSuffix("token")
+            ? " Never put a key in this file: export it as ALTBENCH_PROXY_APP_KEY, or name the variable that holds it with `app_key_env`."
+            : YAMLDiagnostics.closest(to: entry, in: ProxyConfig.knownKeys).map { " Did you mean `\($0)`?" } ?? ""
+        return fail("is not a proxy setting.\(hint) Settings: \(ProxyConfig.knownKeys.joined(separator: ", ")).")
     }
 }

@@ -6,6 +6,45 @@ public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
     case openai
     /// The offline mock: reference texts cut to max_tokens. No network, no key.
     case mock
+    /// A team's signed proxy (`--proxy URL`): requests are signed with a short-lived session
+    /// token minted from the team's app key; no OpenAI key on this machine.
+    case proxy
+}
+
+/// `proxy:` in altbench.yml: where a team's signed proxy is and how it differs from the
+/// reference protocol (header names, token route). Every key is optional.
+public struct ProxyConfig: Sendable, Hashable {
+    public var url: String?
+    /// The environment variable that holds the app key (default `ALTBENCH_PROXY_APP_KEY`).
+    public var appKeyEnv: String?
+    public var protocolSettings = SignedProxyProtocol.default
+
+    public init() {}
+
+    static let knownKeys = ["url", "app_key_env", "auth_path", "session_header", "timestamp_header", "signature_header"]
+}
+
+/// A run's signed proxy, resolved.
+public struct ProxySettings: Sendable, Hashable {
+    public static let defaultAppKeyVariable = "ALTBENCH_PROXY_APP_KEY"
+    /// The proxy's base URL (no `/v1`): the token route and `/v1/chat/completions` hang off it.
+    public var url: URL
+    /// `nil` only when nothing is sent (`--offline`).
+    public var appKey: Secret?
+    public var appKeyVariable: String
+    public var protocolSettings: SignedProxyProtocol
+
+    public init(url: URL, appKey: Secret?, appKeyVariable: String, protocolSettings: SignedProxyProtocol = .default) {
+        self.url = url
+        self.appKey = appKey
+        self.appKeyVariable = appKeyVariable
+        self.protocolSettings = protocolSettings
+    }
+
+    /// `url` followed by a route such as `/v1/chat/completions`.
+    public func url(for route: String) -> URL {
+        URL(string: url.absoluteString.trimmingTrailingSlashes() + route)!
+    }
 }
 
 /// A secret that never prints: `description` and `dump` show "[redacted]".
@@ -48,6 +87,8 @@ public struct ConfigFile: Sendable, Hashable {
     /// The variant the others are measured against (`baseline:`), listed first in every
     /// table; unset, ``VariantOrder`` picks `icecubes` when present, else the first.
     public var baseline: String?
+    /// `proxy:`: a team's signed proxy.
+    public var proxy: ProxyConfig?
 
     public init() {}
 
@@ -70,7 +111,7 @@ public struct ConfigFile: Sendable, Hashable {
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
-        "check", "baseline",
+        "check", "baseline", "proxy",
     ]
 }
 
@@ -114,9 +155,15 @@ public struct Experiment: Sendable, Hashable {
     public var scoring: ScoringSettings
     /// `baseline:` in altbench.yml: the variant listed first and compared against.
     public var baseline: String? = nil
+    /// The signed proxy requests go through (provider `proxy`).
+    public var proxy: ProxySettings? = nil
 
-    /// `{base}/chat/completions`, the identity of the endpoint in cache keys.
-    public var chatCompletionsURL: URL { baseURL.appendingPathComponent("chat/completions") }
+    /// The chat-completions URL: `{base}/chat/completions`, or the proxy's route. It is the
+    /// endpoint's identity in cache keys.
+    public var chatCompletionsURL: URL {
+        if let proxy { return proxy.url(for: proxy.protocolSettings.chatPath) }
+        return baseURL.appendingPathComponent("chat/completions")
+    }
 
     /// What the cache key records as the endpoint: the mock's own name, or the URL.
     public var endpointIdentity: String {
@@ -131,6 +178,8 @@ public struct RunOptions: Sendable, Hashable {
     public var results: String?
     public var model: String?
     public var baseURL: String?
+    /// `--proxy URL`: a signed proxy's base URL.
+    public var proxy: String?
     public var provider: Provider?
     public var maxTokens: [Int]?
     public var repeats: Int?
@@ -166,6 +215,19 @@ extension Experiment {
         let baseConfigured = baseText != nil
         let onOpenAI = baseURL.host?.lowercased() == "api.openai.com"
 
+        // A signed proxy: `--proxy URL` or `proxy.url`. It replaces the base URL and the key.
+        let proxyText = options.proxy ?? config.proxy?.url
+        let proxySource = options.proxy != nil ? "--proxy" : "proxy.url in altbench.yml"
+        let proxyURL = try proxyText.map { try parseProxyURL($0, source: proxySource) }
+        if options.proxy != nil, options.baseURL != nil {
+            throw AltBenchError.invalidSetting(
+                name: "--proxy", message: "and --base-url both say where requests go. Give --proxy URL for a signed proxy, or --base-url URL for an API reached with a key.")
+        }
+        if options.proxy != nil, let chosen = options.provider, chosen != .proxy {
+            throw AltBenchError.invalidSetting(
+                name: "--proxy", message: "sends every request through a signed proxy, which --provider \(chosen.rawValue) contradicts. Drop one of them.")
+        }
+
         let provider: Provider
         let reason: String
         let inCI = ["true", "1", "yes"].contains(environment["CI"]?.lowercased() ?? "")
@@ -174,6 +236,16 @@ extension Experiment {
             options.provider != nil ? "--provider \(provider.rawValue)" : "provider: \(provider.rawValue) in altbench.yml"
         }
         switch options.provider ?? config.provider {
+        case .proxy where proxyURL == nil:
+            throw AltBenchError.invalidSetting(
+                name: options.provider != nil ? "--provider proxy" : "provider: proxy in altbench.yml",
+                message: "needs the proxy's URL: pass --proxy URL (e.g. --proxy http://127.0.0.1:8787) or set `url` under `proxy:` in altbench.yml.")
+        case .proxy:
+            provider = .proxy
+            reason = options.offline ? "--offline: answers replayed from the store" : chosenBy(.proxy)
+        case nil where proxyURL != nil:
+            provider = .proxy
+            reason = options.offline ? "--offline: answers replayed from the store" : "\(proxySource) is set"
         case nil where options.offline:
             // Replay: the endpoint the cache keys name is the configured one (OpenAI by
             // default); no key is needed since nothing is sent.
@@ -248,6 +320,18 @@ extension Experiment {
             throw AltBenchError.invalidSetting(name: "model", message: "must not be empty.")
         }
 
+        var proxy: ProxySettings?
+        if provider == .proxy, let proxyURL {
+            let variable = config.proxy?.appKeyEnv ?? ProxySettings.defaultAppKeyVariable
+            let appKey = environment[variable].flatMap { $0.isEmpty ? nil : Secret($0) }
+            if appKey == nil && !options.offline {
+                throw AltBenchError.missingProxyAppKey(variable: variable, proxy: proxyURL.absoluteString)
+            }
+            proxy = ProxySettings(
+                url: proxyURL, appKey: options.offline ? nil : appKey, appKeyVariable: variable,
+                protocolSettings: config.proxy?.protocolSettings ?? .default)
+        }
+
         return Experiment(
             provider: provider, providerReason: reason, model: options.model ?? config.model,
             baseURL: baseURL, baseURLConfigured: baseConfigured, apiKey: provider == .openai && !options.offline ? key : nil,
@@ -259,7 +343,7 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
-            scoring: scoring, baseline: config.baseline)
+            scoring: scoring, baseline: config.baseline, proxy: proxy)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -310,6 +394,21 @@ extension Experiment {
         return url
     }
 
+    /// A signed proxy's base URL, read like a base URL (no credentials, query or fragment);
+    /// it must not end in `/v1`, since the proxy's routes (`/auth_token`, `/v1/chat/completions`)
+    /// hang off it.
+    public static func parseProxyURL(_ text: String, source: String) throws -> URL {
+        let url = try parseBaseURL(text, source: source)
+        let path = url.path.trimmingTrailingSlashes()
+        if path.hasSuffix("/v1") {
+            let base = url.absoluteString.trimmingTrailingSlashes().dropLast(3)
+            throw AltBenchError.invalidSetting(
+                name: source,
+                message: "'\(url.absoluteString)' ends in /v1, but a proxy URL is the proxy's own base: altbench adds /v1/chat/completions and the token route itself. Give \(base).")
+        }
+        return url
+    }
+
     /// `text` with what could be a secret left out: anything between `://` and `@` (a user
     /// and password) and everything after `?` or `#`.
     static func withoutCredentials(_ text: String) -> String {
@@ -342,6 +441,10 @@ extension Experiment {
         if let deadline { object["deadline"] = .double(deadline.secondsValue) }
         if offline { object["offline"] = .bool(true) }
         if let baseline { object["baseline"] = .string(baseline) }
+        if let proxy {
+            object["proxy"] = .string(proxy.url.absoluteString)
+            object["base_url"] = .string("")
+        }
         return .object(object)
     }
 }

@@ -19,6 +19,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case configFile(file: String, line: Int?, message: String)
     case invalidSetting(name: String, message: String)
     case missingAPIKey(variable: String, reason: String)
+    /// A run through a signed proxy without the app key that mints its session tokens.
+    case missingProxyAppKey(variable: String, proxy: String)
     case runNotFound(id: String, database: String)
     case noRuns(database: String)
     /// A run id prefix that more than one run starts with.
@@ -56,6 +58,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(name): \(message)"
         case .missingAPIKey(let variable, let reason):
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
+        case .missingProxyAppKey(let variable, let proxy):
+            return "\(variable) is not set, and the signed proxy \(proxy) needs it: altbench signs its token requests with the team's app key. Export \(variable)=... (ask whoever runs the proxy), or name another variable with `app_key_env` under `proxy:` in altbench.yml. No OpenAI key is needed."
         case .runNotFound(let id, let database):
             return "No run '\(id)' in \(database). `altbench runs` lists the runs it holds (add --results DIR for another results folder); without a run id, commands use the latest."
         case .ambiguousRun(let id, let matches):

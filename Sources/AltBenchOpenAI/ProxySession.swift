@@ -1,0 +1,287 @@
+import AltBenchCore
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// The client half of the signed-proxy protocol: one session token at a time, minted from the
+/// team's app key, and the signature headers for each request.
+///
+/// - The token comes from `POST {proxy}/auth_token` with body `{"nonce": "<32 hex>"}`, signed
+///   with the app key (which never goes on the wire). It is renewed shortly before its
+///   `expires_at`, and on demand when the proxy answers `token_expired` or `invalid_session`.
+///   A renewal is single-flight: every request waiting for a token awaits the same one.
+/// - Timestamps are the proxy's time: the offset from its `server_time` (in each token answer
+///   and each `stale_timestamp` refusal) is added to this machine's clock.
+/// - Two requests with the same method, path and body never share a timestamp within a
+///   session: a signature the proxy has seen is refused as a replay, and a retry or a repeat
+///   of the same question would otherwise sign the same bytes in the same second. The later
+///   one takes the next second (the proxy accepts up to 300 s ahead).
+///
+/// The token, the app key and the signatures live only here and in the request headers: no
+/// message this type builds contains them.
+public actor ProxySession {
+    /// A session token and what the proxy said about it.
+    public struct Credentials: Sendable {
+        let token: Secret
+        public let sessionID: String
+        /// Unix seconds on the proxy's clock.
+        public let expiresAt: Double
+        /// How long the token lived when issued, in seconds.
+        let lifetime: Double
+        /// Counts renewals, so that a request refused under an old token does not renew again
+        /// when another request already did.
+        public let generation: Int
+    }
+
+    public let proxyURL: URL
+    public let settings: SignedProxyProtocol
+    let appKey: Secret
+    let appKeyVariable: String
+    let httpClient: HTTPClient
+    let timeout: Duration
+    /// This machine's clock, Unix seconds (tests skew it).
+    let clock: @Sendable () -> Double
+
+    private var current: Credentials?
+    private var renewal: Task<Credentials, any Error>?
+    private var generation = 0
+    /// The proxy's clock minus this machine's, in seconds.
+    private var clockOffset: Double = 0
+    /// The last timestamp used for each (method, target, body), for unique signatures.
+    private var lastTimestamps: [String: Int64] = [:]
+    /// Token requests sent, for tests and the run's notes.
+    public private(set) var tokenRequests = 0
+
+    public init(
+        proxyURL: URL, appKey: Secret, appKeyVariable: String = ProxySettings.defaultAppKeyVariable,
+        settings: SignedProxyProtocol = .default, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60),
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
+        self.proxyURL = proxyURL
+        self.appKey = appKey
+        self.appKeyVariable = appKeyVariable
+        self.settings = settings
+        self.httpClient = httpClient
+        self.timeout = timeout
+        self.clock = clock
+    }
+
+    /// `{proxy}{route}`.
+    public nonisolated func url(for route: String) -> URL {
+        ProxySettings(url: proxyURL, appKey: nil, appKeyVariable: appKeyVariable, protocolSettings: settings).url(for: route)
+    }
+
+    /// The proxy's time now, as this session knows it.
+    var proxyNow: Double { clock() + clockOffset }
+
+    /// A token that is good for a while yet: the current one, or a new one.
+    public func credentials() async throws -> Credentials {
+        if let current, proxyNow < current.expiresAt - Self.renewalMargin(lifetime: current.lifetime) {
+            return current
+        }
+        return try await renew(replacing: current?.generation)
+    }
+
+    /// A new token, unless one newer than `generation` exists already (another request renewed
+    /// it) or a renewal is under way (then its result).
+    public func renew(replacing generation: Int?) async throws -> Credentials {
+        if let current, let generation, current.generation > generation { return current }
+        if let renewal { return try await renewal.value }
+        let task = Task { try await self.fetchToken() }
+        renewal = task
+        defer { renewal = nil }
+        let fresh = try await task.value
+        current = fresh
+        return fresh
+    }
+
+    /// Renew this long before `expires_at`: a tenth of the token's life, at most a minute, so
+    /// a request signed just before expiry is not refused on arrival.
+    static func renewalMargin(lifetime: Double) -> Double {
+        min(60, max(0, lifetime / 10))
+    }
+
+    /// Sets the offset from a time the proxy reported.
+    public func correctClock(serverTime: Double) {
+        clockOffset = serverTime - clock()
+    }
+
+    /// The headers that sign one request under `credentials`.
+    public func signatureHeaders(method: String, target: String, body: Data, credentials: Credentials) -> [(String, String)] {
+        let timestamp = uniqueTimestamp(method: method, target: target, body: body)
+        let signature = RequestSigning.signature(
+            key: credentials.token.value, method: method, path: target, timestamp: timestamp, body: body)
+        return [
+            (settings.sessionHeader, credentials.sessionID), (settings.timestampHeader, timestamp),
+            (settings.signatureHeader, signature),
+        ]
+    }
+
+    /// The proxy's current second, or the second after the last one used for the same bytes.
+    func uniqueTimestamp(method: String, target: String, body: Data) -> String {
+        let now = Int64(proxyNow.rounded(.down))
+        let key = Hashing.sha256Hex("\(method)\n\(target)\n\(RequestSigning.bodyHash(body))")
+        var timestamp = now
+        if let last = lastTimestamps[key], last >= timestamp { timestamp = last + 1 }
+        lastTimestamps[key] = timestamp
+        // Forget what the proxy's replay window has forgotten.
+        if lastTimestamps.count > 10_000 {
+            lastTimestamps = lastTimestamps.filter { $0.value > now - SignedProxyProtocol.replayWindowSeconds }
+        }
+        return String(timestamp)
+    }
+
+    /// The request target of a URL, as sent and signed: the path, then `?query` if any.
+    public nonisolated static func target(of url: URL) -> String {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? url.path
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        return target
+    }
+
+    // MARK: The token request
+
+    private func fetchToken() async throws -> Credentials {
+        let authURL = url(for: settings.authPath)
+        var refusedForClock = false
+        while true {
+            tokenRequests += 1
+            let body = Data(JSONValue.object(["nonce": .string(RequestSigning.nonce())]).canonicalText.utf8)
+            let timestamp = String(Int64(proxyNow.rounded(.down)))
+            let signature = RequestSigning.signature(
+                key: appKey.value, method: "POST", path: Self.target(of: authURL), timestamp: timestamp, body: body)
+            var http = HTTPClientRequest(url: authURL.absoluteString)
+            http.method = .POST
+            http.headers.add(name: "Content-Type", value: "application/json")
+            http.headers.add(name: "Accept", value: "application/json")
+            http.headers.add(name: "User-Agent", value: "altbench/\(AltBenchVersion.current)")
+            http.headers.add(name: settings.timestampHeader, value: timestamp)
+            http.headers.add(name: settings.signatureHeader, value: signature)
+            http.body = .bytes(ByteBuffer(data: body))
+
+            let sentAt = clock()
+            let (status, headers, data) = try await exchange(http, url: authURL)
+            let receivedAt = clock()
+            if status == 200 {
+                return try credentials(from: data, url: authURL, sentAt: sentAt, receivedAt: receivedAt)
+            }
+            let refusal = ProxyRefusal(status: status, headers: headers, body: data)
+            if status == 401, refusal.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue, !refusedForClock,
+                let serverTime = refusal.serverTime
+            {
+                refusedForClock = true
+                correctClock(serverTime: serverTime)
+                continue
+            }
+            throw tokenFailure(refusal, url: authURL)
+        }
+    }
+
+    private func credentials(from data: Data, url: URL, sentAt: Double, receivedAt: Double) throws -> Credentials {
+        let root = try? JSONValue.parse(data)
+        guard let token = root?["token"]?.stringValue, !token.isEmpty,
+            let sessionID = root?["session_id"]?.stringValue, !sessionID.isEmpty,
+            let expiresAt = root?["expires_at"]?.doubleValue,
+            let serverTime = root?["server_time"]?.doubleValue
+        else {
+            throw ModelFailure(
+                kind: .malformed,
+                message: "the token answer from \(url.absoluteString) is not {\"token\", \"session_id\", \"expires_at\", \"server_time\"}: is --proxy the signed proxy's base URL, and is proxy.auth_path right?",
+                retryable: false, stopsRun: true)
+        }
+        // The proxy read its clock somewhere between sending and receiving.
+        clockOffset = serverTime - (sentAt + receivedAt) / 2
+        generation += 1
+        return Credentials(
+            token: Secret(token), sessionID: sessionID, expiresAt: expiresAt, lifetime: max(0, expiresAt - serverTime),
+            generation: generation)
+    }
+
+    /// Why a token request failed, as the run should see it.
+    private func tokenFailure(_ refusal: ProxyRefusal, url: URL) -> ModelFailure {
+        let redactor = Redactor(secrets: [appKey.value, current?.token.value])
+        let said = refusal.summary(redactor: redactor)
+        switch refusal.status {
+        case 401, 403:
+            return ModelFailure(
+                kind: .http, status: refusal.status,
+                message: "the signed proxy \(proxyURL.absoluteString) refused altbench's token request (\(said)). Check that \(appKeyVariable) holds the proxy's app key, that this machine's and the proxy's clocks are right, and the proxy's log.",
+                code: refusal.code, retryable: false, stopsRun: true)
+        case 404, 405:
+            return ModelFailure(
+                kind: .http, status: refusal.status,
+                message: "no token route at \(url.absoluteString) (\(said)): is --proxy the signed proxy's base URL (without /v1), and is proxy.auth_path right?",
+                code: refusal.code, retryable: false, stopsRun: true)
+        default:
+            var failure = ErrorBodyParser.failure(
+                status: refusal.status, headers: refusal.headers, body: refusal.body, redactor: redactor, url: url.absoluteString,
+                apiKeyVariable: appKeyVariable)
+            failure.message = "token request: " + failure.message
+            return failure
+        }
+    }
+
+    /// Sends a request and reads the whole answer, within the timeout.
+    nonisolated func exchange(_ http: HTTPClientRequest, url: URL) async throws -> (Int, [String: String], Data) {
+        do {
+            let deadline = ContinuousClock.now + timeout
+            let response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
+            let body = try await ResponseReading.collect(response.body, limit: 1024 * 1024, until: deadline)
+            var headers: [String: String] = [:]
+            for header in response.headers { headers[header.name.lowercased()] = header.value }
+            return (Int(response.status.code), headers, Data(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw ModelFailure(
+                kind: .timeout, message: "no answer from \(url.absoluteString) within \(timeout.seconds) s (timeout).",
+                retryable: true)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as HTTPClientError where error == .cancelled {
+            throw CancellationError()
+        } catch let failure as ModelFailure {
+            throw failure
+        } catch {
+            throw TransportFailure.failure(
+                for: error, endpoint: url, redactor: Redactor(secrets: [appKey.value]), setting: "--proxy")
+        }
+    }
+}
+
+/// A signed proxy's `401`/`403` answer: its code, and the proxy's time when it said.
+struct ProxyRefusal {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+    var code: String?
+    var message: String?
+    /// `error.server_time`, else the `Date` header, as Unix seconds.
+    var serverTime: Double?
+
+    init(status: Int, headers: [String: String], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        let error = (try? JSONValue.parse(body))?["error"]
+        code = error?["code"]?.stringValue
+        message = error?["message"]?.stringValue
+        serverTime = error?["server_time"]?.doubleValue ?? headers["date"].flatMap(Self.httpDate)
+    }
+
+    /// "HTTP 401 invalid_signature: the signature does not match", secrets removed.
+    func summary(redactor: Redactor) -> String {
+        let detail = message.map { ErrorBodyParser.oneLine(redactor.redact($0), limit: 300) }
+            ?? ErrorBodyParser.snippet(body, redactor: redactor)
+        return "HTTP \(status)\(code.map { " \(redactor.redact($0))" } ?? ""): \(detail)"
+    }
+
+    /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`) as Unix seconds.
+    static func httpDate(_ text: String) -> Double? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+}
