@@ -17,7 +17,9 @@ struct CIExampleTests {
         let commands = steps.compactMap { $0["run"] as? String }
             .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
             .filter { $0.contains(".build/release/altbench ") }
-        #expect(commands.count == 3)
+        #expect(commands.count == 4)
+        #expect(commands.contains { $0.contains("run --provider proxy") }, "teams behind a signed proxy")
+        #expect(text.contains("secrets.ALTBENCH_PROXY_APP_KEY"))
         #expect(commands.contains { $0.contains("run --offline") }, "forks replay stored answers")
         #expect(commands.contains { $0.contains("check --baseline results/baseline.json") })
         #expect(text.contains("secrets.OPENAI_API_KEY"))
@@ -67,8 +69,8 @@ struct CIExampleTests {
     /// instead of passing checks it could not measure.
     @Test func aForkThatEditsAPromptFailsTheGateOnItsUnansweredTrials() async throws {
         let steps = try Self.workflowSteps()
-        try #require(steps.count == 3)
-        let (live, replay, check) = (Self.arguments(steps[0]), Self.arguments(steps[1]), Self.arguments(steps[2]))
+        try #require(steps.count == 4)
+        let (live, replay, check) = (Self.arguments(steps[0]), Self.arguments(steps[2]), Self.arguments(steps[3]))
         #expect(live.starts(with: ["run", "--provider", "openai"]))
         #expect(replay == ["run", "--offline"])
         #expect(check.starts(with: ["check", "--baseline", "results/baseline.json"]))
@@ -97,7 +99,7 @@ struct CIExampleTests {
         #expect(replayed.status == 3, "\(replayed.stdout)\(replayed.stderr)")
         #expect(replayed.stderr.contains("4 trials had no stored answer"), "\(replayed.stderr)")
         // The workflow's step lets exit status 3 through, so that the check step runs and decides.
-        #expect(try await Self.runStep(steps[1], in: workspace.root, environment: fork) == 0)
+        #expect(try await Self.runStep(steps[2], in: workspace.root, environment: fork) == 0)
 
         let summary = workspace.url("step-summary.md")
         let gate = try await AltbenchProcess.run(
