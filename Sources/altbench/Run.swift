@@ -9,7 +9,9 @@ extension AltBench {
             abstract: "Ask a vision model for every (prompt, max_tokens, image) and compare the answers.",
             discussion: """
                 Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
-                altbench.yml, then defaults. Exit status: 0 when every trial got an answer, 3 when some \
+                altbench.yml, then defaults. With --proxy URL (or proxy: in altbench.yml) every request goes \
+                through a team's signed proxy, signed with session tokens minted from the app key in \
+                ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed. Exit status: 0 when every trial got an answer, 3 when some \
                 failed or --offline found no stored answer (everything else is still written), 1 when the \
                 run could not start (a bad file: altbench.yml, prompts, dataset) or was stopped by a \
                 configuration error (bad key, unknown model or URL, no quota, or a server that no request \
