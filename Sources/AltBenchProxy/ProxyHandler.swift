@@ -286,11 +286,3 @@ struct ProxyHandler: Sendable {
         return json(refusal.status, refusal.body, headers: headers)
     }
 }
-
-extension ProxyRoute {
-    /// Whether requests name a session (every signed route but the token route).
-    var needsSession: Bool {
-        if case .forward = action { return true }
-        return false
-    }
-}

@@ -30,6 +30,13 @@ struct ProxyRoute: Sendable {
         return true
     }
 
+    /// Whether requests name a session (every signed route but the token route, which is
+    /// signed with the app key).
+    var needsSession: Bool {
+        if case .forward = action { return true }
+        return false
+    }
+
     /// The proxy's routes for the header names and paths of `settings`.
     static func table(for settings: SignedProxyProtocol) -> [ProxyRoute] {
         [
