@@ -1,1 +1,167 @@
 import AltBenchCore
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The reference signed proxy (`altbench proxy`): it issues short-lived session tokens
+/// against the team's app key, verifies each request's HMAC signature, timestamp and
+/// freshness, and forwards what passes to the upstream API with the real key, which never
+/// leaves it. docs/proxy.md has the protocol; ``ProxyHandler`` has the checks in order.
+///
+/// ```swift
+/// let proxy = try await SignedProxy.start(configuration)
+/// // clients use proxy.baseURL ("http://127.0.0.1:PORT")
+/// await proxy.stop()
+/// ```
+public final class SignedProxy: Sendable {
+    /// The bound TCP port.
+    public let port: Int
+    /// "http://HOST:PORT", without `/v1`.
+    public let baseURL: String
+
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    private init(port: Int, host: String, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.baseURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        self.group = group
+        self.task = task
+    }
+
+    /// Starts a proxy and returns once it is listening.
+    public static func start(_ configuration: ProxyConfiguration) async throws -> SignedProxy {
+        try await start(configuration, stopsOnSignals: false)
+    }
+
+    /// Starts a proxy and returns once it is listening; with `stopsOnSignals`, SIGINT and
+    /// SIGTERM stop it as ``stop()`` does (for the command line).
+    public static func start(_ configuration: ProxyConfiguration, stopsOnSignals: Bool) async throws -> SignedProxy {
+        if let problem = configuration.problem() { throw SignedProxyError.invalidConfiguration(problem) }
+        var upstream = configuration.upstream.absoluteString
+        while upstream.hasSuffix("/") { upstream.removeLast() }
+        let client = Self.makeHTTPClient()
+        let settings = configuration.protocolSettings
+        let handler = ProxyHandler(
+            configuration: configuration,
+            routes: ProxyRoute.table(for: settings),
+            state: ProxyState(configuration: configuration),
+            forwarder: UpstreamForwarder(
+                client: client, base: upstream, key: configuration.upstreamKey, timeout: configuration.upstreamTimeout,
+                maxResponseBytes: configuration.maxResponseBytes,
+                signingHeaders: Set([settings.sessionHeader, settings.timestampHeader, settings.signatureHeader].map { $0.lowercased() })))
+
+        let ready = ReadySignal()
+        let responder = CallbackResponder<ProxyRequestContext> { request, context in
+            await handler.respond(to: request, clientAddress: context.clientAddress)
+        }
+        var app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in
+                await ready.succeed(port: channel.localAddress?.port ?? configuration.port)
+            }
+        )
+        // The proxy logs each request itself; Hummingbird's own messages (a cancelled
+        // connection at shutdown) would only be noise on the same stream.
+        app.logger.logLevel = .critical
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [app], gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [], logger: app.logger))
+        let task = Task<Void, any Error> {
+            // The HTTP client outlives the server: requests in flight finish forwarding first.
+            do {
+                try await group.run()
+                await ready.fail(SignedProxyError.stoppedBeforeListening)
+            } catch {
+                await ready.fail(error)
+                try? await client.shutdown()
+                throw error
+            }
+            try? await client.shutdown()
+        }
+        do {
+            let port = try await ready.wait()
+            return SignedProxy(port: port, host: configuration.host, group: group, task: task)
+        } catch {
+            task.cancel()
+            _ = await task.result
+            throw error
+        }
+    }
+
+    /// Stops listening, finishes the requests in flight (each within the upstream timeout),
+    /// then closes the upstream connections. Safe to call more than once.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+
+    /// Waits until the proxy has stopped (through ``stop()`` or, when started with
+    /// `stopsOnSignals`, a signal).
+    public func waitUntilStopped() async {
+        _ = await task.result
+    }
+
+    /// One client for every upstream request. Redirects are not followed: the request carries
+    /// the upstream key, and a redirect must not carry it to another host.
+    static func makeHTTPClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
+
+public enum SignedProxyError: Error, Sendable, CustomStringConvertible {
+    /// The configuration cannot start a proxy; the text says why.
+    case invalidConfiguration(String)
+    /// The server finished before it was listening.
+    case stoppedBeforeListening
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let problem): "cannot start the proxy: \(problem)"
+        case .stoppedBeforeListening: "the proxy stopped before it was listening"
+        }
+    }
+}
+
+/// The request context: Hummingbird's core plus the client's address, which the token
+/// route's rate limit is keyed by.
+struct ProxyRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The peer's IP address without its port ("unknown" if the channel has none).
+    let clientAddress: String
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+/// Delivers the bound port (or the startup failure) to `start`.
+private actor ReadySignal {
+    private var result: Result<Int, any Error>?
+    private var waiters: [CheckedContinuation<Int, any Error>] = []
+
+    func succeed(port: Int) { finish(.success(port)) }
+
+    func fail(_ error: any Error) { finish(.failure(error)) }
+
+    func wait() async throws -> Int {
+        if let result { return try result.get() }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func finish(_ outcome: Result<Int, any Error>) {
+        guard result == nil else { return }
+        result = outcome
+        for waiter in waiters { waiter.resume(with: outcome) }
+        waiters.removeAll()
+    }
+}

@@ -1,0 +1,100 @@
+import AltBenchCore
+import Foundation
+
+/// Everything `altbench proxy` needs: where to forward, the two secrets, and the limits.
+///
+/// The defaults are the reference proxy's; `altbench proxy` sets them from its flags and
+/// tests shift `now` to move the proxy's clock.
+public struct ProxyConfiguration: Sendable {
+    /// The upstream API base, ending in `/v1`: `POST /v1/chat/completions` goes to
+    /// `{upstream}/chat/completions`. http or https, with a host, no credentials or query.
+    public var upstream: URL
+    /// The real API key; only the proxy holds it, and it goes only to `upstream`.
+    public var upstreamKey: Secret
+    /// The team's long-lived app key: it signs `/auth_token` requests and is never sent.
+    public var appKey: Secret
+    /// The address to listen on. Anything but loopback needs TLS in front of the proxy.
+    public var host: String = "127.0.0.1"
+    /// The TCP port; 0 picks a free one (``SignedProxy/port`` tells which).
+    public var port: Int = 8787
+    /// How long a session token signs requests.
+    public var tokenTTL: Duration = .seconds(900)
+    /// Requests per minute of one session: a token bucket refilled at `rpm / 60` a second
+    /// holding at most `max(1, rpm / 10)`.
+    public var requestsPerMinute: Double = 600
+    /// Token requests per minute from one client address: a bucket holding at most 10.
+    public var authRequestsPerMinute: Double = 30
+    /// Models a chat request may name; empty allows any model.
+    public var allowedModels: [String] = []
+    /// Largest request body, checked from `Content-Length` and again while reading.
+    public var maxBodyBytes: Int = 32 * 1024 * 1024
+    /// How long an upstream answer (head and body) may take.
+    public var upstreamTimeout: Duration = .seconds(300)
+    /// How many (session, signature) pairs the proxy remembers at most. When it is full of
+    /// pairs still inside the replay window, requests are refused (429) rather than a pair
+    /// forgotten early, which would reopen the window to a replay.
+    public var replayCapacity: Int = 200_000
+    /// How many sessions may be alive at once; token requests beyond it get a 429.
+    public var maxSessions: Int = 10_000
+    /// Largest upstream answer passed back; a larger one is a 502.
+    public var maxResponseBytes: Int = 64 * 1024 * 1024
+    /// Header names and routes shared with the client.
+    public var protocolSettings: SignedProxyProtocol = .default
+    /// The proxy's clock in Unix seconds: timestamps, token expiry, the replay window and
+    /// the rate buckets all read it (tests shift it). Latency is measured separately.
+    public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    /// Receives one JSON line per request, without the newline. By default, standard error.
+    public var log: @Sendable (String) -> Void = ProxyConfiguration.standardErrorLog
+
+    public init(upstream: URL, upstreamKey: Secret, appKey: Secret) {
+        self.upstream = upstream
+        self.upstreamKey = upstreamKey
+        self.appKey = appKey
+    }
+
+    /// Writes `line` and a newline to standard error in one write, so concurrent lines do not
+    /// interleave.
+    public static let standardErrorLog: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Why this configuration cannot start a proxy, or nil when it can.
+    public func problem() -> String? {
+        if let problem = Self.upstreamProblem(upstream) { return problem }
+        if upstreamKey.value.isEmpty { return "the upstream key is empty." }
+        if appKey.value.isEmpty { return "the app key is empty." }
+        if !(0...65535).contains(port) { return "the port must be between 0 and 65535 (got \(port))." }
+        if tokenTTL <= .zero { return "the token lifetime must be positive." }
+        if upstreamTimeout <= .zero { return "the upstream timeout must be positive." }
+        for (name, value) in [("requests per minute", requestsPerMinute), ("token requests per minute", authRequestsPerMinute)]
+        where !(value > 0 && value.isFinite) {
+            return "\(name) must be a positive number (got \(value))."
+        }
+        for (name, value) in [
+            ("the body cap", maxBodyBytes), ("the replay capacity", replayCapacity), ("the session cap", maxSessions),
+            ("the answer cap", maxResponseBytes),
+        ] where value < 1 {
+            return "\(name) must be at least 1 (got \(value))."
+        }
+        return nil
+    }
+
+    /// Why `url` cannot be the upstream base, or nil when it can: http(s), a host, and no
+    /// credentials, query or fragment (the URL is shown in messages; a secret belongs in the
+    /// key variable).
+    public static func upstreamProblem(_ url: URL) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return "the upstream must be an http or https URL, e.g. https://api.openai.com/v1." }
+        guard let host = components.host, !host.isEmpty else {
+            return "the upstream URL needs a host, e.g. https://api.openai.com/v1."
+        }
+        if components.user != nil || components.password != nil {
+            return "the upstream URL must not carry credentials; the key comes from the key variable."
+        }
+        if components.query != nil || components.fragment != nil {
+            return "the upstream URL takes no query or fragment; give the API base, e.g. https://api.openai.com/v1."
+        }
+        return nil
+    }
+}
