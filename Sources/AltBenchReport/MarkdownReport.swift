@@ -52,8 +52,7 @@ public struct MarkdownReport: Sendable {
 
     private func header(_ out: inout [String]) {
         let info = results.info
-        let source = info.isMock ? "mock" : "openai"
-        out.append("# altbench run \(info.id) (\(source))")
+        out.append("# altbench run \(info.id) (\(info.provider.rawValue))")
         out.append("")
         if info.isMock {
             out.append("> **Mock results, not a model.** These answers come from altbench's offline mock (each image's first reference text, cut to max_tokens). They test the pipeline and the scorers only. Set `OPENAI_API_KEY` or pass `--base-url URL` to evaluate a real vision model.")
@@ -75,7 +74,7 @@ public struct MarkdownReport: Sendable {
         let models = Set(results.trials.compactMap(\.model)).sorted()
         out.append("| | |")
         out.append("|---|---|")
-        out.append("| provider | \(source): \(MarkdownText.cell(info.providerReason)) |")
+        out.append("| provider | \(info.provider.rawValue): \(MarkdownText.cell(info.providerReason)) |")
         if !info.isMock { out.append("| endpoint | \(MarkdownText.cell(info.endpoint)) |") }
         if !models.isEmpty { out.append("| model | \(MarkdownText.cell(models.joined(separator: ", "))) |") }
         out.append("| dataset | \(MarkdownText.cell(info.datasetPath)) (\(results.items.count) items) |")

@@ -42,7 +42,10 @@ public struct Comparison: Sendable, Hashable, Encodable {
         self.after = after
         self.alpha = alpha
         var mismatches: [Mismatch] = []
-        if before.provider != after.provider {
+        // A run through a team's signed proxy asks the same API as a direct one (the model and
+        // the endpoint host tell them apart): only a change to or from the mock is a mismatch.
+        let sameKind = Set([before.provider, after.provider]).isSubset(of: [Provider.openai.rawValue, Provider.proxy.rawValue])
+        if before.provider != after.provider && !sameKind {
             mismatches.append(Mismatch(field: "provider", before: before.provider, after: after.provider))
         }
         if before.models != after.models {

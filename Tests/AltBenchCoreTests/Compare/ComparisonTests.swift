@@ -325,6 +325,17 @@ struct ComparisonTests {
         #expect(verdict.headline.contains(message), "\(verdict.headline)")
     }
 
+    @Test("a run through a signed proxy is checked against a direct baseline, and back")
+    func proxyAndDirectRunsCompare() throws {
+        let proxied = Self.snapshot(provider: "proxy", host: "proxy.example.test")
+        for verdict in [Self.verdict(Self.snapshot(), proxied), Self.verdict(proxied, Self.snapshot())] {
+            #expect(verdict.status == .pass, "\(verdict.headline)")
+            #expect(verdict.comparison.mismatches.isEmpty)
+        }
+        let mock = Self.verdict(proxied, Self.snapshot(provider: "mock", host: "mock"))
+        #expect(mock.status == .error)
+    }
+
     @Test("another endpoint host is a note; a pair the run lacks is an error; a new pair is not judged")
     func pairsAndHosts() throws {
         let otherHost = Self.verdict(Self.snapshot(), Self.snapshot(host: "proxy.example.test"))
