@@ -19,6 +19,9 @@
 //     ideal 20 s, targets time ÷ ideal ≤ 1.15 and 429s ≤ 5% of requests, every trial answered.
 //   - overstated burst: the same, but the server's headers announce 1,200 requests a minute;
 //     targets wall ÷ ideal ≤ 1.10, 429s ≤ 5% of requests, no failed trial.
+//     Each run then sends the same load through the signed proxy (AltBenchProxy, in a child
+//     process): target wall through the proxy ÷ wall direct ≤ 1.10; the proxy's own CPU time
+//     per request is printed.
 //   `--scenario latency|rate|overstated` runs one alone; each runs `--runs` times.
 //   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
 //   throughput with no server latency, at concurrency 8 and 50.
@@ -62,6 +65,11 @@ func measure(_ name: String, count: Int, unit: String = "op", _ body: () async t
 }
 
 let arguments = CommandLine.arguments
+// The signed proxy of the latency-bound load runs as a child process of this binary, so that
+// its CPU time is its own (ProxyLoad.swift).
+if arguments.count == 3, arguments[1] == ProxyProcess.mode {
+    try await serveProxy(upstream: arguments[2])
+}
 func option(_ name: String) -> Int? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
 }
