@@ -196,12 +196,12 @@ public struct Evaluation: Sendable {
             let resultsFlag = experiment.resultsPath == "results" ? "" : " --results \(experiment.resultsPath)"
             switch reason {
             case .failure(let failure):
-                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(failure.message)\n")
+                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(TerminalText.line(failure.message))\n")
                 // Resuming would send the same requests the same way: the fix is in the settings.
                 console.err(
                     "Fix that, then start a new run (altbench run\(resultsFlag) with the corrected settings): it reuses every answer stored so far. --resume would repeat the same requests.\n")
             case .serverLost(let failure):
-                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(failure.message)\n")
+                console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(TerminalText.line(failure.message))\n")
                 console.err("Once the server is back, continue this run with: altbench run --resume \(runID)\(resultsFlag)\n")
             case .interrupted, .deadline:
                 console.err("altbench: stopped (\(reason)); \(results.trials.count) of \(results.plannedTrials) trials recorded. The report is marked incomplete.\n")

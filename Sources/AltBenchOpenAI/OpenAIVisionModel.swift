@@ -138,7 +138,8 @@ public struct OpenAIVisionModel: VisionModel {
         var credentials = try await session.credentials()
         var first: ProxyRefusal?
         while true {
-            let signature = await session.signatureHeaders(method: "POST", target: target, body: body, credentials: credentials)
+            let signature = try await session.signatureHeaders(
+                method: "POST", target: target, body: body, credentials: credentials)
             let answer = try await post(body, headers: signature)
             guard answer.0 == 401 else { return answer }
             let refusal = ProxyRefusal(status: answer.0, headers: answer.1, body: answer.2)

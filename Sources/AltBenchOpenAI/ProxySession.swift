@@ -52,6 +52,9 @@ public actor ProxySession {
     private var lastTimestamps: [String: Int64] = [:]
     /// Token requests sent, for tests and the run's notes.
     public private(set) var tokenRequests = 0
+    /// How far ahead of the proxy's clock a timestamp may run (the proxy accepts 300 s; the
+    /// margin covers the trip and a second of rounding).
+    var maxLead: Int64 = 240
 
     public init(
         proxyURL: URL, appKey: Secret, appKeyVariable: String = ProxySettings.defaultAppKeyVariable,
@@ -108,8 +111,10 @@ public actor ProxySession {
     }
 
     /// The headers that sign one request under `credentials`.
-    public func signatureHeaders(method: String, target: String, body: Data, credentials: Credentials) -> [(String, String)] {
-        let timestamp = uniqueTimestamp(method: method, target: target, body: body)
+    public func signatureHeaders(
+        method: String, target: String, body: Data, credentials: Credentials
+    ) async throws -> [(String, String)] {
+        let timestamp = try await uniqueTimestamp(method: method, target: target, body: body)
         let signature = RequestSigning.signature(
             key: credentials.token.value, method: method, path: target, timestamp: timestamp, body: body)
         return [
@@ -119,17 +124,25 @@ public actor ProxySession {
     }
 
     /// The proxy's current second, or the second after the last one used for the same bytes.
-    func uniqueTimestamp(method: String, target: String, body: Data) -> String {
-        let now = Int64(proxyNow.rounded(.down))
+    /// A timestamp may run at most ``maxLead`` seconds ahead of the proxy's clock (it accepts
+    /// 300): many identical requests in a burst (`--repeats` in the hundreds) wait for the
+    /// clock to catch up rather than be refused as stale.
+    func uniqueTimestamp(method: String, target: String, body: Data) async throws -> String {
         let key = Hashing.sha256Hex("\(method)\n\(target)\n\(RequestSigning.bodyHash(body))")
-        var timestamp = now
-        if let last = lastTimestamps[key], last >= timestamp { timestamp = last + 1 }
-        lastTimestamps[key] = timestamp
-        // Forget what the proxy's replay window has forgotten.
-        if lastTimestamps.count > 10_000 {
-            lastTimestamps = lastTimestamps.filter { $0.value > now - SignedProxyProtocol.replayWindowSeconds }
+        while true {
+            let now = Int64(proxyNow.rounded(.down))
+            let timestamp = max(now, (lastTimestamps[key] ?? now - 1) + 1)
+            if timestamp - now > maxLead {
+                try await Task.sleep(for: .seconds(Double(timestamp - now - maxLead)))
+                continue
+            }
+            lastTimestamps[key] = timestamp
+            // Forget what the proxy's replay window has forgotten.
+            if lastTimestamps.count > 10_000 {
+                lastTimestamps = lastTimestamps.filter { $0.value > now - SignedProxyProtocol.replayWindowSeconds }
+            }
+            return String(timestamp)
         }
-        return String(timestamp)
     }
 
     /// The request target of a URL, as sent and signed: the path, then `?query` if any.

@@ -36,6 +36,11 @@ public struct ProxyConfiguration: Sendable {
     public var replayCapacity: Int = 200_000
     /// How many sessions may be alive at once; token requests beyond it get a 429.
     public var maxSessions: Int = 10_000
+    /// Connections the proxy keeps open to the upstream at most. Each request in flight holds
+    /// one for the model's whole answer time, so this caps the proxy's concurrency: a run at
+    /// `--concurrency 50` through a pool of AsyncHTTPClient's default 8 would take six times
+    /// as long (the signed-proxy leg of `altbench-bench load` measures it).
+    public var maxUpstreamConnections: Int = 256
     /// Largest upstream answer passed back; a larger one is a 502.
     public var maxResponseBytes: Int = 64 * 1024 * 1024
     /// Header names and routes shared with the client.
@@ -72,7 +77,7 @@ public struct ProxyConfiguration: Sendable {
         }
         for (name, value) in [
             ("the body cap", maxBodyBytes), ("the replay capacity", replayCapacity), ("the session cap", maxSessions),
-            ("the answer cap", maxResponseBytes),
+            ("the answer cap", maxResponseBytes), ("the upstream connection cap", maxUpstreamConnections),
         ] where value < 1 {
             return "\(name) must be at least 1 (got \(value))."
         }

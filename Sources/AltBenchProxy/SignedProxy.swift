@@ -43,7 +43,7 @@ public final class SignedProxy: Sendable {
         if let problem = configuration.problem() { throw SignedProxyError.invalidConfiguration(problem) }
         var upstream = configuration.upstream.absoluteString
         while upstream.hasSuffix("/") { upstream.removeLast() }
-        let client = Self.makeHTTPClient()
+        let client = Self.makeHTTPClient(maxConnections: configuration.maxUpstreamConnections)
         let settings = configuration.protocolSettings
         let handler = ProxyHandler(
             configuration: configuration,
@@ -108,9 +108,10 @@ public final class SignedProxy: Sendable {
 
     /// One client for every upstream request. Redirects are not followed: the request carries
     /// the upstream key, and a redirect must not carry it to another host.
-    static func makeHTTPClient() -> HTTPClient {
+    static func makeHTTPClient(maxConnections: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = maxConnections
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

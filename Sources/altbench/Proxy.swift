@@ -54,6 +54,11 @@ extension AltBench {
         @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body: 32MB, 512KB or bytes.", valueName: "size"))
         var maxBody = "32MB"
 
+        @Option(
+            name: .customLong("max-connections"),
+            help: ArgumentHelp("Connections to the upstream at most, so requests in flight at most.", valueName: "n"))
+        var maxConnections = 256
+
         @Option(name: .long, help: ArgumentHelp("Append the request log to this file instead of stderr.", valueName: "file"))
         var log: String?
 
@@ -76,6 +81,9 @@ extension AltBench {
             _ = try parsedTokenTTL()
             for (name, value) in [("--rpm", rpm), ("--auth-rpm", authRPM)] where !(value > 0 && value.isFinite) {
                 throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
+            }
+            if !(1...10_000).contains(maxConnections) {
+                throw ValidationError("--max-connections must be between 1 and 10000 (got \(maxConnections)).")
             }
             if allowModel.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
                 throw ValidationError("--allow-model needs a model name, e.g. --allow-model gpt-4o-mini.")
@@ -161,6 +169,7 @@ extension AltBench {
             configuration.authRequestsPerMinute = authRPM
             configuration.allowedModels = allowModel
             configuration.maxBodyBytes = try parsedMaxBody()
+            configuration.maxUpstreamConnections = maxConnections
             if let log {
                 configuration.log = try Self.appendingLog(path: log)
             }

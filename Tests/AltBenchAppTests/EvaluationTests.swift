@@ -78,6 +78,28 @@ struct EvaluationTests {
         #expect(Set(fromFlags.results.trials.map(\.maxTokens)) == [9, 11])
     }
 
+    @Test func aServersStopMessageReachesTheTerminalWithoutItsControlCharacters() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try await OpenAITestServer.start(
+            handler: ResponseScript([], then: { _ in
+                .error(status: 401, message: "Bad key\u{1B}[2J\u{1B}[31m\nfake: all good\u{202E}", type: "invalid_request_error", code: "invalid_api_key")
+            }).handler)
+        var options = RunOptions()
+        options.baseURL = server.baseURL
+        options.provider = .openai
+        let capture = Capture()
+        let outcome = try await Evaluation(
+            options: options, environment: ["OPENAI_API_KEY": "sk-test-0123456789"], console: capture.console(interactive: false),
+            workingDirectory: root
+        ).run()
+        await server.stop()
+        #expect(outcome.exitCode == 1)
+        let line = try #require(capture.err.split(separator: "\n").first { $0.hasPrefix("error: the run stopped") })
+        #expect(line.contains("Bad key\\x1B[2J\\x1B[31m fake: all good\\u{202E}"), "\(line)")
+        #expect(!capture.err.contains("\u{1B}"))
+    }
+
     @Test func aMissingConfigFileGivenByFlagIsAnError() async throws {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -2,6 +2,7 @@ import AltBenchCore
 import AltBenchOpenAI
 import AltBenchProxy
 import AltBenchTesting
+import AsyncHTTPClient
 import Foundation
 import Testing
 
@@ -68,11 +69,15 @@ struct ProxyClientTests {
         _ setup: Setup, appKey: String = appKey, clock: ShiftedClock = ShiftedClock(),
         settings: SignedProxyProtocol = .default
     ) -> (OpenAIVisionModel, ProxySession) {
+        // A pool as large as the tests' concurrency, as `altbench run` makes it.
+        let http = sharedClient
         let session = ProxySession(
-            proxyURL: URL(string: setup.proxy.baseURL)!, appKey: Secret(appKey), settings: settings,
+            proxyURL: URL(string: setup.proxy.baseURL)!, appKey: Secret(appKey), settings: settings, httpClient: http,
             timeout: .seconds(10), clock: { clock.now() })
-        return (OpenAIVisionModel(proxy: session, timeout: .seconds(10)), session)
+        return (OpenAIVisionModel(proxy: session, timeout: .seconds(10), httpClient: http), session)
     }
+
+    static let sharedClient = OpenAIVisionModel.makeHTTPClient(maxConnections: 64)
 
     static func request(_ prompt: String = "What’s in this image? Be brief.") -> ModelRequest {
         ModelRequest(
@@ -112,6 +117,36 @@ struct ProxyClientTests {
         #expect(tokenRequests == 1)
         #expect(setup.log.statuses(path: "/auth_token") == [200])
         #expect(setup.log.statuses(path: "/v1/chat/completions") == Array(repeating: 200, count: 50))
+    }
+
+    /// Requests in flight at the upstream at once, and the most seen.
+    final class InFlight: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = 0
+        private(set) var peak = 0
+        func enter() { lock.withLock { current += 1; peak = max(peak, current) } }
+        func leave() { lock.withLock { current -= 1 } }
+        var highest: Int { lock.withLock { peak } }
+    }
+
+    @Test func theProxyForwardsAsManyRequestsAtOnceAsTheClientSends() async throws {
+        // AsyncHTTPClient's default pool holds 8 connections per host; a proxy using it would
+        // queue a run at concurrency 50 behind 8 slow answers.
+        let inFlight = InFlight()
+        let answer = OpenAITestServer.compatible(apiKey: Self.upstreamKey)
+        let setup = try await Self.start(upstream: { request in
+            inFlight.enter()
+            try? await Task.sleep(for: .milliseconds(500))
+            inFlight.leave()
+            return await answer(request)
+        })
+        let (model, _) = Self.client(setup)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 { group.addTask { _ = try await model.complete(Self.request("Image \(index).")) } }
+            try await group.waitForAll()
+        }
+        await setup.stop()
+        #expect(inFlight.highest > 8, "the upstream saw at most \(inFlight.highest) requests at once")
     }
 
     @Test func aTokenNearItsExpiryIsRenewedOnceBeforeUse() async throws {
