@@ -50,6 +50,18 @@ struct InterruptionTests {
         Issue.record("no \(trials) answered trials within \(timeout)")
     }
 
+    /// The server's request count once it stops changing: bodies a killed client had already
+    /// written can still be in the socket's buffer, and a busy server records them late.
+    static func settledRequestCount(_ server: OpenAITestServer) async throws -> Int {
+        var count = await server.requests().count
+        while true {
+            try await Task.sleep(for: .milliseconds(400))
+            let now = await server.requests().count
+            if now == count { return count }
+            count = now
+        }
+    }
+
     @Test("kill -9 midway loses nothing written, the database stays sound, and a re-run asks only what is missing")
     func killNine() async throws {
         let server = try await Self.slowServer(latency: .milliseconds(150))
@@ -67,7 +79,7 @@ struct InterruptionTests {
         let answered = try Self.count(workspace, "SELECT count(*) FROM trial WHERE status = 'answered'")
         #expect(answered >= 6 && answered < Self.planned)
         #expect(try Self.count(workspace, "SELECT count(*) FROM run WHERE status = 'running'") == 1)
-        let before = await server.requests().count
+        let before = try await Self.settledRequestCount(server)
 
         let rerun = try await AltbenchProcess.run(arguments, in: workspace.root, environment: Self.environment())
         #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -90,7 +102,7 @@ struct InterruptionTests {
         _ = try await running.wait()
         let answered = try Self.count(workspace, "SELECT count(*) FROM trial WHERE status = 'answered'")
         let runID = try await Self.database(workspace).read { try String.fetchOne($0, sql: "SELECT id FROM run") }!
-        let before = await server.requests().count
+        let before = try await Self.settledRequestCount(server)
 
         // Flags that would change the plan are refused, naming both values.
         let refused = try await AltbenchProcess.run(
