@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "AltBenchProxy",
             dependencies: [
-                "AltBenchCore",
+                "AltBenchCore", "AltBenchOpenAI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

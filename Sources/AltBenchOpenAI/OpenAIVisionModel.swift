@@ -214,11 +214,12 @@ public struct OpenAIVisionModel: VisionModel {
     }
 }
 
-/// Reading a response body with a deadline.
-enum ResponseReading {
-    /// Reads a whole body, giving up at `deadline`: AsyncHTTPClient's own deadline ends
-    /// once the head has arrived, so without this a stalled body would wait forever.
-    static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
+/// Reading a response body with a deadline (the client's and the signed proxy's).
+public enum ResponseReading {
+    /// Reads a whole body of at most `limit` bytes, giving up at `deadline`: AsyncHTTPClient's
+    /// own deadline ends once the head has arrived, so without this a stalled body would wait
+    /// forever.
+    public static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
         try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
             group.addTask {

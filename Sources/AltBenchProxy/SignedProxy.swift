@@ -144,25 +144,3 @@ struct ProxyRequestContext: RequestContext {
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }
-
-/// Delivers the bound port (or the startup failure) to `start`.
-private actor ReadySignal {
-    private var result: Result<Int, any Error>?
-    private var waiters: [CheckedContinuation<Int, any Error>] = []
-
-    func succeed(port: Int) { finish(.success(port)) }
-
-    func fail(_ error: any Error) { finish(.failure(error)) }
-
-    func wait() async throws -> Int {
-        if let result { return try result.get() }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
-    }
-
-    private func finish(_ outcome: Result<Int, any Error>) {
-        guard result == nil else { return }
-        result = outcome
-        for waiter in waiters { waiter.resume(with: outcome) }
-        waiters.removeAll()
-    }
-}

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchOpenAI
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -67,7 +68,7 @@ struct UpstreamForwarder: Sendable {
             let response = try await client.execute(request, deadline: .now() + TimeAmount(timeout))
             status = Int(response.status.code)
             fields = Self.returnedHeaders(response.headers)
-            var buffer = try await collect(response.body, until: deadline)
+            var buffer = try await ResponseReading.collect(response.body, limit: maxResponseBytes, until: deadline)
             bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw ProxyRefusal(
@@ -162,22 +163,5 @@ struct UpstreamForwarder: Sendable {
     /// The lowercase header names listed in `Connection` values ("close, x-foo").
     static func connectionNamed(_ values: [String]) -> Set<String> {
         Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-    }
-
-    /// Reads the whole answer body, at most `maxResponseBytes`, giving up at `deadline`.
-    private func collect(_ body: HTTPClientResponse.Body, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
-        let limit = maxResponseBytes
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard case .some(.some(let buffer)) = try await group.next() else {
-                throw HTTPClientError.deadlineExceeded
-            }
-            return buffer
-        }
     }
 }
