@@ -24,8 +24,9 @@ struct ProxyEndToEndTests {
         }
     }
 
-    static func startServers(in directory: URL) async throws -> Servers {
-        let server = try RunningAltbench.testServer(["--port", "0", "--api-key", upstreamKey], in: directory)
+    static func startServers(in directory: URL, latencyMilliseconds: Int = 0) async throws -> Servers {
+        let server = try RunningAltbench.testServer(
+            ["--port", "0", "--api-key", upstreamKey, "--latency-ms", String(latencyMilliseconds)], in: directory)
         let serverURL = try #require(try await server.baseURL(), "the test server did not start")
         let proxy = try RunningAltbench(
             ["proxy", "--port", "0", "--upstream", serverURL], in: directory,
@@ -118,6 +119,30 @@ struct ProxyEndToEndTests {
         #expect(log.isEmpty, "nothing reached the chat route: \(proxyOutput.stderr)")
         let text = try Self.everything([run, proxyOutput], workspace)
         #expect(!text.contains(wrong) && !text.contains(Self.appKey) && !text.contains(Self.upstreamKey))
+    }
+
+    @Test func aStoppedRunThroughTheProxyResumesThroughIt() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let servers = try await Self.startServers(in: workspace.root, latencyMilliseconds: 400)
+        let withKey = AltbenchProcess.cleanEnvironment(["ALTBENCH_PROXY_APP_KEY": Self.appKey])
+        let first = try await AltbenchProcess.run(
+            ["run", "--proxy", servers.proxyURL, "--max-tokens", "5,50", "--concurrency", "1", "--deadline", "1s"],
+            in: workspace.root, environment: withKey)
+        #expect(first.status == 124, "\(first.stderr)")
+        let hint = try #require(first.stderr.split(separator: "\n").first { $0.hasPrefix("Continue this run with: ") })
+        let runID = try #require(hint.split(separator: " ").last.map(String.init))
+
+        // The app key is needed again to send what is missing, and named when it is not there.
+        let keyless = try await AltbenchProcess.run(["run", "--resume", runID], in: workspace.root)
+        #expect(keyless.status == 1 && keyless.stderr.contains("ALTBENCH_PROXY_APP_KEY is not set"), "\(keyless.stderr)")
+        let resumed = try await AltbenchProcess.run(["run", "--resume", runID, "--proxy", servers.proxyURL], in: workspace.root, environment: withKey)
+        _ = try await servers.stop()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resuming run \(runID)"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("sending through the signed proxy \(servers.proxyURL)"))
+        let runs = try await AltbenchProcess.run(["runs", "--format", "json"], in: workspace.root)
+        #expect(runs.stdout.contains("\"answered\" : 16"), "\(runs.stdout)")
     }
 
     @Test func theWorkflowsProxyVariantRecordsAndAForkReplaysIt() async throws {
