@@ -48,77 +48,23 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// PNGs of random RGB pixels whose zlib stream uses "stored" (uncompressed) deflate blocks,
-/// so the file is as large as its pixels: 224 × 224 × 3 + filter bytes ≈ 150 KB.
+/// PNGs of random RGB pixels (`PNGEncoder` stores them uncompressed, so the file is as large as
+/// its pixels: 224 × 224 × 3 + filter bytes ≈ 150 KB).
 enum StoredPNG {
-    static let crcTable: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
-    }
-
-    static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1
-        var b: UInt32 = 0
-        for byte in bytes {
-            a = (a + UInt32(byte)) % 65521
-            b = (b + a) % 65521
-        }
-        return b << 16 | a
-    }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let typed = Array(type.utf8) + data
-        return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
-    }
-
     /// An 8-bit RGB PNG of seeded random pixels.
     static func make(width: Int, height: Int, seed: UInt64) -> Data {
         var generator = SeededGenerator(seed: seed)
-        let rowBytes = width * 3
-        var raw = [UInt8](repeating: 0, count: height * (rowBytes + 1))
-        for row in 0..<height {
-            let start = row * (rowBytes + 1)
-            raw[start] = 0  // filter type: none
-            var column = 0
-            while column < rowBytes {
-                var bits = generator.next()
-                for _ in 0..<8 where column < rowBytes {
-                    raw[start + 1 + column] = UInt8(bits & 0xFF)
-                    bits >>= 8
-                    column += 1
-                }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var index = 0
+        while index < pixels.count {
+            var bits = generator.next()
+            for _ in 0..<8 where index < pixels.count {
+                pixels[index] = UInt8(bits & 0xFF)
+                bits >>= 8
+                index += 1
             }
         }
-        // zlib: CMF/FLG (deflate, 32 KB window, no dictionary), stored blocks, Adler-32.
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let length = min(65535, raw.count - offset)
-            let final: UInt8 = offset + length == raw.count ? 1 : 0
-            zlib.append(final)  // BFINAL, BTYPE 00; byte-aligned since the header is whole bytes
-            zlib += [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8 & 0xFF)]
-            zlib += raw[offset..<(offset + length)]
-            offset += length
-        } while offset < raw.count
-        zlib += bigEndian(adler32(raw))
-
-        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]  // 8-bit RGB
-        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        file += chunk("IHDR", header)
-        file += chunk("IDAT", zlib)
-        file += chunk("IEND", [])
-        return Data(file)
+        return PNGEncoder.rgb(width: width, height: height, pixels: pixels)
     }
 
     /// Writes `count` distinct `side` × `side` images into `folder` and loads it as a

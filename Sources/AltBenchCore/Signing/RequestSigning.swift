@@ -83,6 +83,12 @@ public struct SignedProxyProtocol: Sendable, Hashable {
     public var authPath = "/auth_token"
     /// The chat-completions route, relative to the proxy URL.
     public var chatPath = "/v1/chat/completions"
+    /// The Images API route, relative to the proxy URL (forwarded as is).
+    public var imagesPath = "/v1/images/generations"
+    /// ShipThatApp's image route: a `DALLERequest` in, `{"url": "…"}` out.
+    public var dallePath = "/dalle"
+    /// Where the proxy serves images it keeps for `/dalle` answers: `GET {generatedPath}/<sha256>.<ext>`.
+    public var generatedPath = "/generated"
 
     public init() {}
 
