@@ -130,81 +130,23 @@ public struct OpenAIVisionModel: VisionModel {
         return answer
     }
 
-    /// Sends a body through the signed proxy. A `401` that a new token or a corrected clock
-    /// can fix (`token_expired`, `invalid_session`, `stale_timestamp`) is answered once, with
-    /// the request signed afresh; any other `401`, or a second one in a row, stops the run.
-    private func postSigned(_ body: Data, session: ProxySession) async throws -> (Int, [String: String], Data) {
-        let target = ProxySession.target(of: chatCompletionsURL)
-        var credentials = try await session.credentials()
-        var first: ProxyRefusal?
-        while true {
-            let signature = try await session.signatureHeaders(
-                method: "POST", target: target, body: body, credentials: credentials)
-            let answer = try await post(body, headers: signature)
-            guard answer.0 == 401 else { return answer }
-            let refusal = ProxyRefusal(status: answer.0, headers: answer.1, body: answer.2)
-            let said = refusal.summary(redactor: redactor)
-            if let first {
-                let before = first.code.map { " (\($0) first)" } ?? ""
-                throw ModelFailure(
-                    kind: .http, status: 401,
-                    message: "the signed proxy \(session.proxyURL.absoluteString) refused the request again after a fresh \(first.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue ? "clock correction" : "token")\(before): \(said). Check that \(apiKeyVariable) holds the proxy's app key, that the proxy's clock is right, and the proxy's log.",
-                    code: refusal.code, retryable: false, stopsRun: true)
-            }
-            first = refusal
-            switch refusal.code {
-            case SignedProxyProtocol.ErrorCode.tokenExpired.rawValue, SignedProxyProtocol.ErrorCode.invalidSession.rawValue:
-                credentials = try await session.renew(replacing: credentials.generation)
-            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue where refusal.serverTime != nil:
-                await session.correctClock(serverTime: refusal.serverTime!)
-            default:
-                throw ModelFailure(
-                    kind: .http, status: 401,
-                    message: "the signed proxy \(session.proxyURL.absoluteString) refused the request (\(said)). Check that the proxy speaks altbench's signing protocol (header names and auth_path under `proxy:` in altbench.yml), that nothing between here and the proxy rewrites the path or body, and the proxy's log.",
-                    code: refusal.code, retryable: false, stopsRun: true)
-            }
-        }
-    }
-
     /// One POST of a chat-completions body with `headers` added; the whole answer, read within
     /// the timeout.
     private func post(_ body: Data, headers extra: [(String, String)]) async throws -> (Int, [String: String], Data) {
-        var http = HTTPClientRequest(url: endpoint)
-        http.method = .POST
-        http.headers.add(name: "Content-Type", value: "application/json")
-        http.headers.add(name: "Accept", value: "application/json")
-        http.headers.add(name: "User-Agent", value: "altbench/\(AltBenchVersion.current)")
-        for (name, value) in extra { http.headers.add(name: name, value: value) }
-        http.body = .bytes(ByteBuffer(data: body))
+        let answer = try await HTTPTransport.post(
+            body, to: chatCompletionsURL, headers: extra, httpClient: httpClient, timeout: timeout, limit: maxBodyBytes,
+            redactor: redactor, setting: urlSetting,
+            tooLarge: "a chat completion is a few KB. Is \(urlSetting) a chat-completions endpoint?")
+        return (answer.status, answer.headers, answer.body)
+    }
 
-        let response: HTTPClientResponse
-        let buffer: ByteBuffer
-        do {
-            // One deadline for the head and the body: a server that stalls mid-body is as
-            // slow as one that never answers.
-            let deadline = ContinuousClock.now + timeout
-            response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
-            buffer = try await ResponseReading.collect(response.body, limit: maxBodyBytes, until: deadline)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw ModelFailure(
-                kind: .timeout, message: "no answer from \(endpoint) within \(timeout.seconds) s (timeout).",
-                retryable: true)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as HTTPClientError where error == .cancelled {
-            throw CancellationError()
-        } catch is NIOTooManyBytesError {
-            // Asking again gets the same oversized answer.
-            throw ModelFailure(
-                kind: .malformed,
-                message: "the answer from \(endpoint) is larger than \(maxBodyBytes / 1024 / 1024) MB; a chat completion is a few KB. Is \(urlSetting) a chat-completions endpoint?",
-                retryable: false)
-        } catch {
-            throw TransportFailure.failure(for: error, endpoint: chatCompletionsURL, redactor: redactor, setting: urlSetting)
+    /// Sends a body through the signed proxy (``ProxySession/sendSigned(_:to:send:)``).
+    private func postSigned(_ body: Data, session: ProxySession) async throws -> (Int, [String: String], Data) {
+        let answer = try await session.sendSigned(body, to: chatCompletionsURL) { headers in
+            let (status, fields, data) = try await post(body, headers: headers)
+            return HTTPAnswer(status: status, headers: fields, body: data)
         }
-        var headers: [String: String] = [:]
-        for header in response.headers { headers[header.name.lowercased()] = header.value }
-        return (Int(response.status.code), headers, Data(buffer: buffer))
+        return (answer.status, answer.headers, answer.body)
     }
 
     /// The flag that set the URL, for advice.

@@ -165,17 +165,12 @@ public actor ProxySession {
             let timestamp = String(Int64(proxyNow.rounded(.down)))
             let signature = RequestSigning.signature(
                 key: appKey.value, method: "POST", path: Self.target(of: authURL), timestamp: timestamp, body: body)
-            var http = HTTPClientRequest(url: authURL.absoluteString)
-            http.method = .POST
-            http.headers.add(name: "Content-Type", value: "application/json")
-            http.headers.add(name: "Accept", value: "application/json")
-            http.headers.add(name: "User-Agent", value: "altbench/\(AltBenchVersion.current)")
-            http.headers.add(name: settings.timestampHeader, value: timestamp)
-            http.headers.add(name: settings.signatureHeader, value: signature)
-            http.body = .bytes(ByteBuffer(data: body))
-
             let sentAt = clock()
-            let (status, headers, data) = try await exchange(http, url: authURL)
+            let answer = try await HTTPTransport.post(
+                body, to: authURL, headers: [(settings.timestampHeader, timestamp), (settings.signatureHeader, signature)],
+                httpClient: httpClient, timeout: timeout, limit: 1024 * 1024, redactor: Redactor(secrets: [appKey.value]),
+                setting: "--proxy", tooLarge: "a token answer is a few hundred bytes. Is --proxy the signed proxy's base URL?")
+            let (status, headers, data) = (answer.status, answer.headers, answer.body)
             let receivedAt = clock()
             if status == 200 {
                 return try credentials(from: data, url: authURL, sentAt: sentAt, receivedAt: receivedAt)
@@ -236,28 +231,43 @@ public actor ProxySession {
         }
     }
 
-    /// Sends a request and reads the whole answer, within the timeout.
-    nonisolated func exchange(_ http: HTTPClientRequest, url: URL) async throws -> (Int, [String: String], Data) {
-        do {
-            let deadline = ContinuousClock.now + timeout
-            let response = try await httpClient.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
-            let body = try await ResponseReading.collect(response.body, limit: 1024 * 1024, until: deadline)
-            var headers: [String: String] = [:]
-            for header in response.headers { headers[header.name.lowercased()] = header.value }
-            return (Int(response.status.code), headers, Data(buffer: body))
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw ModelFailure(
-                kind: .timeout, message: "no answer from \(url.absoluteString) within \(timeout.seconds) s (timeout).",
-                retryable: true)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as HTTPClientError where error == .cancelled {
-            throw CancellationError()
-        } catch let failure as ModelFailure {
-            throw failure
-        } catch {
-            throw TransportFailure.failure(
-                for: error, endpoint: url, redactor: Redactor(secrets: [appKey.value]), setting: "--proxy")
+    /// Sends `body` to `url` signed under this session's token, by calling `send` with the
+    /// signature headers. A `401` that a new token or a corrected clock can fix
+    /// (`token_expired`, `invalid_session`, `stale_timestamp`) is answered once, with the
+    /// request signed afresh; any other `401`, or a second one in a row, stops the run.
+    public nonisolated func sendSigned(
+        _ body: Data, to url: URL, send: @Sendable ([(String, String)]) async throws -> HTTPAnswer
+    ) async throws -> HTTPAnswer {
+        let target = Self.target(of: url)
+        let redactor = Redactor(secrets: [appKey.value])
+        var credentials = try await credentials()
+        var first: ProxyRefusal?
+        while true {
+            let signature = try await signatureHeaders(method: "POST", target: target, body: body, credentials: credentials)
+            let answer = try await send(signature)
+            guard answer.status == 401 else { return answer }
+            let refusal = ProxyRefusal(status: answer.status, headers: answer.headers, body: answer.body)
+            let said = refusal.summary(redactor: redactor)
+            if let first {
+                let before = first.code.map { " (\($0) first)" } ?? ""
+                let fix = first.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue ? "clock correction" : "token"
+                throw ModelFailure(
+                    kind: .http, status: 401,
+                    message: "the signed proxy \(proxyURL.absoluteString) refused the request again after a fresh \(fix)\(before): \(said). Check that \(appKeyVariable) holds the proxy's app key, that the proxy's clock is right, and the proxy's log.",
+                    code: refusal.code, retryable: false, stopsRun: true)
+            }
+            first = refusal
+            switch refusal.code {
+            case SignedProxyProtocol.ErrorCode.tokenExpired.rawValue, SignedProxyProtocol.ErrorCode.invalidSession.rawValue:
+                credentials = try await renew(replacing: credentials.generation)
+            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue where refusal.serverTime != nil:
+                await correctClock(serverTime: refusal.serverTime!)
+            default:
+                throw ModelFailure(
+                    kind: .http, status: 401,
+                    message: "the signed proxy \(proxyURL.absoluteString) refused the request (\(said)). Check that the proxy speaks altbench's signing protocol (header names and auth_path under `proxy:` in altbench.yml), that nothing between here and the proxy rewrites the path or body, and the proxy's log.",
+                    code: refusal.code, retryable: false, stopsRun: true)
+            }
         }
     }
 }

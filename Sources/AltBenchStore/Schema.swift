@@ -146,6 +146,28 @@ enum Schema {
                       CHECK (stopped_by IN ('configuration', 'interrupt', 'deadline', 'server_lost'));
                     """)
         }
+        // Images made by `altbench datasets generate`, cached by a key over the request, like
+        // answers: one row per image of a request (a request with n > 1 has n rows).
+        migrator.registerMigration("v6: generated images") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE generation (
+                      id INTEGER PRIMARY KEY,
+                      cache_key TEXT NOT NULL,
+                      image_index INTEGER NOT NULL,
+                      endpoint TEXT NOT NULL,
+                      model TEXT NOT NULL,
+                      request_json TEXT NOT NULL,
+                      image BLOB NOT NULL,
+                      image_sha256 TEXT NOT NULL,
+                      format TEXT NOT NULL,
+                      revised_prompt TEXT,
+                      created INTEGER,
+                      generated_at TEXT NOT NULL,
+                      UNIQUE (cache_key, image_index)
+                    );
+                    """)
+        }
         return migrator
     }
 

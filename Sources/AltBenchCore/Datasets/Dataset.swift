@@ -55,6 +55,15 @@ public struct DatasetItem: Sendable, Hashable {
     public var decorative: Bool
     /// The manifest line the item came from (1-based), `nil` for a bare folder.
     public var line: Int?
+    /// How the image was made, when `altbench datasets generate` made it (`generated`:
+    /// model, prompt, revised prompt, size, quality, style, created, endpoint).
+    public var generated: JSONValue? = nil
+    /// Whether a person has looked at a generated image and corrected its fields
+    /// (`reviewed`); `nil` when the line does not say.
+    public var reviewed: Bool? = nil
+
+    /// A generated image nobody has marked as reviewed: a draft, not ground truth.
+    public var isUnreviewedGeneration: Bool { generated != nil && reviewed != true }
 
     public init(
         id: String, image: ImageSource, imageInfo: ImageInfo? = nil, problem: ImageProblem? = nil,

@@ -15,6 +15,7 @@ public struct DatasetLoader: Sendable {
     /// The keys a manifest line may hold, in the order the README lists them.
     static let manifestKeyNames = [
         "id", "image", "references", "context", "lang", "expected_text", "must_mention", "tags", "decorative",
+        "generated", "reviewed",
     ]
     static let manifestKeys = Set(manifestKeyNames)
     static let imageExtensions: Set<String> = [
@@ -59,6 +60,11 @@ public struct DatasetLoader: Sendable {
                 throw AltBenchError.manifestLine(file: file, line: line.number, message: first.runMessage(id: line.id))
             }
             items.append(item)
+        }
+        let unreviewed = items.filter(\.isUnreviewedGeneration).count
+        if unreviewed > 0 {
+            notes.append(
+                "\(unreviewed) of \(items.count) items were generated and not reviewed yet: their references are drafts (`altbench datasets validate \(shown)` lists them).")
         }
         return Dataset(name: root.lastPathComponent, path: shown, root: root, items: items, notes: notes)
     }
@@ -137,11 +143,15 @@ public struct DatasetLoader: Sendable {
         let mustMention = line.strings(object, "must_mention")
         let tags = line.strings(object, "tags")
         let decorative = line.bool(object, "decorative") ?? false
+        let reviewed = line.bool(object, "reviewed")
+        let generated = line.object(object, "generated")
         // The image is a stand-in until the `image` field is known to be usable.
         var item = DatasetItem(
             id: line.id ?? "", image: .remote(URL(fileURLWithPath: "/")), references: references, context: context,
             lang: lang, expectedText: expectedText, mustMention: mustMention, tags: tags, decorative: decorative,
             line: number)
+        item.generated = generated
+        item.reviewed = reviewed
 
         if let imageField, !imageField.isEmpty {
             let lowered = imageField.lowercased()
@@ -311,6 +321,13 @@ struct ManifestLine: Sendable {
         return bool
     }
 
+    /// A JSON object, kept as it is.
+    mutating func object(_ object: [String: JSONValue], _ key: String) -> JSONValue? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard value.objectValue != nil else { return malformed(key, .object, nil) }
+        return value
+    }
+
     private mutating func malformed<T>(_ key: String, _ expected: ManifestProblem.FieldType, _ fallback: T) -> T {
         malformedKeys.insert(key)
         problems.append(.wrongType(key: key, expected: expected))
@@ -320,7 +337,7 @@ struct ManifestLine: Sendable {
 
 /// Something on a manifest line that stops `altbench run`.
 enum ManifestProblem: Sendable, Hashable {
-    enum FieldType: Sendable, Hashable { case string, strings, bool }
+    enum FieldType: Sendable, Hashable { case string, strings, bool, object }
 
     case notJSON
     case notAnObject
@@ -348,6 +365,8 @@ enum ManifestProblem: Sendable, Hashable {
             return "`\(key)` must be a list of strings, e.g. \"\(key)\": [\"...\"]."
         case .wrongType(let key, .bool):
             return "`\(key)` must be true or false."
+        case .wrongType(let key, .object):
+            return "`\(key)` must be an object, as `altbench datasets generate` writes it (or remove it)."
         case .missingImage(let folder):
             return "`image` is missing. Set \"image\" to a file path relative to \(folder) or an http(s) URL."
         case .invalidURL(let address):

@@ -126,6 +126,17 @@ public struct DatasetValidator: Sendable {
     /// What a run lets through but a dataset should not hold, for the fields that could be read.
     private func contentFindings(_ item: DatasetItem, malformed: Set<String>) -> [Finding] {
         var found: [Finding] = []
+        if item.isUnreviewedGeneration {
+            // Generators get counts, colours and bindings wrong, and DALL·E rewrites prompts: a
+            // generated image's references are drafts until a person has looked (a warning,
+            // so `--strict` keeps such a dataset out of a CI gate).
+            let model = item.generated?["model"]?.stringValue.map { " by \($0)" } ?? ""
+            let mock = item.generated?["endpoint"]?.stringValue == MockImageGenerator.endpoint ? " (a mock placeholder)" : ""
+            found.append(Finding(
+                .warning,
+                "the image was generated\(model)\(mock) and not reviewed: open it, correct `references` and `expected_text` to what it really shows, then set \"reviewed\": true."
+            ))
+        }
         if !malformed.contains("references") {
             if item.references.isEmpty {
                 found.append(Finding(
