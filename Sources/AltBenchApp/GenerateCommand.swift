@@ -84,7 +84,8 @@ public struct GenerateCommand: Sendable {
         overrides.model = options.model
         overrides.size = options.size
         overrides.quality = options.quality
-        let planned = try spec.requests(overrides: overrides)
+        let plan = try spec.plan(overrides: overrides)
+        let planned = plan.requests
 
         // The transport, chosen as `run` chooses it (flags, environment, altbench.yml).
         var runOptions = RunOptions()
@@ -131,6 +132,7 @@ public struct GenerateCommand: Sendable {
             endpoint = client!.endpoint
         }
 
+        for note in plan.notes { console.err("note: \(note)\n") }
         let outDirectory = URL.resolving(options.out, against: workingDirectory)
         let resultsDirectory = URL.resolving(experiment.resultsPath, against: workingDirectory)
         let storeURL = resultsDirectory.appendingPathComponent("altbench.sqlite")

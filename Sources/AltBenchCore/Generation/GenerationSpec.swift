@@ -64,19 +64,44 @@ public struct GenerationSpec: Sendable, Hashable {
     static let topKeys = settingKeys + ["items"]
     static let itemKeys = ["id", "prompt"] + settingKeys + manifestFields
 
+    /// The requests to send, and notes about inherited values an item's model cannot take.
+    public struct Plan: Sendable {
+        public var requests: [(item: Item, request: ImageGenerationRequest)]
+        public var notes: [String]
+    }
+
     /// The request each item sends, with command-line overrides (`--model`, `--size`,
     /// `--quality`) over the spec's top level, and each item's own values over both.
-    public func requests(overrides: Settings = Settings()) throws -> [(item: Item, request: ImageGenerationRequest)] {
-        try items.map { item in
-            let top = settings.overridden(by: overrides)
-            let merged = top.overridden(by: item.settings)
+    ///
+    /// A value the item sets itself must fit its model family (else an error naming the
+    /// line); an inherited one that does not fit (the spec's GPT-image `quality: medium` for
+    /// an item asking `dall-e-3`) gives way to the family's default, with a note.
+    public func plan(overrides: Settings = Settings()) throws -> Plan {
+        let top = settings.overridden(by: overrides)
+        var notes: [String] = []
+        let requests = try items.map { item in
+            let model = item.settings.model ?? top.model ?? ImageGenerationRequest.defaultModel
+            let family = ImageGenerationRequest.family(of: model)
+            func pick(_ field: String, _ own: String?, _ inherited: String?) -> String? {
+                if let own { return own }
+                guard let inherited else { return nil }
+                if let accepted = ImageGenerationRequest.accepted(field, family: family), !accepted.contains(inherited) {
+                    notes.append("item '\(item.id)' (\(model)): \(field) \(inherited) is not one \(model) takes; using its default.")
+                    return nil
+                }
+                if family == .gptImage && field == "style" { return nil }
+                return inherited
+            }
             let request = ImageGenerationRequest(
-                prompt: item.prompt, model: merged.model ?? ImageGenerationRequest.defaultModel, n: merged.n,
-                quality: merged.quality, size: merged.size, style: merged.style, responseFormat: merged.responseFormat,
-                outputFormat: merged.outputFormat)
+                prompt: item.prompt, model: model, n: item.settings.n ?? top.n,
+                quality: pick("quality", item.settings.quality, top.quality), size: pick("size", item.settings.size, top.size),
+                style: pick("style", item.settings.style, top.style),
+                responseFormat: pick("response_format", item.settings.responseFormat, top.responseFormat),
+                outputFormat: pick("output_format", item.settings.outputFormat, top.outputFormat))
             try Self.check(request, item: item, file: file)
             return (item, request)
         }
+        return Plan(requests: requests, notes: notes)
     }
 
     /// The values the request's model family accepts; a spec that asks DALL·E for
