@@ -24,7 +24,7 @@ public struct ProxyConfiguration: Sendable {
     public var requestsPerMinute: Double = 600
     /// Token requests per minute from one client address: a bucket holding at most 10.
     public var authRequestsPerMinute: Double = 30
-    /// Models a chat request may name; empty allows any model.
+    /// Models a chat, images or `/dalle` request may name; empty allows any model.
     public var allowedModels: [String] = []
     /// Largest request body, checked from `Content-Length` and again while reading.
     public var maxBodyBytes: Int = 32 * 1024 * 1024

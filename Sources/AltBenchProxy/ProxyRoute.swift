@@ -29,6 +29,9 @@ struct ProxyRoute: Sendable {
         case dalle(upstreamPath: String)
         /// `GET {generatedPath}/<name>`: an image kept for a `/dalle` answer, no signature.
         case generatedImage
+
+        // `.health` and `.generatedImage` are unsigned and answered right after the route is
+        // matched; every other action is signed and meets all the checks first.
     }
 
     /// Uppercase, as it must be sent.
@@ -38,14 +41,6 @@ struct ProxyRoute: Sendable {
     /// Whether `path` is a folder: the route then matches `path + "/" + name` for any name.
     var isFolder = false
     let action: Action
-
-    /// Whether requests must carry a valid signature.
-    var isSigned: Bool {
-        switch action {
-        case .health, .generatedImage: false
-        case .issueToken, .forward, .dalle: true
-        }
-    }
 
     /// Whether requests name a session (every signed route but the token route, which is
     /// signed with the app key).

@@ -53,7 +53,7 @@ extension AltBench {
 
         @Option(
             name: .customLong("allow-model"),
-            help: ArgumentHelp("A model chat requests may name; repeat for more. Default: any model.", valueName: "model"))
+            help: ArgumentHelp("A model chat, images and /dalle requests may name; repeat for more. Default: any model.", valueName: "model"))
         var allowModel: [String] = []
 
         @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body: 32MB, 512KB or bytes.", valueName: "size"))
