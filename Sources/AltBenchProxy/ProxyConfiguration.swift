@@ -24,7 +24,7 @@ public struct ProxyConfiguration: Sendable {
     public var requestsPerMinute: Double = 600
     /// Token requests per minute from one client address: a bucket holding at most 10.
     public var authRequestsPerMinute: Double = 30
-    /// Models a chat request may name; empty allows any model.
+    /// Models a chat, images or `/dalle` request may name; empty allows any model.
     public var allowedModels: [String] = []
     /// Largest request body, checked from `Content-Length` and again while reading.
     public var maxBodyBytes: Int = 32 * 1024 * 1024
@@ -41,8 +41,17 @@ public struct ProxyConfiguration: Sendable {
     /// `--concurrency 50` through a pool of AsyncHTTPClient's default 8 would take six times
     /// as long (the signed-proxy leg of `altbench-bench load` measures it).
     public var maxUpstreamConnections: Int = 256
-    /// Largest upstream answer passed back; a larger one is a 502.
+    /// Largest upstream answer passed back; a larger one is a 502. It must hold base64
+    /// images: an Images API answer with several `b64_json` images runs to tens of MB.
     public var maxResponseBytes: Int = 64 * 1024 * 1024
+    /// The proxy's address as clients reach it, when that is not `http://HOST:PORT` (a proxy
+    /// behind TLS or a reverse proxy, e.g. `https://proxy.example.com`, a path prefix
+    /// allowed). It starts the URLs of kept images in `/dalle` answers; nil uses the proxy's
+    /// own `http://HOST:PORT`. http or https, with a host, no credentials, query or fragment.
+    public var publicURL: URL?
+    /// At most this many bytes of images kept for `/dalle` answers (``GeneratedImages``); when
+    /// full, the oldest are evicted. A cache of deliverables, not a security bound.
+    public var generatedImageBytes: Int = 256 * 1024 * 1024
     /// Header names and routes shared with the client.
     public var protocolSettings: SignedProxyProtocol = .default
     /// The proxy's clock in Unix seconds: timestamps, token expiry, the replay window and
@@ -66,6 +75,7 @@ public struct ProxyConfiguration: Sendable {
     /// Why this configuration cannot start a proxy, or nil when it can.
     public func problem() -> String? {
         if let problem = Self.upstreamProblem(upstream) { return problem }
+        if let publicURL, let problem = Self.publicURLProblem(publicURL) { return problem }
         if upstreamKey.value.isEmpty { return "the upstream key is empty." }
         if appKey.value.isEmpty { return "the app key is empty." }
         if !(0...65535).contains(port) { return "the port must be between 0 and 65535 (got \(port))." }
@@ -78,6 +88,7 @@ public struct ProxyConfiguration: Sendable {
         for (name, value) in [
             ("the body cap", maxBodyBytes), ("the replay capacity", replayCapacity), ("the session cap", maxSessions),
             ("the answer cap", maxResponseBytes), ("the upstream connection cap", maxUpstreamConnections),
+            ("the generated image store", generatedImageBytes),
         ] where value < 1 {
             return "\(name) must be at least 1 (got \(value))."
         }
@@ -101,5 +112,29 @@ public struct ProxyConfiguration: Sendable {
             return "the upstream URL takes no query or fragment; give the API base, e.g. https://api.openai.com/v1."
         }
         return nil
+    }
+
+    /// Why `url` cannot be the public URL, or nil when it can: http(s), a host, and no
+    /// credentials, query or fragment (a path prefix is kept).
+    public static func publicURLProblem(_ url: URL) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return "the public URL must be an http or https URL, e.g. https://proxy.example.com." }
+        guard let host = components.host, !host.isEmpty else {
+            return "the public URL needs a host, e.g. https://proxy.example.com."
+        }
+        if components.user != nil || components.password != nil || components.query != nil || components.fragment != nil {
+            return "the public URL takes no credentials, query or fragment; give the address clients reach the proxy at, e.g. https://proxy.example.com."
+        }
+        return nil
+    }
+
+    /// The start of the URLs the proxy gives for kept images: ``publicURL`` without trailing
+    /// slashes, or `ownBase` (the proxy's `http://HOST:PORT`).
+    func publicBase(ownBase: String) -> String {
+        guard let publicURL else { return ownBase }
+        var base = publicURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
     }
 }

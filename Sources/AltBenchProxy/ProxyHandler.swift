@@ -16,13 +16,17 @@ import NIOCore
 /// 7. the signature (401 `invalid_signature`);
 /// 8. replay: the signature not seen in the last 600 s (401 `replayed_request`);
 /// 9. the rate: the session's bucket, or the client address's for token requests (429);
-/// 10. the body's content: a token request's nonce (400), a chat request's model (403).
+/// 10. the body's content: a token request's nonce (400), a chat, images or `/dalle`
+///     request's model (403).
 ///
-/// Cheap checks come first and nothing reaches the upstream before all of them pass.
+/// Cheap checks come first and nothing reaches the upstream before all of them pass. The
+/// unsigned routes (`/healthz`, the kept images) are answered right after step 1.
 struct ProxyHandler: Sendable {
     let configuration: ProxyConfiguration
     let routes: [ProxyRoute]
     let state: ProxyState
+    /// The images kept for `/dalle` answers.
+    let images: GeneratedImages
     let forwarder: UpstreamForwarder
 
     /// The headers of a signed request.
@@ -32,15 +36,16 @@ struct ProxyHandler: Sendable {
         var signature: String
     }
 
-    /// Answers `request` and writes its log line.
-    func respond(to request: Request, clientAddress: String) async -> Response {
+    /// Answers `request`, which arrived on `listeningPort`, and writes its log line.
+    func respond(to request: Request, clientAddress: String, listeningPort: Int) async -> Response {
         let started = ContinuousClock.now
         let time = Date()
         let target = request.head.path ?? ""
-        var record = AccessLogRecord(method: request.method.rawValue, path: ProxyRoute.split(target: target).path)
+        var record = AccessLogRecord(method: request.method.rawValue, path: loggedPath(ProxyRoute.split(target: target).path))
         var response: Response
         do {
-            response = try await handle(request, target: target, clientAddress: clientAddress, record: &record)
+            response = try await handle(
+                request, target: target, clientAddress: clientAddress, listeningPort: listeningPort, record: &record)
         } catch {
             record.code = error.code
             response = Self.response(for: error)
@@ -51,16 +56,18 @@ struct ProxyHandler: Sendable {
     }
 
     private func handle(
-        _ request: Request, target: String, clientAddress: String, record: inout AccessLogRecord
+        _ request: Request, target: String, clientAddress: String, listeningPort: Int, record: inout AccessLogRecord
     ) async throws(ProxyRefusal) -> Response {
         let (path, query) = ProxyRoute.split(target: target)
-        guard let route = routes.match(method: request.method.rawValue, path: path) else {
-            throw ProxyRefusal(
-                403, .pathNotAllowed,
-                "This proxy serves only \(routes.map { "\($0.method) \($0.path)" }.joined(separator: ", ")), spelled exactly so (no extra or encoded slashes, dots, case changes or trailing slash)."
-            )
+        guard let route = routes.match(method: request.method.rawValue, path: path) else { throw pathNotAllowed() }
+        switch route.action {
+        case .health:
+            return Self.healthy()
+        case .generatedImage:
+            return try await generatedImage(named: route.name(in: path))
+        case .issueToken, .forward, .dalle:
+            break
         }
-        guard route.isSigned else { return Self.healthy() }
 
         try checkDeclaredLength(request.headers)
         let headers = try signingHeaders(request.headers, needsSession: route.needsSession)
@@ -75,8 +82,9 @@ struct ProxyHandler: Sendable {
         try await checkRate(session: headers.session, clientAddress: clientAddress, now: now)
 
         switch route.action {
-        case .health:
-            return Self.healthy()
+        case .health, .generatedImage:
+            // Unsigned: answered before the checks above, so never here.
+            throw pathNotAllowed()
         case .issueToken:
             try Self.checkNonce(body)
             return try await issueToken(now: now)
@@ -86,7 +94,21 @@ struct ProxyHandler: Sendable {
                 method: request.method.rawValue, upstreamPath: upstreamPath, query: query, headers: request.headers, body: body)
             record.upstreamStatus = answer.upstreamStatus
             return answer.response
+        case .dalle(let upstreamPath):
+            try checkModel(body)
+            let exchange = try await forwarder.exchange(
+                method: request.method.rawValue, upstreamPath: upstreamPath, query: query, headers: request.headers, body: body)
+            record.upstreamStatus = exchange.status
+            return try await dalleAnswer(to: exchange, listeningPort: listeningPort)
         }
+    }
+
+    /// 403 `path_not_allowed`, naming every route.
+    private func pathNotAllowed() -> ProxyRefusal {
+        ProxyRefusal(
+            403, .pathNotAllowed,
+            "This proxy serves only \(routes.map(\.summary).joined(separator: ", ")), spelled exactly so (no extra or encoded slashes, dots, case changes or trailing slash)."
+        )
     }
 
     // MARK: The checks, in order
@@ -231,7 +253,8 @@ struct ProxyHandler: Sendable {
         }
     }
 
-    /// With a model allowlist, a chat request must be a JSON object whose `model` is on it.
+    /// With a model allowlist, a chat, images or `/dalle` request must be a JSON object whose
+    /// `model` is on it (a `DALLERequest` without a model is refused, not given a default).
     func checkModel(_ body: ByteBuffer) throws(ProxyRefusal) {
         guard !configuration.allowedModels.isEmpty else { return }
         let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]

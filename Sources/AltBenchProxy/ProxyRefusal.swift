@@ -64,6 +64,14 @@ enum ProxyCode {
     static let upstreamResponseTooLarge = "upstream_response_too_large"
     /// 504: the upstream did not answer within the upstream timeout.
     static let upstreamTimeout = "upstream_timeout"
+    /// 404: no image is kept under the name asked for (never kept, expired, evicted, or not a
+    /// name the proxy gives).
+    static let notFound = "not_found"
+    /// 502: a `/dalle` answer's `b64_json` is not a PNG, JPEG or WEBP image.
+    static let upstreamNotAnImage = "upstream_not_an_image"
+    /// 502: a successful `/dalle` answer holds neither `data[0].url` nor `data[0].b64_json`
+    /// (or is not JSON, or its base64 does not decode).
+    static let upstreamInvalidAnswer = "upstream_invalid_answer"
 }
 
 /// JSON string literals, written by hand so that log lines and error bodies keep a fixed field

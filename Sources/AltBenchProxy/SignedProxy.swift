@@ -27,9 +27,14 @@ public final class SignedProxy: Sendable {
 
     private init(port: Int, host: String, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
-        self.baseURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        self.baseURL = Self.baseURL(host: host, port: port)
         self.group = group
         self.task = task
+    }
+
+    /// "http://HOST:PORT" (an IPv6 address in brackets).
+    static func baseURL(host: String, port: Int) -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// Starts a proxy and returns once it is listening.
@@ -49,6 +54,7 @@ public final class SignedProxy: Sendable {
             configuration: configuration,
             routes: ProxyRoute.table(for: settings),
             state: ProxyState(configuration: configuration),
+            images: GeneratedImages(capacity: configuration.generatedImageBytes),
             forwarder: UpstreamForwarder(
                 client: client, base: upstream, key: configuration.upstreamKey, timeout: configuration.upstreamTimeout,
                 maxResponseBytes: configuration.maxResponseBytes,
@@ -56,7 +62,8 @@ public final class SignedProxy: Sendable {
 
         let ready = ReadySignal()
         let responder = CallbackResponder<ProxyRequestContext> { request, context in
-            await handler.respond(to: request, clientAddress: context.clientAddress)
+            await handler.respond(
+                to: request, clientAddress: context.clientAddress, listeningPort: context.localPort ?? configuration.port)
         }
         var app = Application(
             responder: responder,
@@ -133,14 +140,18 @@ public enum SignedProxyError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The request context: Hummingbird's core plus the client's address, which the token
-/// route's rate limit is keyed by.
+/// route's rate limit is keyed by, and the port the request arrived on (with `--port 0`,
+/// the one picked), which the proxy's own URL is made of.
 struct ProxyRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address without its port ("unknown" if the channel has none).
     let clientAddress: String
+    /// The proxy's bound port, as the connection's local address says.
+    let localPort: Int?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.localPort = source.channel.localAddress?.port
     }
 }

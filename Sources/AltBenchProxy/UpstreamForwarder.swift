@@ -43,10 +43,36 @@ struct UpstreamForwarder: Sendable {
         var upstreamStatus: Int
     }
 
+    /// The upstream's answer, read whole and with the key removed (``redact(_:_:isError:)``).
+    struct Exchange: Sendable {
+        var status: Int
+        var headers: HTTPFields
+        var body: [UInt8]
+
+        /// The answer as the proxy passes it back: the upstream's status, headers and body.
+        var response: Response {
+            var buffer = ByteBufferAllocator().buffer(capacity: body.count)
+            buffer.writeBytes(body)
+            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
+        }
+    }
+
     /// Forwards `body` to `{base}{upstreamPath}` (plus `?query`), with the client's headers
-    /// minus the dropped ones and `Authorization: Bearer <key>`.
+    /// minus the dropped ones and `Authorization: Bearer <key>`, and passes the answer back.
     func forward(method: String, upstreamPath: String, query: String?, headers: HTTPFields, body: ByteBuffer) async throws(ProxyRefusal)
         -> Answer
+    {
+        let exchange = try await self.exchange(method: method, upstreamPath: upstreamPath, query: query, headers: headers, body: body)
+        return Answer(response: exchange.response, upstreamStatus: exchange.status)
+    }
+
+    /// Sends the request as ``forward(method:upstreamPath:query:headers:body:)`` does and
+    /// returns the upstream's answer, redacted, for the caller to pass back or transform.
+    ///
+    /// One deadline (`timeout`) covers the head and the whole body, and the body may be at
+    /// most `maxResponseBytes` (base64 images included).
+    func exchange(method: String, upstreamPath: String, query: String?, headers: HTTPFields, body: ByteBuffer) async throws(ProxyRefusal)
+        -> Exchange
     {
         let url = base + upstreamPath + (query.map { "?" + $0 } ?? "")
         guard URL(string: url) != nil else {
@@ -85,11 +111,7 @@ struct UpstreamForwarder: Sendable {
         }
 
         redact(&bytes, &fields, isError: status >= 400)
-        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        return Answer(
-            response: Response(status: .init(code: status), headers: fields, body: ResponseBody(byteBuffer: buffer)),
-            upstreamStatus: status)
+        return Exchange(status: status, headers: fields, body: bytes)
     }
 
     /// Removes the upstream key from the answer's body and header values: every occurrence of

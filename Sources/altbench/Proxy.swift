@@ -13,8 +13,13 @@ extension AltBench {
                 team's app key), sign every request with it (HMAC-SHA256 over method, path and query, \
                 timestamp and body hash), and the proxy checks the signature, the timestamp (within 300 s), \
                 replays, rate and size, then forwards POST /v1/chat/completions to {upstream}/chat/completions \
-                with the real key. GET /healthz answers {"status":"ok"} without a signature. Any other \
-                method or path spelling is refused (403).
+                and POST /v1/images/generations to {upstream}/images/generations with the real key. POST \
+                /dalle (ShipThatApp's image route, signed the same way) is forwarded to \
+                {upstream}/images/generations and answered {"url": "..."}: the upstream's image URL, or, \
+                when the upstream sends the image itself, a URL under GET /generated/ where the proxy \
+                serves it without a signature for 60 minutes (--public-url starts those URLs when clients \
+                reach the proxy through TLS). GET /healthz answers {"status":"ok"} without a signature. \
+                Any other method or path spelling is refused (403).
 
                 The keys come from the environment, never from flags (which other users can read in the \
                 process list): the upstream API key from OPENAI_API_KEY and the app key from \
@@ -48,7 +53,7 @@ extension AltBench {
 
         @Option(
             name: .customLong("allow-model"),
-            help: ArgumentHelp("A model chat requests may name; repeat for more. Default: any model.", valueName: "model"))
+            help: ArgumentHelp("A model chat, images and /dalle requests may name; repeat for more. Default: any model.", valueName: "model"))
         var allowModel: [String] = []
 
         @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body: 32MB, 512KB or bytes.", valueName: "size"))
@@ -58,6 +63,18 @@ extension AltBench {
             name: .customLong("max-connections"),
             help: ArgumentHelp("Connections to the upstream at most, so requests in flight at most.", valueName: "n"))
         var maxConnections = 256
+
+        @Option(
+            name: .customLong("public-url"),
+            help: ArgumentHelp(
+                "The proxy's address as clients reach it (e.g. https://proxy.example.com), for the image URLs of /dalle answers. Default: http://HOST:PORT.",
+                valueName: "url"))
+        var publicURL: String?
+
+        @Option(
+            name: .customLong("generated-image-bytes"),
+            help: ArgumentHelp("Most bytes of /dalle images kept to serve (oldest evicted): 256MB, 512KB or bytes.", valueName: "size"))
+        var generatedImageBytes = "256MB"
 
         @Option(name: .long, help: ArgumentHelp("Append the request log to this file instead of stderr.", valueName: "file"))
         var log: String?
@@ -89,6 +106,8 @@ extension AltBench {
                 throw ValidationError("--allow-model needs a model name, e.g. --allow-model gpt-4o-mini.")
             }
             _ = try parsedMaxBody()
+            _ = try parsedPublicURL()
+            _ = try parsedGeneratedImageBytes()
             for (name, value) in [("--upstream-key-env", upstreamKeyEnv), ("--app-key-env", appKeyEnv)] where !Self.isVariableName(value) {
                 throw ValidationError("\(name) takes an environment variable name such as OPENAI_API_KEY (got '\(value)').")
             }
@@ -115,6 +134,26 @@ extension AltBench {
         func parsedMaxBody() throws -> Int {
             guard let bytes = Self.byteCount(maxBody), bytes > 0 else {
                 throw ValidationError("--max-body takes a size such as 32MB, 512KB or a number of bytes (got '\(maxBody)').")
+            }
+            return bytes
+        }
+
+        /// The `--public-url`, checked, or nil when not given.
+        func parsedPublicURL() throws -> URL? {
+            guard let publicURL else { return nil }
+            guard let url = URL(string: publicURL) else {
+                throw ValidationError("--public-url takes a URL such as https://proxy.example.com (got '\(publicURL)').")
+            }
+            if let problem = ProxyConfiguration.publicURLProblem(url) {
+                throw ValidationError("--public-url: \(problem)")
+            }
+            return url
+        }
+
+        func parsedGeneratedImageBytes() throws -> Int {
+            guard let bytes = Self.byteCount(generatedImageBytes), bytes > 0 else {
+                throw ValidationError(
+                    "--generated-image-bytes takes a size such as 256MB, 512KB or a number of bytes (got '\(generatedImageBytes)').")
             }
             return bytes
         }
@@ -170,6 +209,8 @@ extension AltBench {
             configuration.allowedModels = allowModel
             configuration.maxBodyBytes = try parsedMaxBody()
             configuration.maxUpstreamConnections = maxConnections
+            configuration.publicURL = try parsedPublicURL()
+            configuration.generatedImageBytes = try parsedGeneratedImageBytes()
             if let log {
                 configuration.log = try Self.appendingLog(path: log)
             }

@@ -114,6 +114,17 @@ final class ProxyHarness: Sendable {
             body: body)
     }
 
+    /// A request to any signed route (`/v1/images/generations`, `/dalle`, …), signed with
+    /// `session`'s token like ``chat(_:body:method:target:timestamp:)``.
+    func signed(_ session: TestSession, target: String, body: Data, timestamp: String? = nil) -> RawRequest {
+        chat(session, body: body, target: target, timestamp: timestamp)
+    }
+
+    /// An unsigned `GET` (`/generated/…`, `/healthz`).
+    func get(_ target: String) async throws -> RawResponse {
+        try await send(RawRequest(method: "GET", target: target, headers: [], body: Data()))
+    }
+
     /// A small chat body; `text` keeps two requests' signatures apart on a clock that stands still.
     static func chatBody(_ text: String = "Describe this image.", model: String = "gpt-4o-mini") -> Data {
         Data("{\"model\":\"\(model)\",\"messages\":[{\"role\":\"user\",\"content\":\"\(text)\"}],\"max_tokens\":50}".utf8)
