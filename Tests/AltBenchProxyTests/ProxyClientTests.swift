@@ -85,6 +85,16 @@ struct ProxyClientTests {
             imageIdentity: "identity", maxTokens: 50)
     }
 
+    /// `model.complete`, asked once more after a lost connection: a pooled connection to a
+    /// proxy that restarted breaks on first use, which `altbench run` retries the same way.
+    static func completeRetryingLostConnections(_ model: OpenAIVisionModel, _ request: ModelRequest) async throws -> ModelAnswer {
+        do {
+            return try await model.complete(request)
+        } catch let failure as ModelFailure where failure.kind == .transport {
+            return try await model.complete(request)
+        }
+    }
+
     @Test func aRequestReachesTheUpstreamWithOnlyTheUpstreamKey() async throws {
         let setup = try await Self.start()
         let (model, session) = Self.client(setup)
@@ -176,7 +186,9 @@ struct ProxyClientTests {
         await first.proxy.stop()
         let second = try await Self.start(existing: first.upstream, port: port)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<20 { group.addTask { _ = try await model.complete(Self.request("Image \(index).")) } }
+            for index in 0..<20 {
+                group.addTask { _ = try await Self.completeRetryingLostConnections(model, Self.request("Image \(index).")) }
+            }
             try await group.waitForAll()
         }
         let tokenRequests = await session.tokenRequests
@@ -289,7 +301,9 @@ struct ProxyClientTests {
         let port = first.proxy.port
         await first.proxy.stop()
         let second = try await Self.start(existing: first.upstream, port: port) { $0.appKey = Secret("rotated-app-key-0002") }
-        let failure = try await #require(throws: ModelFailure.self) { try await model.complete(Self.request("Again.")) }
+        let failure = try await #require(throws: ModelFailure.self) {
+            try await Self.completeRetryingLostConnections(model, Self.request("Again."))
+        }
         await second.stop()
         #expect(failure.stopsRun)
         #expect(failure.message.contains("ALTBENCH_PROXY_APP_KEY"))
