@@ -341,6 +341,18 @@ struct ImagesEndpointTests {
         await #expect(throws: (any Error).self) { _ = try await send(url, method: "GET", headers: [], timeout: .seconds(2)) }
     }
 
+    @Test func downloadsPassTheRateLimiterUncounted() async throws {
+        let limiter = TokenBucketServerLimiter(requestsPerSecond: 0.001, burst: 1)
+        let server = try await OpenAITestServer.start(handler: limiter.handler)
+        defer { Task { await server.stop() } }
+        let result = try await postImages(server, imageBody())
+        #expect(result.status == 200)
+        let url = try #require(try imageItems(result)[0]["url"]?.stringValue)
+        #expect(try await send(url, method: "GET", headers: []).status == 200)
+        #expect(try await send(url, method: "GET", headers: []).status == 200)
+        #expect(try await postImages(server, imageBody()).status == 429)
+    }
+
     @Test func theStoreKeepsTheLastThousandImages() {
         let store = GeneratedImageStore()
         let paths = (0...GeneratedImageStore.capacity).map { store.put(Data("image \($0)".utf8), contentType: "image/png") }
