@@ -18,6 +18,11 @@ public struct CompatibleServerOptions: Sendable {
     public var reasoningTokens: Int
     /// Require `Content-Type: application/json` on completion requests.
     public var requireJSONContentType: Bool
+    /// Models the server treats as removed from the API (as OpenAI removed `dall-e-2` and
+    /// `dall-e-3` on 2026-05-12): chat and image requests naming one get OpenAI's answer for a
+    /// removed model, 404 `model_not_found` with "The model `X` has been deprecated, learn more
+    /// here: https://platform.openai.com/docs/deprecations".
+    public var removedModels: Set<String>
 
     public init(
         apiKey: String? = nil,
@@ -25,7 +30,8 @@ public struct CompatibleServerOptions: Sendable {
         knownModels: Set<String>? = nil,
         reasoningModels: Set<String> = [],
         reasoningTokens: Int = 16,
-        requireJSONContentType: Bool = true
+        requireJSONContentType: Bool = true,
+        removedModels: Set<String> = []
     ) {
         self.apiKey = apiKey
         self.content = content
@@ -33,6 +39,7 @@ public struct CompatibleServerOptions: Sendable {
         self.reasoningModels = reasoningModels
         self.reasoningTokens = reasoningTokens
         self.requireJSONContentType = requireJSONContentType
+        self.removedModels = removedModels
     }
 }
 
@@ -51,9 +58,26 @@ extension OpenAITestServer {
         )
     }
 
-    /// The strict OpenAI-compatible vision handler (see `CompatibleServerOptions`).
+    /// The strict OpenAI-compatible handler (see `CompatibleServerOptions`): chat completions
+    /// with images, and the Images API (`POST /v1/images/generations`, with its generated
+    /// images served at `GET /generated/<sha256>.png`; see `ImagesHandler.swift`).
+    ///
+    /// The generated images are kept by the returned handler (the last
+    /// `GeneratedImageStore.capacity`), so they live as long as the server using it.
     public static func compatible(options: CompatibleServerOptions) -> Handler {
-        { request in CompatibleHandler(options: options).respond(to: request) }
+        let images = GeneratedImageStore()
+        return { request in CompatibleHandler(options: options, images: images).respond(to: request) }
+    }
+
+    /// OpenAI's message for a model that does not exist (404 `model_not_found`).
+    public static func unknownModelMessage(_ model: String) -> String {
+        "The model `\(model)` does not exist or you do not have access to it."
+    }
+
+    /// OpenAI's message for a model removed from the API (404 `model_not_found`), as it
+    /// answered for `text-davinci-003` and `davinci` after their shutdown.
+    public static func removedModelMessage(_ model: String) -> String {
+        "The model `\(model)` has been deprecated, learn more here: https://platform.openai.com/docs/deprecations"
     }
 
     /// The first 8 hex digits of the SHA-256 of `text`'s UTF-8 bytes.
@@ -85,9 +109,12 @@ struct APIError: Error {
     }
 }
 
-/// Validates chat-completion requests the way the OpenAI API does and answers deterministically.
+/// Validates chat-completion and image-generation requests the way the OpenAI API does and
+/// answers deterministically.
 struct CompatibleHandler {
     let options: CompatibleServerOptions
+    /// Where generated images are kept for their `url`s.
+    let images: GeneratedImageStore
 
     static let topLevelKeys: Set<String> = [
         "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n", "stream",
@@ -101,11 +128,36 @@ struct CompatibleHandler {
     static let imageTypes = ["png", "jpeg", "webp", "gif"]
 
     func respond(to request: RecordedRequest) -> ScriptedResponse {
+        switch Route(request) {
+        case .download: return download(request)
+        case .images: return respondToImages(request)
+        case .chat: break
+        }
         switch validated(request) {
         case .success(let parsed):
             return completion(for: parsed, number: request.number).adding(headers: [Self.requestID(request)])
         case .failure(let error):
             return error.response.adding(headers: [Self.requestID(request)])
+        }
+    }
+
+    /// Which part of the server a request is for.
+    enum Route {
+        /// `GET /generated/…`: a generated image's `url` (not an API call: no key, no rules).
+        case download
+        /// `/v1/images/generations` (any method: a wrong one gets the API's 404).
+        case images
+        /// Everything else: chat completions, or the API's 404 for an unknown path.
+        case chat
+
+        init(_ request: RecordedRequest) {
+            if request.method == "GET", request.path.hasPrefix(GeneratedImageStore.pathPrefix) {
+                self = .download
+            } else if request.path == OpenAITestServer.imagesGenerationsPath {
+                self = .images
+            } else {
+                self = .chat
+            }
         }
     }
 
@@ -132,7 +184,7 @@ struct CompatibleHandler {
 
     // MARK: Request checks
 
-    private func checkAuthorization(_ request: RecordedRequest) throws {
+    func checkAuthorization(_ request: RecordedRequest) throws {
         guard let expected = options.apiKey else { return }
         guard let header = request.header("authorization"), !header.isEmpty else {
             throw APIError(
@@ -156,7 +208,7 @@ struct CompatibleHandler {
         return String(key.prefix(8)) + String(repeating: "*", count: key.count - 12) + String(key.suffix(4))
     }
 
-    private func parseBody(_ request: RecordedRequest) throws -> [String: JSONValue] {
+    func parseBody(_ request: RecordedRequest) throws -> [String: JSONValue] {
         if options.requireJSONContentType {
             let contentType = request.header("content-type") ?? ""
             let mediaType = contentType.split(separator: ";").first.map {
@@ -199,13 +251,7 @@ struct CompatibleHandler {
         }
 
         let model = try requiredString(body["model"], param: "model")
-        if let known = options.knownModels, !known.contains(model) {
-            throw APIError(
-                status: 404,
-                message: "The model `\(model)` does not exist or you do not have access to it.",
-                code: "model_not_found"
-            )
-        }
+        try checkModelAvailable(model)
         var parsed = Parsed(model: model, isReasoning: options.reasoningModels.contains(model))
 
         guard let messagesValue = body["messages"] else { throw missing("messages") }
@@ -390,9 +436,20 @@ struct CompatibleHandler {
         }
     }
 
+    /// Rejects a removed model (`options.removedModels`) and, when `options.knownModels` is
+    /// set, any model outside it, as OpenAI does: 404 `model_not_found`.
+    func checkModelAvailable(_ model: String) throws {
+        if options.removedModels.contains(model) {
+            throw APIError(status: 404, message: OpenAITestServer.removedModelMessage(model), code: "model_not_found")
+        }
+        if let known = options.knownModels, !known.contains(model) {
+            throw APIError(status: 404, message: OpenAITestServer.unknownModelMessage(model), code: "model_not_found")
+        }
+    }
+
     // MARK: Value checks
 
-    private func requiredString(_ value: JSONValue?, param: String) throws -> String {
+    func requiredString(_ value: JSONValue?, param: String) throws -> String {
         guard let value, !value.isNull else { throw missing(param) }
         guard case .string(let string) = value else { throw invalidType(param, expected: "a string", got: value) }
         guard !string.isEmpty else {
@@ -406,7 +463,7 @@ struct CompatibleHandler {
     }
 
     /// nil when absent or null.
-    private func positiveInteger(_ value: JSONValue?, param: String) throws -> Int? {
+    func positiveInteger(_ value: JSONValue?, param: String) throws -> Int? {
         guard let value, !value.isNull else { return nil }
         guard case .int(let int) = value else { throw invalidType(param, expected: "an integer", got: value) }
         guard int >= 1 else {
@@ -440,17 +497,17 @@ struct CompatibleHandler {
         return number
     }
 
-    private func rejectUnknownKeys(_ fields: [String: JSONValue], allowed: Set<String>, param: String) throws {
+    func rejectUnknownKeys(_ fields: [String: JSONValue], allowed: Set<String>, param: String) throws {
         for key in fields.keys.sorted() where !allowed.contains(key) {
             throw APIError(message: "Unknown parameter: '\(param).\(key)'.", param: "\(param).\(key)", code: "unknown_parameter")
         }
     }
 
-    private func missing(_ param: String) -> APIError {
+    func missing(_ param: String) -> APIError {
         APIError(message: "Missing required parameter: '\(param)'.", param: param, code: "missing_required_parameter")
     }
 
-    private func invalidType(_ param: String, expected: String, got value: JSONValue) -> APIError {
+    func invalidType(_ param: String, expected: String, got value: JSONValue) -> APIError {
         APIError(
             message: "Invalid type for '\(param)': expected \(expected), but got \(value.typeDescription) instead.",
             param: param,
@@ -466,7 +523,7 @@ struct CompatibleHandler {
         )
     }
 
-    private func invalidValue(_ value: String, supported: [String], param: String) -> APIError {
+    func invalidValue(_ value: String, supported: [String], param: String) -> APIError {
         let quoted = supported.map { "'\($0)'" }
         let list = quoted.count <= 2
             ? quoted.joined(separator: " and ")

@@ -300,7 +300,10 @@ public actor TokenBucketServerLimiter {
     }
 
     /// The limiter's 429, or the wrapped handler's answer with the rate-limit headers added.
+    /// Downloads of generated images (`GET /generated/…`) pass uncounted: OpenAI serves image
+    /// URLs from storage, outside the API's rate limits.
     public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+        if case .download = CompatibleHandler.Route(request) { return await wrapped(request) }
         let now = ContinuousClock.now
         counters.requests += 1
         requestBucket.refill(at: now)

@@ -53,14 +53,17 @@ public final class OpenAITestServer: Sendable {
     ) async throws -> OpenAITestServer {
         let log = RequestLog()
         let ready = ReadySignal()
+        let boundPort = BoundPort()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            await respond(to: request, log: log, recordsBodies: recordsBodies, handler: handler)
+            await respond(to: request, port: boundPort.value, log: log, recordsBodies: recordsBodies, handler: handler)
         }
         var app = Application(
             responder: responder,
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in
-                await ready.succeed(port: channel.localAddress?.port ?? port)
+                let listening = channel.localAddress?.port ?? port
+                boundPort.value = listening
+                await ready.succeed(port: listening)
             }
         )
         // stop() may cancel the server, which Hummingbird reports at error level; keep tests quiet.
@@ -126,7 +129,7 @@ public final class OpenAITestServer: Sendable {
     }
 
     private static func respond(
-        to request: Request, log: RequestLog, recordsBodies: Bool, handler: Handler
+        to request: Request, port: Int?, log: RequestLog, recordsBodies: Bool, handler: Handler
     ) async -> Response {
         var request = request
         let body: Data
@@ -145,14 +148,15 @@ public final class OpenAITestServer: Sendable {
             path: request.uri.path,
             query: request.uri.query,
             headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
-            body: body
+            body: body,
+            serverPort: port
         )
         await log.append(
             recordsBodies
                 ? recorded
                 : RecordedRequest(
                     number: number, method: recorded.method, path: recorded.path, query: recorded.query,
-                    headers: recorded.headers))
+                    headers: recorded.headers, serverPort: port))
         let scripted = await handler(recorded)
         if let delay = scripted.delay {
             // Cancelled when the server stops; the connection is closed then anyway.
@@ -198,6 +202,17 @@ public enum OpenAITestServerError: Error, Sendable {
 
 /// Thrown from a response body writer to drop the connection mid-body.
 private struct ConnectionClosedMidBody: Error {}
+
+/// The port the server listens on, known once it is listening (before any request is read).
+private final class BoundPort: @unchecked Sendable {
+    private let lock = NSLock()
+    private var port: Int?
+
+    var value: Int? {
+        get { lock.withLock { port } }
+        set { lock.withLock { port = newValue } }
+    }
+}
 
 /// Recorded requests and the arrival counter of one server.
 private actor RequestLog {

@@ -15,6 +15,9 @@ public struct RecordedRequest: Sendable {
     public let headers: [(name: String, value: String)]
     /// The request body, exactly as received.
     public let body: Data
+    /// The port of the server that received it; nil for a request made by hand. Answers that
+    /// point back at the server (a generated image's `url`) use it.
+    public let serverPort: Int?
 
     public init(
         number: Int = 1,
@@ -22,7 +25,8 @@ public struct RecordedRequest: Sendable {
         path: String,
         query: String? = nil,
         headers: [(name: String, value: String)] = [],
-        body: Data = Data()
+        body: Data = Data(),
+        serverPort: Int? = nil
     ) {
         self.number = number
         self.method = method
@@ -30,6 +34,7 @@ public struct RecordedRequest: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
+        self.serverPort = serverPort
     }
 
     /// The first value of header `name`, compared case-insensitively.

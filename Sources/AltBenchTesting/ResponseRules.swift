@@ -6,16 +6,30 @@ import Yams
 /// matches, and what the server answers them with instead of its own deterministic answer.
 ///
 /// Every condition of `match` must hold; a rule without conditions matches every request.
+/// Rules answer API calls: chat completions and image generations (`answers(_:)` says which);
+/// downloads of generated images (`GET /generated/…`) are never matched.
 public struct ResponseRule: Sendable {
-    /// Conditions on a valid chat-completion request.
+    /// The API calls rules can answer.
+    public enum Endpoint: String, Sendable, CaseIterable {
+        /// `POST /v1/chat/completions`
+        case chat
+        /// `POST /v1/images/generations`
+        case images
+    }
+
+    /// Conditions on a valid chat-completion or image-generation request.
     public struct Match: Sendable {
-        /// A substring of the request's text: every text of every message (system and user),
-        /// joined with line breaks. Case-sensitive.
+        /// Only requests to this endpoint; nil: both (unless the reply fits only one, see
+        /// `Reply.endpoint`).
+        public var endpoint: Endpoint?
+        /// A substring of the request's text, case-sensitive: for chat, every text of every
+        /// message (system and user), joined with line breaks; for images, the `prompt`.
         public var prompt: String?
         /// A regular expression (ICU syntax) found somewhere in that text; `^` and `$` match
         /// at the start and end of each line, so `^Describe` finds a message starting so.
         public var promptRegex: PromptRegex?
-        /// A substring of an image part's URL (an http(s) URL, or a data URL).
+        /// A substring of an image part's URL (an http(s) URL, or a data URL). Image
+        /// generations send no image, so a rule with it never matches them.
         public var image: String?
         /// A prefix (8 to 64 lowercase hex digits) of the SHA-256 of a data-URL image's bytes:
         /// what `sha256sum IMAGE` prints, and the `image_sha256` altbench stores per item.
@@ -26,9 +40,10 @@ public struct ResponseRule: Sendable {
         public var requests: ClosedRange<Int>?
 
         public init(
-            prompt: String? = nil, promptRegex: PromptRegex? = nil, image: String? = nil, imageSHA256: String? = nil,
-            model: String? = nil, requests: ClosedRange<Int>? = nil
+            endpoint: Endpoint? = nil, prompt: String? = nil, promptRegex: PromptRegex? = nil, image: String? = nil,
+            imageSHA256: String? = nil, model: String? = nil, requests: ClosedRange<Int>? = nil
         ) {
+            self.endpoint = endpoint
             self.prompt = prompt
             self.promptRegex = promptRegex
             self.image = image
@@ -56,11 +71,22 @@ public struct ResponseRule: Sendable {
         public var headers: [(name: String, value: String)]
         /// Time to wait before answering.
         public var latency: Duration?
+        /// Image generations only: answer the content-policy refusal of the model's family
+        /// (`ScriptedResponse.contentPolicyRefusal`): DALL·E 400 `content_policy_violation`,
+        /// GPT image models 400 `image_generation_user_error` / `moderation_blocked`.
+        public var contentPolicy: Bool
+        /// Answer as OpenAI does for a removed model (`ScriptedResponse.removedModel`): 404
+        /// `model_not_found`, "The model `X` has been deprecated, …", naming the request's model.
+        public var removedModel: Bool
+        /// Image generations only: what each generated image's bytes are (default `.png`);
+        /// `.html` serves an HTML page with status 200 at the image's `url` (or in `b64_json`).
+        public var imageContent: GeneratedImageContent?
 
         public init(
             answer: String? = nil, finishReason: String? = nil, status: Int = 200, errorMessage: String? = nil,
             errorType: String? = nil, errorCode: String? = nil, errorParam: String? = nil,
-            headers: [(name: String, value: String)] = [], latency: Duration? = nil
+            headers: [(name: String, value: String)] = [], latency: Duration? = nil,
+            contentPolicy: Bool = false, removedModel: Bool = false, imageContent: GeneratedImageContent? = nil
         ) {
             self.answer = answer
             self.finishReason = finishReason
@@ -71,10 +97,21 @@ public struct ResponseRule: Sendable {
             self.errorParam = errorParam
             self.headers = headers
             self.latency = latency
+            self.contentPolicy = contentPolicy
+            self.removedModel = removedModel
+            self.imageContent = imageContent
         }
 
-        /// Whether the answer is an error body rather than a completion.
-        public var isError: Bool { status >= 300 }
+        /// Whether the answer is an error body rather than a completion or images.
+        public var isError: Bool { status >= 300 || contentPolicy || removedModel }
+
+        /// The only endpoint this reply can answer: `.chat` with `answer` or `finishReason`,
+        /// `.images` with `contentPolicy` or `imageContent`; nil when it fits both.
+        public var endpoint: Endpoint? {
+            if answer != nil || finishReason != nil { return .chat }
+            if contentPolicy || imageContent != nil { return .images }
+            return nil
+        }
     }
 
     /// A name for messages; optional.
@@ -92,6 +129,12 @@ public struct ResponseRule: Sendable {
         self.times = times
         self.reply = reply
         self.line = line
+    }
+
+    /// Whether the rule can answer requests to `endpoint`: both `match.endpoint` and
+    /// `reply.endpoint` allow it (nil allows either).
+    public func answers(_ endpoint: Endpoint) -> Bool {
+        (match.endpoint ?? endpoint) == endpoint && (reply.endpoint ?? endpoint) == endpoint
     }
 }
 
@@ -135,7 +178,9 @@ public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConver
 /// Answers requests by the first matching rule of a script, and the rest with the strict
 /// compatible handler's deterministic answer. Requests the strict handler rejects (a bad
 /// body, a wrong key, a wrong path) get its error whatever the rules say: rules match what
-/// a valid request asks.
+/// a valid request asks. Chat completions and image generations are both matched (see
+/// `ResponseRule.answers(_:)`); downloads of generated images are served as by the strict
+/// handler, from this script's own store.
 ///
 /// ```swift
 /// let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: "first-person.yml"))
@@ -144,6 +189,7 @@ public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConver
 public actor ResponseRules {
     public nonisolated let rules: [ResponseRule]
     private nonisolated let options: CompatibleServerOptions
+    private nonisolated let images = GeneratedImageStore()
     private var applied: [Int]
 
     public init(_ rules: [ResponseRule], options: CompatibleServerOptions = CompatibleServerOptions()) {
@@ -165,19 +211,46 @@ public actor ResponseRules {
     /// Validating and matching happen outside the actor, so requests with large images are
     /// checked in parallel; only taking a rule (and counting it against `times`) is serial.
     public nonisolated func respond(to request: RecordedRequest) async -> ScriptedResponse {
-        let compatible = CompatibleHandler(options: options)
+        let compatible = CompatibleHandler(options: options, images: images)
+        switch CompatibleHandler.Route(request) {
+        case .download: return compatible.download(request)
+        case .images: return await respondToImages(request, compatible: compatible)
+        case .chat: break
+        }
         let parsed: CompatibleHandler.Parsed
         switch compatible.validated(request) {
         case .failure(let error): return error.response.adding(headers: [CompatibleHandler.requestID(request)])
         case .success(let value): parsed = value
         }
         let facts = RequestFacts(parsed, number: request.number, hashImages: rules.contains { $0.match.imageSHA256 != nil })
-        let matching = rules.indices.filter { facts.satisfies(rules[$0].match) }
+        let matching = rules.indices.filter { rules[$0].answers(.chat) && facts.satisfies(rules[$0].match) }
         if let index = await take(matching) {
             return Self.reply(rules[index].reply, to: parsed, request: request, compatible: compatible)
         }
         return compatible.completion(for: parsed, number: request.number)
             .adding(headers: [CompatibleHandler.requestID(request)])
+    }
+
+    private nonisolated func respondToImages(_ request: RecordedRequest, compatible: CompatibleHandler) async -> ScriptedResponse {
+        let parsed: ImageRequest
+        switch compatible.validatedImages(request) {
+        case .failure(let error): return error.response.adding(headers: [CompatibleHandler.requestID(request)])
+        case .success(let value): parsed = value
+        }
+        let facts = RequestFacts(parsed, number: request.number)
+        let matching = rules.indices.filter { rules[$0].answers(.images) && facts.satisfies(rules[$0].match) }
+        guard let index = await take(matching) else {
+            return compatible.imagesAnswer(for: parsed, request: request).adding(headers: [CompatibleHandler.requestID(request)])
+        }
+        let reply = rules[index].reply
+        var response: ScriptedResponse
+        if let error = Self.errorResponse(reply, model: parsed.model, request: request) {
+            response = error
+        } else {
+            response = compatible.imagesAnswer(for: parsed, request: request, content: reply.imageContent ?? .png)
+            response.status = reply.status
+        }
+        return Self.finish(response, reply: reply, request: request)
     }
 
     /// The first of `matching` (rule indexes, in order) not used up, counted as used once more.
@@ -195,11 +268,8 @@ public actor ResponseRules {
         compatible: CompatibleHandler
     ) -> ScriptedResponse {
         var response: ScriptedResponse
-        if reply.isError {
-            let defaults = defaultError(status: reply.status, model: parsed.model)
-            response = .error(
-                status: reply.status, message: reply.errorMessage ?? defaults.message, type: reply.errorType ?? defaults.type,
-                code: reply.errorCode ?? defaults.code, param: reply.errorParam)
+        if let error = errorResponse(reply, model: parsed.model, request: request) {
+            response = error
         } else {
             let content = reply.answer.map {
                 $0.replacingOccurrences(of: "{answer}", with: compatible.defaultContent(for: parsed))
@@ -208,7 +278,26 @@ public actor ResponseRules {
                 for: parsed, number: request.number, content: content, finishReason: reply.finishReason)
             response.status = reply.status
         }
-        response = response.adding(headers: [CompatibleHandler.requestID(request)])
+        return finish(response, reply: reply, request: request)
+    }
+
+    /// The error a reply answers with (a refusal, a removed model, or its status's error
+    /// body); nil for a 2xx reply.
+    static func errorResponse(_ reply: ResponseRule.Reply, model: String, request: RecordedRequest) -> ScriptedResponse? {
+        if reply.contentPolicy {
+            return .contentPolicyRefusal(model: model, requestID: CompatibleHandler.requestID(request).1)
+        }
+        if reply.removedModel { return .removedModel(model) }
+        guard reply.isError else { return nil }
+        let defaults = defaultError(status: reply.status, model: model)
+        return .error(
+            status: reply.status, message: reply.errorMessage ?? defaults.message, type: reply.errorType ?? defaults.type,
+            code: reply.errorCode ?? defaults.code, param: reply.errorParam)
+    }
+
+    /// `response` with the request ID, the reply's headers and its latency.
+    static func finish(_ response: ScriptedResponse, reply: ResponseRule.Reply, request: RecordedRequest) -> ScriptedResponse {
+        var response = response.adding(headers: [CompatibleHandler.requestID(request)])
         response = response.adding(headers: reply.headers.map { ($0.name, $0.value) })
         response.delay = reply.latency
         return response
@@ -251,6 +340,15 @@ private struct RequestFacts {
         prompt = parsed.texts.joined(separator: "\n")
         imageURLs = parsed.images.map(\.url)
         imageDigests = hashImages ? imageURLs.compactMap(Self.sha256(ofDataURL:)) : []
+        model = parsed.model
+        self.number = number
+    }
+
+    /// An image generation: its prompt and model; it sends no image.
+    init(_ parsed: ImageRequest, number: Int) {
+        prompt = parsed.prompt
+        imageURLs = []
+        imageDigests = []
         model = parsed.model
         self.number = number
     }
@@ -339,8 +437,11 @@ private struct ScriptReader {
 
     static let topKeys = ["rules"]
     static let ruleKeys = ["name", "match", "times", "respond"]
-    static let matchKeys = ["prompt", "prompt_regex", "image", "image_sha256", "model", "requests"]
-    static let respondKeys = ["answer", "finish_reason", "status", "error", "headers", "latency_ms"]
+    static let matchKeys = ["prompt", "prompt_regex", "image", "image_sha256", "model", "requests", "endpoint"]
+    static let respondKeys = [
+        "answer", "finish_reason", "status", "error", "headers", "latency_ms", "content_policy", "removed_model",
+        "image_content",
+    ]
     static let errorKeys = ["message", "type", "code", "param"]
     static let finishReasons = ["stop", "length", "content_filter", "tool_calls", "function_call"]
 
@@ -380,9 +481,16 @@ private struct ScriptReader {
         }
         if let match = mapping["match"] { rule.match = try self.match(match, rule: number) }
         guard let respond = mapping["respond"] else {
-            throw fail(node, context, "has no `respond:`: say what to answer (answer, finish_reason, status, error, headers, latency_ms).")
+            throw fail(node, context, "has no `respond:`: say what to answer (\(Self.respondKeys.joined(separator: ", "))).")
         }
         rule.reply = try reply(respond, rule: number)
+        if let wanted = rule.match.endpoint, let fits = rule.reply.endpoint, wanted != fits {
+            let key = fits == .chat ? (rule.reply.answer != nil ? "answer" : "finish_reason")
+                : (rule.reply.contentPolicy ? "content_policy" : "image_content")
+            throw fail(
+                respond.mapping?[key], Context(rule: number, field: "respond.\(key)"),
+                "answers only \(fits.rawValue) requests, but `match.endpoint` is \(wanted.rawValue).")
+        }
         return rule
     }
 
@@ -394,6 +502,13 @@ private struct ScriptReader {
         }
         try checkKeys(mapping, allowed: Self.matchKeys, context: Context(rule: rule), path: "match")
         func context(_ key: String) -> Context { Context(rule: rule, field: "match.\(key)") }
+        if let value = mapping["endpoint"] {
+            let text = try nonEmptyString(value, context("endpoint"))
+            guard let endpoint = ResponseRule.Endpoint(rawValue: text) else {
+                throw fail(value, context("endpoint"), "must be `chat` (chat completions) or `images` (image generations), not '\(text)'.")
+            }
+            match.endpoint = endpoint
+        }
         if let value = mapping["prompt"] { match.prompt = try nonEmptyString(value, context("prompt")) }
         if let value = mapping["prompt_regex"] {
             let pattern = try nonEmptyString(value, context("prompt_regex"))
@@ -504,6 +619,37 @@ private struct ScriptReader {
                 reply.headers.append((name: name, value: text))
             }
         }
+        if let value = mapping["content_policy"] {
+            reply.contentPolicy = try boolean(value, context("content_policy"))
+        }
+        if let value = mapping["removed_model"] {
+            reply.removedModel = try boolean(value, context("removed_model"))
+        }
+        if let value = mapping["image_content"] {
+            let text = try nonEmptyString(value, context("image_content"))
+            guard let content = GeneratedImageContent(rawValue: text) else {
+                let known = GeneratedImageContent.allCases.map(\.rawValue).joined(separator: " or ")
+                throw fail(value, context("image_content"), "must be \(known), not '\(text)'.")
+            }
+            reply.imageContent = content
+        }
+        // A refusal or a removed model is a whole answer of its own.
+        let whole = [("content_policy", reply.contentPolicy, 400), ("removed_model", reply.removedModel, 404)].filter { $0.1 }
+        if whole.count == 2 {
+            throw fail(mapping["removed_model"], context("removed_model"), "cannot go with `content_policy`: choose one answer.")
+        }
+        if let (key, _, status) = whole.first {
+            if let statusNode = mapping["status"], reply.status != status {
+                throw fail(statusNode, context("status"), "cannot be \(reply.status) beside `\(key)`, which answers \(status); remove it.")
+            }
+            reply.status = status
+            for other in ["answer", "finish_reason", "error", "image_content"] where mapping[other] != nil {
+                throw fail(mapping[other], context(other), "cannot go with `\(key)`, which is a whole answer of its own. Remove one.")
+            }
+        }
+        if reply.status >= 300, let value = mapping["image_content"] {
+            throw fail(value, context("image_content"), "cannot go with status \(reply.status), which answers with an error body. Remove it, or use a 2xx status.")
+        }
         if let value = mapping["latency_ms"] {
             guard let milliseconds = value.scalar.flatMap({ Double($0.string) }), milliseconds >= 0,
                 milliseconds <= 3_600_000
@@ -525,6 +671,14 @@ private struct ScriptReader {
             errorContext.field = path.map { "\($0).\(key)" } ?? key
             let known = allowed.map { "`\($0)`" }.joined(separator: ", ")
             throw fail(keyNode, errorContext, "is not a known key here. Known keys: \(known).")
+        }
+    }
+
+    func boolean(_ node: Node, _ context: Context) throws -> Bool {
+        switch node.scalar?.string.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw fail(node, context, "must be true or false.")
         }
     }
 

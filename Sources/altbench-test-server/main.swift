@@ -3,7 +3,7 @@
 //
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
 //                                  [--requests-per-second R [--burst N] [--announce-per-minute]]
-//                                  [--script FILE]
+//                                  [--script FILE] [--removed-models M1,M2]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
@@ -20,13 +20,19 @@
 // ResponseRules): chosen answers, finish reasons, error statuses, headers and latency per
 // prompt, image, model or request number; other requests get the default answer. A bad
 // script stops the server at startup with the file, line, rule and field.
+// --removed-models M1,M2 treats those models as removed from the API (as OpenAI removed
+// dall-e-2 and dall-e-3 on 2026-05-12): chat and image requests naming one get 404
+// model_not_found, "The model `M1` has been deprecated, learn more here: …".
+//
+// Besides chat completions it serves the Images API, POST /v1/images/generations (DALL·E and
+// GPT image models), and the generated images' URLs, GET /generated/<sha256>.png.
 
 import AltBenchTesting
 import Dispatch
 import Foundation
 
 let usage =
-    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE]"
+    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE] [--removed-models M1,M2]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -40,6 +46,7 @@ var requestsPerSecond: Double?
 var burst: Int?
 var scriptPath: String?
 var announcePerMinute = false
+var removedModels: Set<String> = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -71,6 +78,13 @@ while let argument = arguments.popFirst() {
     case "--script":
         guard let value = inlineValue ?? arguments.popFirst(), !value.isEmpty else { fail("--script needs a file") }
         scriptPath = value
+    case "--removed-models":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("--removed-models needs a list of models") }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
+            fail("--removed-models takes model names separated by commas, e.g. dall-e-2,dall-e-3, not '\(text)'")
+        }
+        removedModels.formUnion(names)
     case "--announce-per-minute":
         if inlineValue != nil { fail("--announce-per-minute takes no value") }
         announcePerMinute = true
@@ -85,12 +99,13 @@ while let argument = arguments.popFirst() {
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
 if announcePerMinute && requestsPerSecond == nil { fail("--announce-per-minute needs --requests-per-second") }
 
-var handler = OpenAITestServer.compatible(apiKey: apiKey)
+let options = CompatibleServerOptions(apiKey: apiKey, removedModels: removedModels)
+var handler = OpenAITestServer.compatible(options: options)
 var script: ResponseRules?
 if let scriptPath {
     do {
         let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: scriptPath), displayPath: scriptPath)
-        let loaded = ResponseRules(rules, options: CompatibleServerOptions(apiKey: apiKey))
+        let loaded = ResponseRules(rules, options: options)
         script = loaded
         handler = loaded.handler
         FileHandle.standardError.write(Data("script: \(rules.count) rule\(rules.count == 1 ? "" : "s") from \(scriptPath)\n".utf8))

@@ -1,5 +1,9 @@
+import AltBenchCore
 import AltBenchTesting
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Testing
 
 /// `altbench-test-server --script FILE`: rehearsing a regression offline with the example
@@ -83,5 +87,68 @@ struct TestServerScriptTests {
         let gone = try await missing.stop()
         #expect(gone.status == 2)
         #expect(gone.stderr.contains("nowhere.json: cannot read the script"), "\(gone.stderr)")
+    }
+
+    /// POSTs `body` to the server's Images API; the status and the JSON answer.
+    static func generateImage(_ baseURL: String, _ body: [String: Any]) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: "\(baseURL)/images/generations")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "content-type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = try #require(response as? HTTPURLResponse).statusCode
+        return (status, try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]))
+    }
+
+    @Test func theRemovedModelsFlagRefusesThemAsOpenAIDoes() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write(
+            "images.yml",
+            """
+            rules:
+              - name: refuse knives
+                match: {prompt: knife}
+                respond: {content_policy: true}
+            """)
+        let server = try RunningAltbench.testServer(
+            ["--removed-models", "dall-e-2,dall-e-3", "--script", "images.yml"], in: workspace.root)
+        let baseURL = try #require(try await server.baseURL(), "the server did not start")
+
+        // ShipThatApp's request, field for field.
+        let shipThatApp: [String: Any] = [
+            "prompt": "A lighthouse at dusk", "model": "dall-e-3", "n": 1, "quality": "hd", "response_format": "url",
+            "size": "1024x1024", "style": "natural",
+        ]
+        let removed = try await Self.generateImage(baseURL, shipThatApp)
+        #expect(removed.status == 404)
+        let error = try #require(removed.json["error"] as? [String: Any])
+        #expect(error["code"] as? String == "model_not_found")
+        #expect(error["message"] as? String == "The model `dall-e-3` has been deprecated, learn more here: https://platform.openai.com/docs/deprecations")
+        // No model is dall-e-2, removed too.
+        #expect(try await Self.generateImage(baseURL, ["prompt": "A lighthouse"]).status == 404)
+
+        let replacement = try await Self.generateImage(baseURL, ["prompt": "A lighthouse at dusk", "model": "gpt-image-1"])
+        #expect(replacement.status == 200)
+        let item = try #require((replacement.json["data"] as? [[String: Any]])?.first)
+        let png = try #require((item["b64_json"] as? String).flatMap { Data(base64Encoded: $0) })
+        #expect(try ImageSniffer.sniff(png, path: "lighthouse.png") == ImageHeader(format: .png, width: 64, height: 64))
+
+        let refused = try await Self.generateImage(baseURL, ["prompt": "A knife", "model": "gpt-image-1"])
+        #expect(refused.status == 400)
+        #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "moderation_blocked")
+
+        let ended = try await server.stop()
+        #expect(ended.stderr.contains("script: rule 1 (refuse knives) answered 1 request"), "\(ended.stderr)")
+    }
+
+    @Test func aBadRemovedModelsListStopsTheServer() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let server = try RunningAltbench.testServer(["--removed-models", "dall-e-2,,dall-e-3"], in: workspace.root)
+        #expect(try await server.baseURL() == nil)
+        let ended = try await server.stop()
+        #expect(ended.status == 2)
+        #expect(ended.stderr.contains("--removed-models takes model names separated by commas"), "\(ended.stderr)")
     }
 }
