@@ -191,6 +191,30 @@ struct GenerateCommandTests {
         #expect(!err.all.contains("sk-wrong-0000000000"))
     }
 
+    @Test func againstTheTestServersImagesAPIBothShapesAreAcceptedAndARemovedModelStopsWithTheReplacement() async throws {
+        let root = try Self.workspace(spec: Self.spec)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The strict Images API: both request shapes must pass its validation.
+        let strict = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: Self.key))
+        let err = Lines()
+        let outcome = try await command(root, strict, out: Lines(), err: err).run()
+        let posts = await strict.requests(path: OpenAITestServer.imagesGenerationsPath)
+        await strict.stop()
+        #expect(outcome.exitCode == 0, "\(err.all)")
+        #expect(outcome.generated == 4 && posts.count == 3)
+        let bike = try Data(contentsOf: root.appendingPathComponent("datasets/gen/images/bike.png"))
+        #expect(try ImageSniffer.sniff(bike, path: "bike.png").format == .png)
+
+        // OpenAI since 2026-05-12: DALL·E is gone.
+        let removed = try await OpenAITestServer.start(
+            handler: OpenAITestServer.compatible(options: CompatibleServerOptions(apiKey: Self.key, removedModels: ["dall-e-3"])))
+        let stopErr = Lines()
+        let stopped = try await command(root, removed, edit: { $0.model = "dall-e-3"; $0.noCache = true; $0.concurrency = 1 }, out: Lines(), err: stopErr).run()
+        await removed.stop()
+        #expect(stopped.exitCode == 1)
+        #expect(stopErr.all.contains("dall-e-3 was removed from OpenAI's API on 2026-05-12: use --model gpt-image-1"), "\(stopErr.all)")
+    }
+
     @Test func theMockMakesADatasetOfflineAndSaysSo() async throws {
         let root = try Self.workspace(spec: Self.spec)
         defer { try? FileManager.default.removeItem(at: root) }

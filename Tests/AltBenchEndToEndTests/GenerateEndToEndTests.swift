@@ -52,6 +52,23 @@ struct GenerateEndToEndTests {
         #expect(!text.contains(ProxyEndToEndTests.appKey) && !text.contains(ProxyEndToEndTests.upstreamKey))
     }
 
+    @Test func gptImageRequestsThroughTheProxysImagesRoute() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let servers = try await ProxyEndToEndTests.startServers(in: workspace.root)
+        try workspace.write("spec.yml", "items:\n  - id: sign\n    prompt: A sign reading OPEN\n    n: 2\n")
+        let generated = try await AltbenchProcess.run(
+            ["datasets", "generate", "spec.yml", "--out", "datasets/gen", "--proxy", servers.proxyURL], in: workspace.root,
+            environment: AltbenchProcess.cleanEnvironment(["ALTBENCH_PROXY_APP_KEY": ProxyEndToEndTests.appKey]))
+        let (_, proxyOutput) = try await servers.stop()
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(proxyOutput.stderr.contains(#""path":"/v1/images/generations","status":200"#), "\(proxyOutput.stderr)")
+        for id in ["sign-1", "sign-2"] {
+            #expect(FileManager.default.fileExists(atPath: workspace.url("datasets/gen/images/\(id).png").path))
+        }
+        #expect(try workspace.read("datasets/gen/manifest.jsonl").contains("\(servers.proxyURL)/v1/images/generations"))
+    }
+
     @Test func theShippedSpecMakesADatasetOfflineThatRunEvaluatesAndReviewGates() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
