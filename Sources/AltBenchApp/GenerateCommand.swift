@@ -267,7 +267,8 @@ public struct GenerateCommand: Sendable {
                     images = try await client.generate(request)
                     break
                 } catch let failure as ModelFailure {
-                    guard !failure.stopsRun, let delay = policy.delay(afterFailure: failure, retry: retry + 1) else {
+                    // `retry` counts the retries made so far (0-based, as the runner counts).
+                    guard !failure.stopsRun, let delay = policy.delay(afterFailure: failure, retry: retry) else {
                         return .failed(failure)
                     }
                     retry += 1

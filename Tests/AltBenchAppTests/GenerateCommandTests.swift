@@ -175,6 +175,25 @@ struct GenerateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("datasets/gen/images/page.png").path))
     }
 
+    @Test func aRateLimitAndAServerErrorAreRetriedThenTheImageIsKept() async throws {
+        let root = try Self.workspace(spec: "items:\n  - id: sign\n    prompt: A sign reading OPEN\n")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let port = Port()
+        let script = ResponseScript(
+            [
+                .error(status: 429, message: "Rate limit reached for images per minute.", type: "requests", code: "rate_limit_exceeded", headers: [("retry-after-ms", "5")]),
+                .html(status: 502),
+            ], then: Self.imagesAPI(port))
+        let server = try await OpenAITestServer.start(handler: script.handler)
+        port.set(server.port)
+        let err = Lines()
+        let outcome = try await command(root, server, out: Lines(), err: err).run()
+        let posts = await server.requests().filter { $0.method == "POST" }.count
+        await server.stop()
+        #expect(outcome.exitCode == 0, "\(err.all)")
+        #expect(posts == 3 && outcome.generated == 1)
+    }
+
     @Test func aRejectedKeyStopsAtOnce() async throws {
         let root = try Self.workspace(spec: Self.spec)
         defer { try? FileManager.default.removeItem(at: root) }
