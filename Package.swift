@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/JohnSundell/Plot", from: "0.14.0"),
     ],
     targets: [
         .target(
@@ -53,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "AltBenchReport",
-            dependencies: ["AltBenchCore"],
+            dependencies: ["AltBenchCore", .product(name: "Plot", package: "Plot")],
             swiftSettings: strict
         ),
         .target(
@@ -140,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchReportTests",
-            dependencies: ["AltBenchReport", "AltBenchCore"],
+            dependencies: ["AltBenchReport", "AltBenchCore", .product(name: "Plot", package: "Plot")],
             exclude: ["Golden"],
             swiftSettings: strict
         ),
