@@ -9,6 +9,8 @@ public struct MarkdownReport: Sendable {
     /// The folder the report file will live in, so image links are relative to it.
     public var reportDirectory: URL
     public var kind: Kind
+    /// The truncated share `check:` allows (`max_truncation_rise`), for the opening answer.
+    public var truncationLimit: Double = CheckThresholds().maxTruncationRise
 
     /// What the report is about.
     public enum Kind: Sendable, Hashable {
@@ -32,6 +34,7 @@ public struct MarkdownReport: Sendable {
             scoredFileHeader(&out, path: path, dataset: dataset)
         } else {
             header(&out)
+            answerSection(&out, insights: RunInsights(results, truncationLimit: truncationLimit))
         }
         summaryTable(&out)
         qualitySection(&out)

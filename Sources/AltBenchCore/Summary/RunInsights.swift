@@ -1,0 +1,130 @@
+import Foundation
+
+/// The answer a report opens with: for each token limit, which variant scores best (mean
+/// `quality` with a 95% interval), how each variant differs from the baseline variant over the
+/// same images (a paired bootstrap, the statistics `altbench compare` uses), and from which
+/// token limit on answers stop being cut off.
+public struct RunInsights: Sendable {
+    /// The best variant at one token limit.
+    public struct Best: Sendable, Hashable {
+        public var maxTokens: Int?
+        public var variant: String
+        public var meanQuality: Double
+        /// The 95% bootstrap interval of the mean over images.
+        public var low: Double
+        public var high: Double
+        public var images: Int
+        /// Other variants whose interval overlaps this one's: the lead may not be real.
+        public var tiedWith: [String]
+    }
+
+    /// One variant against the baseline variant at the same token limit, over the images both
+    /// answered.
+    public struct Difference: Sendable, Hashable {
+        public var variant: String
+        public var maxTokens: Int?
+        public var meanDifference: Double
+        public var low: Double
+        public var high: Double
+        public var p: Double
+        public var images: Int
+        /// `p < alpha`: the interval excludes 0.
+        public var significant: Bool
+    }
+
+    /// From which token limit a variant's truncated share stays at or under the limit.
+    public struct Truncation: Sendable, Hashable {
+        public var variant: String
+        /// The smallest limit from which every larger limit keeps truncation at or under
+        /// ``RunInsights/truncationLimit``; nil when even the largest does not.
+        public var fromMaxTokens: Int?
+        /// The truncated share at each limit, in limit order.
+        public var shares: [(maxTokens: Int, share: Double)]
+
+        public static func == (a: Truncation, b: Truncation) -> Bool {
+            a.variant == b.variant && a.fromMaxTokens == b.fromMaxTokens
+                && a.shares.map(\.maxTokens) == b.shares.map(\.maxTokens) && a.shares.map(\.share) == b.shares.map(\.share)
+        }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(variant)
+            hasher.combine(fromMaxTokens)
+        }
+    }
+
+    public var baseline: String?
+    public var best: [Best]
+    public var differences: [Difference]
+    public var truncation: [Truncation]
+    /// The truncated share a limit may keep (`check.max_truncation_rise`, default 0.02).
+    public var truncationLimit: Double
+    public var alpha: Double
+
+    public init(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise, alpha: Double = 0.05) {
+        self.truncationLimit = truncationLimit
+        self.alpha = alpha
+        let ordered = results.orderingVariants()
+        let names = ordered.variants.map(\.name)
+        baseline = results.baselineVariant
+        let answered = results.trials.filter { !$0.failed }
+        let limits = Self.limits(in: results)
+
+        /// Mean quality per image (repeats folded), for one variant at one limit.
+        func perImage(_ variant: String, _ limit: Int?) -> [String: Double] {
+            let values = answered.filter { $0.variant == variant && $0.maxTokens == limit }
+                .compactMap { trial in trial.scores[ScoreName.quality].map { (item: trial.itemID, value: $0.value) } }
+            return Dictionary(uniqueKeysWithValues: CompareStatistics.foldRepeats(values).map { ($0.item, $0.value) })
+        }
+
+        var best: [Best] = []
+        var differences: [Difference] = []
+        for limit in limits {
+            var intervals: [(variant: String, mean: Double, low: Double, high: Double, n: Int)] = []
+            for name in names {
+                let values = perImage(name, limit)
+                guard let interval = CompareStatistics.pairedBootstrap(values.keys.sorted().map { values[$0]! }) else { continue }
+                intervals.append((name, interval.meanDifference, interval.low, interval.high, values.count))
+            }
+            // Ties go to the variant listed first (the baseline).
+            if let top = intervals.enumerated().max(by: { ($0.element.mean, -$0.offset) < ($1.element.mean, -$1.offset) })?.element {
+                let tied = intervals.filter { $0.variant != top.variant && $0.high >= top.low }.map(\.variant)
+                best.append(Best(maxTokens: limit, variant: top.variant, meanQuality: top.mean, low: top.low, high: top.high, images: top.n, tiedWith: tied))
+            }
+            guard let baseline else { continue }
+            let reference = perImage(baseline, limit)
+            for name in names where name != baseline {
+                let values = perImage(name, limit)
+                let shared = values.keys.filter { reference[$0] != nil }.sorted()
+                guard let test = CompareStatistics.pairedBootstrap(shared.map { values[$0]! - reference[$0]! }) else { continue }
+                differences.append(
+                    Difference(
+                        variant: name, maxTokens: limit, meanDifference: test.meanDifference, low: test.low, high: test.high, p: test.p,
+                        images: shared.count, significant: test.p < alpha))
+            }
+        }
+        self.best = best
+        self.differences = differences
+
+        let numbered = limits.compactMap { $0 }
+        truncation = names.compactMap { name in
+            let shares: [(maxTokens: Int, share: Double)] = numbered.compactMap { limit in
+                let flags = answered.filter { $0.variant == name && $0.maxTokens == limit }.compactMap { $0.scores[ScoreName.truncated]?.passed }
+                guard !flags.isEmpty else { return nil }
+                return (limit, Double(flags.filter { !$0 }.count) / Double(flags.count))
+            }
+            guard !shares.isEmpty else { return nil }
+            // The first limit from which no larger limit goes over.
+            var from: Int?
+            for index in shares.indices.reversed() {
+                guard shares[index].share <= truncationLimit else { break }
+                from = shares[index].maxTokens
+            }
+            return Truncation(variant: name, fromMaxTokens: from, shares: shares)
+        }
+    }
+
+    /// The run's token limits, ascending, with "no limit" last.
+    public static func limits(in results: RunResults) -> [Int?] {
+        let all = Set(results.trials.map(\.maxTokens))
+        return all.compactMap { $0 }.sorted() + (all.contains(nil) ? [nil] : [])
+    }
+}
