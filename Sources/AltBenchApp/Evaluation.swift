@@ -173,7 +173,9 @@ public struct Evaluation: Sendable {
             stoppedBy: complete ? nil : outcome.stopReason?.kind, redactor: redactor)
 
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
-            .write(runID: runID, displayResults: experiment.resultsPath, updateLatest: true)
+            .write(
+                runID: runID, displayResults: experiment.resultsPath, updateLatest: true, embedImages: options.embedImages,
+                truncationLimit: (try? configFile().check.maxTruncationRise) ?? CheckThresholds().maxTruncationRise)
         let notStored = results.trials.filter { $0.errorKind == ModelFailure.Kind.notStored.rawValue }
         if !notStored.isEmpty {
             // The endpoint is part of every cache key: name the ones the store does hold answers
@@ -453,25 +455,36 @@ public struct Reporting: Sendable {
         self.console = console
     }
 
-    /// Renders `runs/<id>.md` (and `latest.md` when asked), prints the summary to stdout.
+    /// Renders `runs/<id>.md` and `runs/<id>.html` (and `latest.md`, `latest.html` when
+    /// asked), prints the summary to stdout and the paths to stderr. Returns the results and
+    /// the Markdown report's path.
     @discardableResult
-    public func write(runID: String, displayResults: String, updateLatest: Bool) async throws -> (RunResults, String) {
+    public func write(
+        runID: String, displayResults: String, updateLatest: Bool, embedImages: Bool = false,
+        truncationLimit: Double = CheckThresholds().maxTruncationRise
+    ) async throws -> (RunResults, String) {
         let results = try await store.loadRun(id: runID)
         let runs = resultsDirectory.appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
-        let runFile = runs.appendingPathComponent("\(runID).md")
-        try MarkdownReport(results: results, reportDirectory: runs).render().write(to: runFile, atomically: true, encoding: .utf8)
-        var written = ["\(displayResults)/runs/\(runID).md"]
+        var markdown = ["\(displayResults)/runs/\(runID).md"]
+        var html = ["\(displayResults)/runs/\(runID).html"]
+        var targets = [(runs, runID)]
         if updateLatest {
-            let latest = resultsDirectory.appendingPathComponent("latest.md")
-            try MarkdownReport(results: results, reportDirectory: resultsDirectory).render()
-                .write(to: latest, atomically: true, encoding: .utf8)
-            written.append("\(displayResults)/latest.md")
+            targets.append((resultsDirectory, "latest"))
+            markdown.append("\(displayResults)/latest.md")
+            html.append("\(displayResults)/latest.html")
+        }
+        for (folder, name) in targets {
+            var report = MarkdownReport(results: results, reportDirectory: folder)
+            report.truncationLimit = truncationLimit
+            try report.render().write(to: folder.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
+            try HTMLReport(results: results, reportDirectory: folder, embedImages: embedImages, truncationLimit: truncationLimit)
+                .render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
         }
         if results.info.isMock { console.out("MOCK RESULTS (offline mock model, not a vision model)\n") }
         console.out(TerminalSummary.render(results))
-        console.err("report: \(written.joined(separator: ", ")); database: \(displayResults)/altbench.sqlite\n")
-        return (results, written.last!)
+        console.err("report: \(html.last!) (open it in a browser); also \((html.dropLast() + markdown).joined(separator: ", ")); database: \(displayResults)/altbench.sqlite\n")
+        return (results, markdown.last!)
     }
 }
 
@@ -493,15 +506,51 @@ public struct ReportCommand: Sendable {
         self.workingDirectory = workingDirectory
     }
 
+    /// What `altbench report` writes: both reports (the default), one of them, or JSON of the
+    /// summary tables on stdout.
+    public enum Format: String, Sendable, CaseIterable {
+        case both, md, html, json
+    }
+
     @discardableResult
-    public func run(id: String?) async throws -> RunResults {
+    public func run(id: String?, format: Format = .both, embedImages: Bool = false) async throws -> RunResults {
         let directory = URL.resolving(results, against: workingDirectory)
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runID = try await store.resolveRunID(id)
         let newest = try await store.runIDs().first
-        let (loaded, _) = try await Reporting(store: store, resultsDirectory: directory, console: console)
-            .write(runID: runID, displayResults: results, updateLatest: runID == newest)
-        return loaded
+        let config = try ConfigFile.load(configPath: nil, workingDirectory: workingDirectory)
+        let limit = config.check.maxTruncationRise
+        switch format {
+        case .both:
+            let (loaded, _) = try await Reporting(store: store, resultsDirectory: directory, console: console)
+                .write(runID: runID, displayResults: results, updateLatest: runID == newest, embedImages: embedImages, truncationLimit: limit)
+            return loaded
+        case .json:
+            let loaded = try await store.loadRun(id: runID)
+            console.out(ReportJSON.render(loaded, truncationLimit: limit))
+            return loaded
+        case .md, .html:
+            let loaded = try await store.loadRun(id: runID)
+            let runs = directory.appendingPathComponent("runs")
+            try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+            var targets = [(runs, runID, "\(results)/runs/\(runID)")]
+            if runID == newest { targets.append((directory, "latest", "\(results)/latest")) }
+            var written: [String] = []
+            for (folder, name, shown) in targets {
+                if format == .md {
+                    var report = MarkdownReport(results: loaded, reportDirectory: folder)
+                    report.truncationLimit = limit
+                    try report.render().write(to: folder.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
+                    written.append("\(shown).md")
+                } else {
+                    try HTMLReport(results: loaded, reportDirectory: folder, embedImages: embedImages, truncationLimit: limit)
+                        .render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
+                    written.append("\(shown).html")
+                }
+            }
+            console.err("report: \(written.joined(separator: ", "))\n")
+            return loaded
+        }
     }
 }
 

@@ -10,9 +10,44 @@ public enum InsightsText {
         let limit = best.maxTokens.map { "max_tokens \($0)" } ?? "no token limit"
         var text = "At \(limit), \(best.variant) scores best: quality \(Format.decimal(best.meanQuality, digits: 2)) (95% CI \(Format.decimal(best.low, digits: 2))–\(Format.decimal(best.high, digits: 2)), \(best.images) image\(best.images == 1 ? "" : "s"))"
         if !best.tiedWith.isEmpty {
-            text += "; not clearly ahead of \(best.tiedWith.joined(separator: ", ")) (the intervals overlap)"
+            let others = best.tiedWith.count <= 3
+                ? best.tiedWith.joined(separator: ", ")
+                : "\(best.tiedWith.count) other variants"
+            text += "; not clearly ahead of \(others) (the intervals overlap)"
         }
         return text + "."
+    }
+
+    /// One table for the whole answer: a row per variant, a column per token limit, then where
+    /// truncation stops. The baseline's cells hold its mean quality; the others' their
+    /// difference from it with a word (better, worse, ≈) so the verdict never rests on colour.
+    /// `★` marks the best variant at each limit.
+    public static func matrix(
+        _ insights: RunInsights, summary: RunSummary, variants: [String], limits: [Int?]
+    ) -> (header: [String], rows: [[String]]) {
+        let truncation = Dictionary(insights.truncation.map { ($0.variant, $0) }, uniquingKeysWith: { first, _ in first })
+        var header = ["variant"] + limits.map { "max_tokens \(Format.tokens($0))" }
+        if !truncation.isEmpty { header.append("cut off ≤ \(Format.percent(insights.truncationLimit)) from") }
+        let rows = variants.map { variant -> [String] in
+            var row = [variant == insights.baseline ? "\(variant) (baseline)" : variant]
+            for limit in limits {
+                let star = insights.best.contains { $0.maxTokens == limit && $0.variant == variant } ? " ★" : ""
+                if variant == insights.baseline || insights.baseline == nil {
+                    let quality = summary.rows.first { $0.variant == variant && $0.maxTokens == limit }?.meanQuality
+                    row.append(quality.map { "\(Format.decimal($0, digits: 2))\(star)" } ?? "–")
+                } else if let difference = insights.differences.first(where: { $0.variant == variant && $0.maxTokens == limit }) {
+                    let word = difference.significant ? (difference.meanDifference > 0 ? "better" : "worse") : "≈"
+                    row.append("\(signed(difference.meanDifference)) \(word)\(star)")
+                } else {
+                    row.append("–")
+                }
+            }
+            if !truncation.isEmpty {
+                row.append(truncation[variant].map { $0.fromMaxTokens.map { "max_tokens \($0)" } ?? "never" } ?? "–")
+            }
+            return row
+        }
+        return (header, rows)
     }
 
     /// "better", "worse" or "no clear difference", by the interval.
@@ -56,24 +91,18 @@ extension MarkdownReport {
         out.append("")
         for best in insights.best { out.append("- \(MarkdownText.inline(InsightsText.best(best)))") }
         out.append("")
-        if let baseline = insights.baseline, !insights.differences.isEmpty {
-            out.append("Against the baseline, \(MarkdownText.inline(baseline)), over the same images (paired bootstrap):")
-            out.append("")
-            out.append("| variant | max_tokens | quality vs \(MarkdownText.cell(baseline)) | p | images | verdict |")
-            out.append("|---|---:|---|---:|---:|---|")
-            for difference in insights.differences {
-                out.append(
-                    "| \(MarkdownText.cell(difference.variant)) | \(Format.tokens(difference.maxTokens)) | \(InsightsText.delta(difference)) | \(InsightsText.p(difference.p)) | \(difference.images) | \(InsightsText.verdict(difference)) |")
-            }
-            out.append("")
+        let limits = RunInsights.limits(in: results)
+        let names = results.orderingVariants().variants.map(\.name)
+        let matrix = InsightsText.matrix(insights, summary: summary, variants: names, limits: limits)
+        if let baseline = insights.baseline {
+            out.append("Quality of \(MarkdownText.inline(baseline)) and each variant's difference from it over the same images (paired bootstrap: better or worse when the 95% interval excludes 0, else ≈); ★ the best at that limit.")
+        } else {
+            out.append("Mean quality per variant; ★ the best at that limit.")
         }
-        if !insights.truncation.isEmpty {
-            out.append("Truncation (the `check:` limit is \(Format.percent(insights.truncationLimit))):")
-            out.append("")
-            for truncation in insights.truncation {
-                out.append("- \(MarkdownText.inline(InsightsText.truncation(truncation, limit: insights.truncationLimit)))")
-            }
-            out.append("")
-        }
+        out.append("")
+        out.append("| " + matrix.header.map(MarkdownText.cell).joined(separator: " | ") + " |")
+        out.append("|---|" + String(repeating: "---:|", count: matrix.header.count - 1))
+        for row in matrix.rows { out.append("| " + row.map(MarkdownText.cell).joined(separator: " | ") + " |") }
+        out.append("")
     }
 }

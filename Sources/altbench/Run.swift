@@ -105,6 +105,9 @@ extension AltBench {
         @Flag(name: .customLong("no-cache"), help: "Ask again even when the store has an answer for a trial.")
         var noCache = false
 
+        @Flag(name: .customLong("embed-images"), help: "Inline local images in the HTML report as data URLs (a file that travels alone, e.g. a CI artifact).")
+        var embedImages = false
+
         func validate() throws {
             if let provider, Provider(rawValue: provider) == nil {
                 throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
@@ -201,6 +204,7 @@ extension AltBench {
             options.offline = offline
             options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
             options.noCache = noCache
+            options.embedImages = embedImages
             options.brevityBudget = brevityBudget
 
             let control = RunControl()

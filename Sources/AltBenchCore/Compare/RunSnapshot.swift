@@ -257,7 +257,7 @@ extension RunSnapshot {
     }
 
     /// The host (and port) of `endpoint`, or `mock`.
-    static func host(of endpoint: String, provider: Provider) -> String {
+    public static func host(of endpoint: String, provider: Provider) -> String {
         guard provider != .mock else { return "mock" }
         guard let components = URLComponents(string: endpoint), let host = components.host else { return "unknown" }
         return components.port.map { "\(host):\($0)" } ?? host

@@ -193,6 +193,8 @@ public struct RunOptions: Sendable, Hashable {
     public var noCache: Bool = false
     public var offline: Bool = false
     public var brevityBudget: Int?
+    /// `--embed-images`: the HTML report inlines local images as data URLs.
+    public var embedImages: Bool = false
 
     public init() {}
 }

@@ -1,0 +1,429 @@
+import AltBenchCore
+import Foundation
+import Plot
+
+/// A stored run as one self-contained HTML file that opens from disk: the answer first (which
+/// variant wins at which token limit, each against the baseline, where truncation stops), the
+/// charts (inline SVG), the sortable summary table, then a gallery with each image beside every
+/// answer, filterable by variant, limit and check, with a text search.
+///
+/// Inline CSS and JavaScript only, and a Content-Security-Policy that forbids every remote load
+/// (images excepted when the dataset's own images are remote URLs). Without JavaScript the page
+/// is complete: scripts only sort, filter and page. Every text from a model, a dataset or a
+/// prompt file goes through ``SafeHTML``, which escapes it for where it goes.
+public struct HTMLReport: Sendable {
+    public var results: RunResults
+    /// The folder the file will live in: local images are linked relative to it.
+    public var reportDirectory: URL
+    /// Inline local images as data URLs (for CI artifacts) instead of linking them.
+    public var embedImages: Bool
+    /// The truncated share `check:` allows, for the answer.
+    public var truncationLimit: Double
+    /// Cards shown before "Show more" (JavaScript only; without it every card shows).
+    public static let pageSize = 40
+
+    public init(
+        results: RunResults, reportDirectory: URL, embedImages: Bool = false,
+        truncationLimit: Double = CheckThresholds().maxTruncationRise
+    ) {
+        self.results = results.orderingVariants()
+        self.reportDirectory = reportDirectory
+        self.embedImages = embedImages
+        self.truncationLimit = truncationLimit
+    }
+
+    public func render() -> String {
+        let summary = RunSummary(results)
+        let insights = RunInsights(results, truncationLimit: truncationLimit)
+        let title = "altbench run \(results.info.id)"
+        let document = HTML(
+            .head(
+                .element(named: "meta", attributes: [Attribute<HTML.HeadContext>.attribute(named: "charset", value: "utf-8")]),
+                .element(
+                    named: "meta",
+                    attributes: [
+                        SafeHTML.attribute("http-equiv", "Content-Security-Policy"),
+                        SafeHTML.attribute("content", contentSecurityPolicy),
+                    ]),
+                .element(
+                    named: "meta",
+                    attributes: [SafeHTML.attribute("name", "viewport"), SafeHTML.attribute("content", "width=device-width, initial-scale=1")]),
+                .element(named: "title", nodes: [SafeHTML.text(title)] as [Node<HTML.HeadContext>]),
+                .style(HTMLReportAssets.css)
+            ),
+            .body(
+                .group(
+                    header(summary: summary),
+                    answer(insights),
+                    charts(summary: summary, insights: insights),
+                    summaryTable(summary),
+                    gallery(),
+                    failures(),
+                    variants()
+                ),
+                .element(named: "script", nodes: [Node<HTML.BodyContext>.raw(HTMLReportAssets.script)])
+            )
+        )
+        return document.render() + "\n"
+    }
+
+    /// No remote loads: only this file's own inline styles and scripts, and images from the
+    /// disk, data URLs, or the hosts of the dataset's remote images.
+    var contentSecurityPolicy: String {
+        let remoteHosts = Set(results.items.filter(\.isRemote).compactMap { item -> String? in
+            guard let url = URL(string: item.image), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                let host = url.host
+            else { return nil }
+            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+        }).sorted()
+        let images = (["'self'", "file:", "data:"] + remoteHosts).joined(separator: " ")
+        return "default-src 'none'; img-src \(images); style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+    }
+
+    // MARK: Header
+
+    func header(summary: RunSummary) -> Node<HTML.BodyContext> {
+        let info = results.info
+        let answered = results.trials.filter { !$0.failed }
+        let models = Set(results.trials.compactMap(\.model)).sorted()
+        var facts: [(String, String)] = [
+            ("provider", "\(info.provider.rawValue) (\(info.providerReason))"),
+            ("model", models.isEmpty ? "–" : models.joined(separator: ", ")),
+        ]
+        if !info.isMock { facts.append(("endpoint", RunSnapshot.host(of: info.endpoint, provider: info.provider))) }
+        facts += [
+            ("dataset", "\(info.datasetPath) (\(results.items.count) images)"),
+            ("trials", "\(answered.count) answered, \(results.trials.count - answered.count) failed, \(results.plannedTrials) planned"),
+            ("cache hits", "\(answered.filter(\.cached).count)"),
+            ("started", Format.timestamp(info.startedAt)),
+            ("duration", Format.duration(from: info.startedAt, to: info.finishedAt)),
+        ]
+        return .header(
+            .h1(SafeHTML.text("altbench run \(info.id)")),
+            .if(info.isMock, .p(
+                SafeHTML.attribute("class", "banner mock"), .strong("MOCK RESULTS"),
+                SafeHTML.text(" — these answers come from altbench's offline mock (each image's first reference cut to max_tokens), not a vision model. They test the pipeline and the scorers only."))),
+            .if(info.status != "finished", .p(
+                SafeHTML.attribute("class", "banner incomplete"), .strong("Incomplete"),
+                SafeHTML.text(" — the run \(info.status)\(info.statusMessage.map { ": \($0)" } ?? "") (\(results.trials.count) of \(results.plannedTrials) trials)."))),
+            .element(
+                named: "dl",
+                nodes: facts.flatMap { fact -> [Node<HTML.BodyContext>] in
+                    [.element(named: "dt", nodes: [SafeHTML.text(fact.0)]), .element(named: "dd", nodes: [SafeHTML.text(fact.1)])]
+                })
+        )
+    }
+
+    // MARK: The answer
+
+    func answer(_ insights: RunInsights) -> Node<HTML.BodyContext> {
+        guard !insights.best.isEmpty else {
+            return .section(SafeHTML.attribute("id", "answer"), .h2("The answer"), .p(SafeHTML.text("No answered trials: nothing to compare.")))
+        }
+        let summary = RunSummary(results)
+        let matrix = InsightsText.matrix(insights, summary: summary, variants: results.variants.map(\.name), limits: RunInsights.limits(in: results))
+        var rows: [Node<HTML.BodyContext>] = [
+            .p(SafeHTML.text(
+                insights.baseline.map { "Quality of \($0) and each variant's difference from it over the same images (paired bootstrap: better or worse when the 95% interval excludes 0, else ≈); ★ the best at that limit." }
+                    ?? "Mean quality per variant; ★ the best at that limit.")),
+            table(headers: matrix.header, rows: matrix.rows.map { $0.map { Cell($0) } }, className: "matrix"),
+        ]
+        if let baseline = insights.baseline, !insights.differences.isEmpty {
+            rows.append(.element(named: "details", nodes: [
+                .element(named: "summary", nodes: [SafeHTML.text("Intervals and p-values against \(baseline)")] as [Node<HTML.BodyContext>]),
+                table(
+                    headers: ["variant", "max_tokens", "quality vs \(baseline)", "p", "images", "verdict"],
+                    rows: insights.differences.map { difference in
+                        [
+                            Cell(difference.variant), Cell(Format.tokens(difference.maxTokens), sort: Double(difference.maxTokens ?? Int.max)),
+                            Cell(InsightsText.delta(difference), sort: difference.meanDifference), Cell(InsightsText.p(difference.p), sort: difference.p),
+                            Cell(String(difference.images), sort: Double(difference.images)),
+                            Cell(InsightsText.verdict(difference), className: "verdict-\(InsightsText.verdict(difference).replacingOccurrences(of: " ", with: "-"))"),
+                        ]
+                    }),
+            ] as [Node<HTML.BodyContext>]))
+        }
+        return .section(
+            SafeHTML.attribute("id", "answer"),
+            .h2("The answer"),
+            .ul(SafeHTML.attribute("class", "best"), .forEach(insights.best) { .li(SafeHTML.text(InsightsText.best($0))) }),
+            .group(rows)
+        )
+    }
+
+    // MARK: Charts
+
+    func charts(summary: RunSummary, insights: RunInsights) -> Node<HTML.BodyContext> {
+        .section(SafeHTML.attribute("id", "charts"), .h2("Charts"), .div(SafeHTML.attribute("class", "charts"), .group(ReportCharts(results: results, summary: summary).all())))
+    }
+
+    // MARK: Summary table
+
+    func summaryTable(_ summary: RunSummary) -> Node<HTML.BodyContext> {
+        .section(
+            SafeHTML.attribute("id", "summary"),
+            .h2("Summary"),
+            .p(SafeHTML.text("Rates are shares of answered trials; click a column to sort.")),
+            table(
+                headers: ["variant", "max_tokens", "n", "errors", "quality", "mean chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty"],
+                rows: summary.rows.map { row in
+                    [
+                        Cell(row.variant), Cell(Format.tokens(row.maxTokens), sort: Double(row.maxTokens ?? Int.max)),
+                        Cell(String(row.n), sort: Double(row.n)), Cell(String(row.errors), sort: Double(row.errors)),
+                        Cell(Format.decimal(row.meanQuality, digits: 2), sort: row.meanQuality),
+                        Cell(Format.decimal(row.meanChars), sort: row.meanChars),
+                        Cell(Format.percent(row.withinBudget), sort: row.withinBudget),
+                        Cell(Format.percent(row.firstPerson), sort: row.firstPerson), Cell(Format.percent(row.truncated), sort: row.truncated),
+                        Cell(Format.percent(row.refusals), sort: row.refusals), Cell(Format.percent(row.empty), sort: row.empty),
+                    ]
+                })
+        )
+    }
+
+    // MARK: Gallery
+
+    func gallery() -> Node<HTML.BodyContext> {
+        let byItem = Dictionary(grouping: results.trials, by: \.itemID)
+        let order = Dictionary(results.variants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let limits = RunInsights.limits(in: results)
+        let checks = ScoringSettings.checkIDs
+        let controls: Node<HTML.BodyContext> = .div(
+            SafeHTML.attribute("class", "filters"), SafeHTML.attribute("hidden", "hidden"), SafeHTML.attribute("id", "filters"),
+            select("variant", label: "Variant", options: results.variants.map(\.name)),
+            select("limit", label: "max_tokens", options: limits.map { Format.tokens($0) }),
+            select("check", label: "Failed check", options: checks),
+            .element(named: "label", nodes: [
+                .element(named: "input", attributes: [SafeHTML.attribute("type", "checkbox"), SafeHTML.attribute("id", "filter-disagree")]),
+                SafeHTML.text(" only images where variants disagree"),
+            ] as [Node<HTML.BodyContext>]),
+            .element(named: "label", nodes: [
+                SafeHTML.text("Search "),
+                .element(named: "input", attributes: [SafeHTML.attribute("type", "search"), SafeHTML.attribute("id", "filter-text"), SafeHTML.attribute("placeholder", "words in answers or references")]),
+            ] as [Node<HTML.BodyContext>]),
+            .span(SafeHTML.attribute("id", "filter-count"))
+        )
+        let cards = results.items.map { item -> Node<HTML.BodyContext> in
+            let trials = (byItem[item.id] ?? []).sorted {
+                (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex) < (order[$1.variant] ?? 0, $1.maxTokens ?? Int.max, $1.repeatIndex)
+            }
+            return card(item, trials: trials)
+        }
+        return .section(
+            SafeHTML.attribute("id", "gallery"),
+            .h2("Per image"),
+            controls,
+            .div(SafeHTML.attribute("class", "cards"), .group(cards)),
+            .element(named: "button", nodes: [SafeHTML.attribute("id", "more"), SafeHTML.attribute("type", "button"), SafeHTML.attribute("hidden", "hidden"), SafeHTML.text("Show more")] as [Node<HTML.BodyContext>])
+        )
+    }
+
+    func card(_ item: RunResults.Item, trials: [RunResults.TrialRow]) -> Node<HTML.BodyContext> {
+        let failedChecks = trials.map { trial in Set(trial.scores.values.filter { $0.passed == false && ScoringSettings.checkIDs.contains($0.name) }.map(\.name)) }
+        let disagree = Set(failedChecks).count > 1 || Set(trials.map(\.failed)).count > 1
+        let searchText = ([item.id] + item.references + trials.compactMap { $0.answer?.content }).joined(separator: " ").lowercased()
+        var facts: [String] = []
+        if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
+        if let format = item.format { facts.append(format.uppercased()) }
+        if item.isRemote { facts.append("remote URL") }
+        let rows = zip(trials, failedChecks).map { trial, failed -> Node<HTML.BodyContext> in
+            answerRow(trial, failed: failed)
+        }
+        return .element(named: "article", nodes: [
+            SafeHTML.attribute("class", "card"), SafeHTML.attribute("id", "item-\(item.id)"),
+            SafeHTML.attribute("data-disagree", disagree ? "1" : "0"), SafeHTML.attribute("data-search", searchText),
+            .div(SafeHTML.attribute("class", "image"), image(item)),
+            .div(
+                SafeHTML.attribute("class", "about"),
+                .h3(SafeHTML.text(item.id)),
+                .if(!facts.isEmpty, .p(SafeHTML.attribute("class", "facts"), SafeHTML.text(facts.joined(separator: " · ")))),
+                .if(item.problem != nil, .p(SafeHTML.attribute("class", "problem"), .strong("Not sent: "), SafeHTML.text(item.problem ?? ""))),
+                .if(!item.references.isEmpty, .ol(SafeHTML.attribute("class", "references"), .forEach(item.references) { .li(SafeHTML.text($0)) })),
+                .if(item.expectedText != nil, .p(.strong("Expected text: "), SafeHTML.text(item.expectedText ?? ""))),
+                .if(!item.mustMention.isEmpty, .p(.strong("Must mention: "), SafeHTML.text(item.mustMention.joined(separator: ", "))))
+            ),
+            .if(!trials.isEmpty, el("table", 
+                SafeHTML.attribute("class", "answers"),
+                el("thead", el("tr", el("th", "variant"), el("th", "max_tokens"), el("th", "answer"), el("th", "chars"), el("th", "quality"), el("th", "flags"))),
+                el("tbody", .group(rows))
+            )),
+        ])
+    }
+
+    func answerRow(_ trial: RunResults.TrialRow, failed: Set<String>) -> Node<HTML.BodyContext> {
+        var text = ""
+        var chars = "–"
+        var quality = "–"
+        var flags: [String] = []
+        var className = "answer"
+        if let answer = trial.answer {
+            let content = (answer.content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            text = content.isEmpty ? (answer.refusal.map { "refused: \($0)" } ?? "(empty)") : content
+            chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
+            quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
+            flags = Format.flags(trial.scores)
+            if !failed.isEmpty { className += " flagged" }
+        } else {
+            text = "error: \(trial.error ?? "unknown")"
+            flags = ["failed"]
+            className += " failed"
+        }
+        let checkList = (trial.failed ? ["failed"] : failed.sorted()).joined(separator: " ")
+        return .element(named: "tr", nodes: [
+            SafeHTML.attribute("class", className), SafeHTML.attribute("data-variant", trial.variant),
+            SafeHTML.attribute("data-limit", Format.tokens(trial.maxTokens)), SafeHTML.attribute("data-checks", checkList),
+            el("td", SafeHTML.text(trial.variant + (trial.repeatIndex > 0 ? " (repeat \(trial.repeatIndex + 1))" : ""))),
+            el("td", SafeHTML.text(Format.tokens(trial.maxTokens))),
+            el("td", SafeHTML.attribute("class", "text"), SafeHTML.text(text)),
+            el("td", SafeHTML.text(chars)), el("td", SafeHTML.text(quality)),
+            el("td", .forEach(flags) { .span(SafeHTML.attribute("class", "flag"), SafeHTML.text($0)) }),
+        ] as [Node<HTML.BodyContext>])
+    }
+
+    /// The image as the report shows it: a path relative to the report, a data URL (with
+    /// `embedImages`), or the dataset's own http(s) URL; never any other scheme.
+    func image(_ item: RunResults.Item) -> Node<HTML.BodyContext> {
+        guard let source = Self.imageSource(item, reportDirectory: reportDirectory, embed: embedImages) else {
+            return .p(SafeHTML.attribute("class", "noimage"), SafeHTML.text("(no image)"))
+        }
+        return .element(named: "img", attributes: [
+            SafeHTML.attribute("src", source), SafeHTML.attribute("alt", item.references.first ?? item.id),
+            SafeHTML.attribute("loading", "lazy"), SafeHTML.attribute("class", "thumb"),
+        ])
+    }
+
+    static func imageSource(_ item: RunResults.Item, reportDirectory: URL, embed: Bool) -> String? {
+        guard !item.image.isEmpty else { return nil }
+        if item.isRemote {
+            guard let url = URL(string: item.image), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+            return url.absoluteString
+        }
+        if embed, item.problem == nil, let data = FileManager.default.contents(atPath: item.image),
+            let header = try? ImageSniffer.sniff(data, path: item.image)
+        {
+            return "data:\(header.format.mimeType);base64,\(data.base64EncodedString())"
+        }
+        // Each path segment percent-encoded, so a file name cannot turn into a scheme or a query.
+        let relative = MarkdownText.relativePath(to: item.image, from: reportDirectory.path)
+        let encoded = relative.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#:;"))) ?? ""
+        }.joined(separator: "/")
+        return encoded.hasPrefix("/") || encoded.hasPrefix(".") ? encoded : "./" + encoded
+    }
+
+    // MARK: Failures and variants
+
+    func failures() -> Node<HTML.BodyContext> {
+        let failed = results.trials.filter(\.failed)
+        let bad = results.items.filter { $0.problem != nil }
+        guard !failed.isEmpty || !bad.isEmpty else { return .empty }
+        return .section(
+            SafeHTML.attribute("id", "failures"),
+            .h2("What failed"),
+            .if(!bad.isEmpty, .ul(.forEach(bad) { .li(.strong(SafeHTML.text($0.id)), SafeHTML.text(": \($0.problem ?? "")")) })),
+            .if(!failed.isEmpty, table(
+                headers: ["variant", "max_tokens", "image", "reason"],
+                rows: failed.map { [Cell($0.variant), Cell(Format.tokens($0.maxTokens)), Cell($0.itemID), Cell($0.error ?? "unknown")] }))
+        )
+    }
+
+    func variants() -> Node<HTML.BodyContext> {
+        .section(
+            SafeHTML.attribute("id", "variants"),
+            .h2("Variants"),
+            .forEach(results.variants) { variant in
+                .element(named: "details", nodes: [
+                    .element(named: "summary", nodes: [
+                        .strong(SafeHTML.text(variant.name)),
+                        SafeHTML.text(" — \(variant.file)\(variant.description.map { ": \($0)" } ?? "")"),
+                    ] as [Node<HTML.BodyContext>]),
+                    .pre(SafeHTML.text(variant.text)),
+                ] as [Node<HTML.BodyContext>])
+            }
+        )
+    }
+
+    // MARK: Pieces
+
+    /// An element with children, in the body context (Plot's typed table contexts do not mix
+    /// with generated rows).
+    func el(_ name: String, _ nodes: Node<HTML.BodyContext>...) -> Node<HTML.BodyContext> {
+        .element(named: name, nodes: nodes)
+    }
+
+    func el(_ name: String, _ nodes: [Node<HTML.BodyContext>]) -> Node<HTML.BodyContext> {
+        .element(named: name, nodes: nodes)
+    }
+
+    struct Cell {
+        var text: String
+        var sort: Double?
+        var className: String?
+        init(_ text: String, sort: Double? = nil, className: String? = nil) {
+            self.text = text
+            self.sort = sort
+            self.className = className
+        }
+    }
+
+    /// A table whose columns sort on click (numbers by their value).
+    func table(headers: [String], rows: [[Cell]], className: String = "sortable") -> Node<HTML.BodyContext> {
+        el("table", 
+            SafeHTML.attribute("class", className),
+            el("thead", el("tr", .forEach(headers) { el("th", SafeHTML.text($0)) })),
+            el("tbody", .forEach(rows) { cells in
+                el("tr", .forEach(cells) { cell in
+                    el("td",
+                        .if(cell.sort != nil && cell.sort!.isFinite, SafeHTML.attribute("data-sort", String(cell.sort ?? 0))),
+                        .if(cell.className != nil, SafeHTML.attribute("class", cell.className ?? "")),
+                        SafeHTML.text(cell.text))
+                })
+            })
+        )
+    }
+
+    func select(_ name: String, label: String, options: [String]) -> Node<HTML.BodyContext> {
+        .element(named: "label", nodes: [
+            SafeHTML.text("\(label) "),
+            .element(named: "select", nodes: [
+                SafeHTML.attribute("id", "filter-\(name)"),
+                .element(named: "option", nodes: [SafeHTML.attribute("value", ""), SafeHTML.text("all")] as [Node<HTML.BodyContext>]),
+            ] + options.map { option in
+                .element(named: "option", nodes: [SafeHTML.attribute("value", option), SafeHTML.text(option)] as [Node<HTML.BodyContext>])
+            } as [Node<HTML.BodyContext>]),
+        ] as [Node<HTML.BodyContext>])
+    }
+}
+
+/// Escaping for HTML built with Plot. Plot escapes `<` and `>` in text but leaves `&`-entities
+/// as written and attribute values untouched, so every untrusted text goes through here:
+/// text with `&` escaped first (an answer that says `&lt;` shows `&lt;`), attribute values with
+/// `&`, `<`, `>`, `"` and `'` escaped (a quote cannot end the attribute).
+public enum SafeHTML {
+    public static func text<Context>(_ value: String) -> Node<Context> {
+        .text(value.replacingOccurrences(of: "&", with: "&amp;"))
+    }
+
+    public static func attribute<Context>(_ name: String, _ value: String) -> Node<Context> {
+        .attribute(named: name, value: escapeAttribute(value))
+    }
+
+    public static func attribute<Context>(_ name: String, _ value: String) -> Attribute<Context> {
+        .attribute(named: name, value: escapeAttribute(value))
+    }
+
+    public static func escapeAttribute(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.count)
+        for character in value {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

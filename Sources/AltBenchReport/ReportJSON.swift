@@ -1,0 +1,57 @@
+import AltBenchCore
+import Foundation
+
+/// `altbench report --format json`: a run's summary tables and its answer as data, for tools.
+public enum ReportJSON {
+    public static func render(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) -> String {
+        let ordered = results.orderingVariants()
+        let summary = RunSummary(ordered)
+        let insights = RunInsights(ordered, truncationLimit: truncationLimit)
+        func number(_ value: Double?) -> Any { value.map { $0 as Any } ?? NSNull() }
+        func limit(_ value: Int?) -> Any { value.map { $0 as Any } ?? NSNull() }
+        let answered = results.trials.filter { !$0.failed }
+        let object: [String: Any] = [
+            "run": [
+                "id": results.info.id, "status": results.info.status, "provider": results.info.provider.rawValue,
+                "endpoint_host": RunSnapshot.host(of: results.info.endpoint, provider: results.info.provider),
+                "dataset": results.info.datasetPath, "models": Array(Set(results.trials.compactMap(\.model))).sorted(),
+                "planned_trials": results.plannedTrials, "answered": answered.count,
+                "failed": results.trials.count - answered.count, "cache_hits": answered.filter(\.cached).count,
+            ] as [String: Any],
+            "summary": summary.rows.map { row -> [String: Any] in
+                [
+                    "variant": row.variant, "max_tokens": limit(row.maxTokens), "n": row.n, "errors": row.errors,
+                    "quality": number(row.meanQuality), "mean_chars": number(row.meanChars), "p90_chars": number(row.p90Chars),
+                    "within_budget": number(row.withinBudget), "first_person": number(row.firstPerson),
+                    "truncated": number(row.truncated), "refusals": number(row.refusals), "empty": number(row.empty),
+                    "check_rates": row.checkRates,
+                ]
+            },
+            "answer": [
+                "baseline": insights.baseline.map { $0 as Any } ?? NSNull(),
+                "best": insights.best.map { best -> [String: Any] in
+                    [
+                        "max_tokens": limit(best.maxTokens), "variant": best.variant, "quality": best.meanQuality,
+                        "low": best.low, "high": best.high, "images": best.images, "tied_with": best.tiedWith,
+                    ]
+                },
+                "differences": insights.differences.map { difference -> [String: Any] in
+                    [
+                        "variant": difference.variant, "max_tokens": limit(difference.maxTokens),
+                        "mean_difference": difference.meanDifference, "low": difference.low, "high": difference.high,
+                        "p": difference.p, "images": difference.images, "significant": difference.significant,
+                    ]
+                },
+                "truncation_limit": insights.truncationLimit,
+                "truncation": insights.truncation.map { truncation -> [String: Any] in
+                    [
+                        "variant": truncation.variant, "from_max_tokens": limit(truncation.fromMaxTokens),
+                        "shares": truncation.shares.map { ["max_tokens": $0.maxTokens, "share": $0.share] as [String: Any] },
+                    ]
+                },
+            ] as [String: Any],
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
