@@ -38,6 +38,9 @@ public enum InsightsText {
                 } else if let difference = insights.differences.first(where: { $0.variant == variant && $0.maxTokens == limit }) {
                     let word = difference.significant ? (difference.meanDifference > 0 ? "better" : "worse") : "≈"
                     row.append("\(signed(difference.meanDifference)) \(word)\(star)")
+                } else if let quality = summary.rows.first(where: { $0.variant == variant && $0.maxTokens == limit })?.meanQuality {
+                    // No baseline answers at this limit to compare with: the variant's own quality.
+                    row.append("\(Format.decimal(quality, digits: 2))\(star)")
                 } else {
                     row.append("–")
                 }
