@@ -38,16 +38,12 @@ public struct HTMLReport: Sendable {
         let title = "altbench run \(results.info.id)"
         let document = HTML(
             .head(
-                .element(named: "meta", attributes: [Attribute<HTML.HeadContext>.attribute(named: "charset", value: "utf-8")]),
-                .element(
-                    named: "meta",
-                    attributes: [
+                .selfClosedElement(named: "meta", attributes: [Attribute<HTML.HeadContext>.attribute(named: "charset", value: "utf-8")]),
+                .selfClosedElement(named: "meta", attributes: [
                         SafeHTML.attribute("http-equiv", "Content-Security-Policy"),
                         SafeHTML.attribute("content", contentSecurityPolicy),
                     ]),
-                .element(
-                    named: "meta",
-                    attributes: [SafeHTML.attribute("name", "viewport"), SafeHTML.attribute("content", "width=device-width, initial-scale=1")]),
+                .selfClosedElement(named: "meta", attributes: [SafeHTML.attribute("name", "viewport"), SafeHTML.attribute("content", "width=device-width, initial-scale=1")]),
                 .element(named: "title", nodes: [SafeHTML.text(title)] as [Node<HTML.HeadContext>]),
                 .style(HTMLReportAssets.css)
             ),
@@ -193,12 +189,12 @@ public struct HTMLReport: Sendable {
             select("limit", label: "max_tokens", options: limits.map { Format.tokens($0) }),
             select("check", label: "Failed check", options: checks),
             .element(named: "label", nodes: [
-                .element(named: "input", attributes: [SafeHTML.attribute("type", "checkbox"), SafeHTML.attribute("id", "filter-disagree")]),
+                .selfClosedElement(named: "input", attributes: [SafeHTML.attribute("type", "checkbox"), SafeHTML.attribute("id", "filter-disagree")]),
                 SafeHTML.text(" only images where variants disagree"),
             ] as [Node<HTML.BodyContext>]),
             .element(named: "label", nodes: [
                 SafeHTML.text("Search "),
-                .element(named: "input", attributes: [SafeHTML.attribute("type", "search"), SafeHTML.attribute("id", "filter-text"), SafeHTML.attribute("placeholder", "words in answers or references")]),
+                .selfClosedElement(named: "input", attributes: [SafeHTML.attribute("type", "search"), SafeHTML.attribute("id", "filter-text"), SafeHTML.attribute("placeholder", "words in answers or references")]),
             ] as [Node<HTML.BodyContext>]),
             .span(SafeHTML.attribute("id", "filter-count"))
         )
@@ -285,7 +281,7 @@ public struct HTMLReport: Sendable {
         guard let source = Self.imageSource(item, reportDirectory: reportDirectory, embed: embedImages) else {
             return .p(SafeHTML.attribute("class", "noimage"), SafeHTML.text("(no image)"))
         }
-        return .element(named: "img", attributes: [
+        return .selfClosedElement(named: "img", attributes: [
             SafeHTML.attribute("src", source), SafeHTML.attribute("alt", item.references.first ?? item.id),
             SafeHTML.attribute("loading", "lazy"), SafeHTML.attribute("class", "thumb"),
         ])
