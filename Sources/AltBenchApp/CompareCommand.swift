@@ -36,6 +36,8 @@ enum ComparisonSide {
 /// default; never HTML-escaped), `md` for Markdown files and pull requests, `json` for tools.
 public enum CompareFormat: String, Sendable, CaseIterable {
     case text, md, json
+    /// One self-contained HTML page (``CompareHTML``) on stdout.
+    case html
 }
 
 /// `altbench compare A B`: two runs, or a baseline file and a run, side by side.
@@ -62,6 +64,7 @@ public struct CompareCommand: Sendable {
         case .text: console.out(CompareReport.text(comparison))
         case .md: console.out(CompareReport.markdown(comparison))
         case .json: console.out(try CompareJSON.encode(comparison))
+        case .html: console.out(CompareHTML(comparison: comparison).render())
         }
         return comparison
     }
@@ -127,6 +130,7 @@ public struct CheckCommand: Sendable {
         case .text: console.out(verbose ? CheckReport.text(verdict) : CheckTerminal.summary(verdict))
         case .md: console.out(markdown)
         case .json: console.out(try CompareJSON.encode(verdict))
+        case .html: console.out(CompareHTML(comparison: verdict.comparison, headline: verdict.headline).render())
         }
         if let junit {
             let url = URL.resolving(junit, against: workingDirectory)

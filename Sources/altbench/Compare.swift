@@ -25,7 +25,7 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("Results folder.", valueName: "dir"))
         var results: String = "results"
 
-        @Option(name: .long, help: ArgumentHelp("text (terminal), md (Markdown) or json (for tools).", valueName: "format"))
+        @Option(name: .long, help: ArgumentHelp("text (terminal), md (Markdown), json (for tools) or html (one page; redirect it to a file).", valueName: "format"))
         var format: CompareFormat = .text
 
         func run() async throws {
@@ -67,7 +67,7 @@ extension AltBench {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "text (terminal: the verdict and one line per pair), md (the whole comparison as Markdown) or json (for tools).",
+                "text (terminal: the verdict and one line per pair), md (the whole comparison as Markdown), json (for tools) or html (one page).",
                 valueName: "format"))
         var format: CompareFormat = .text
 
