@@ -7,7 +7,8 @@
 //     swift run -c release --skip-build altbench-bench load [--runs N] [--scenario S] [--diagnose]   load only
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //
-// Hot paths: scoring, planning, a mock run into SQLite, loading and rendering (`--trials`,
+// Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
+// HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
 // default 6000). Scoring (Scoring.swift): 100,000 realistic answers (`--texts`) built from the
 // sample dataset's references, scored on one core and on all; target ≥ 50,000 answers/s on one
 // core; and CIDEr-D over 5,000 items × 5 references, target < 2 s. Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
@@ -159,6 +160,21 @@ func hotPaths(trialCount: Int) async throws {
         let text = MarkdownReport(results: loaded!, reportDirectory: folder).render()
         precondition(text.count > 0)
     }
+    // The HTML report: target under 2 s for 20,000 trials (`--trials 20000`).
+    var htmlBytes = 0
+    let clock = ContinuousClock()
+    let htmlTime = await clock.measure {
+        htmlBytes = HTMLReport(results: loaded!, reportDirectory: folder).render().utf8.count
+    }
+    await measure("render HTML report", count: trials.count, unit: "trial") {
+        let text = HTMLReport(results: loaded!, reportDirectory: folder).render()
+        precondition(!text.isEmpty)
+    }
+    let htmlSeconds = Double(htmlTime.components.seconds) + Double(htmlTime.components.attoseconds) / 1e18
+    print(
+        String(
+            format: "HTML report: %.2f s for %d trials (target < 2 s at 20,000: %@), %.1f MB", htmlSeconds, trials.count,
+            trials.count < 20_000 ? "run with --trials 20000" : (htmlSeconds < 2 ? "met" : "MISSED"), Double(htmlBytes) / 1e6))
     let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("altbench.sqlite").path)[.size] as? Int) ?? 0
     print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))
 }
