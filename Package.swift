@@ -165,6 +165,8 @@ let package = Package(
                 "AltBenchTesting", "AltBenchCore", "altbench", "altbench-test-server", "altbench-bench",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
