@@ -23,7 +23,7 @@ public struct CacheCommand: Sendable {
     /// What `prune` deleted (or would delete, on a dry run), with the report files.
     public struct PruneResult: Sendable, Equatable {
         public var outcome: PruneOutcome
-        /// The deleted runs' Markdown reports, as `DIR/runs/<id>.md`, that were (or would be) removed.
+        /// The deleted runs' reports, as `DIR/runs/<id>.md` and `.html`, that were (or would be) removed.
         public var reports: [String]
     }
 
@@ -52,8 +52,9 @@ public struct CacheCommand: Sendable {
     }
 
     /// Deletes what `selection` picks (see `ResultStore.prune`) and each deleted run's
-    /// `runs/<id>.md`, then prints what went and the size before and after. `latest.md` stays:
-    /// it is the last report written, whichever run it shows.
+    /// `runs/<id>.md` and `.html`, then prints what went and the size before and after.
+    /// `latest.md` and `latest.html` stay: they are the last reports written, whichever run
+    /// they show.
     @discardableResult
     public func prune(_ selection: Selection, dryRun: Bool = false, now: Date = Date()) async throws -> PruneResult {
         let store = try openStore()
@@ -62,10 +63,12 @@ public struct CacheCommand: Sendable {
         var reports: [String] = []
         // Ids come from the database; one that could name a file outside runs/ is left alone.
         for id in outcome.runIDs where !id.contains("/") && !id.hasPrefix(".") {
-            let file = runs.appendingPathComponent("\(id).md")
-            guard FileManager.default.fileExists(atPath: file.path) else { continue }
-            if !dryRun { try FileManager.default.removeItem(at: file) }
-            reports.append("\(displayResults)/runs/\(id).md")
+            for ext in ["md", "html"] {
+                let file = runs.appendingPathComponent("\(id).\(ext)")
+                guard FileManager.default.fileExists(atPath: file.path) else { continue }
+                if !dryRun { try FileManager.default.removeItem(at: file) }
+                reports.append("\(displayResults)/runs/\(id).\(ext)")
+            }
         }
         let result = PruneResult(outcome: outcome, reports: reports)
         console.out(Self.text(result, database: databaseDisplayPath))

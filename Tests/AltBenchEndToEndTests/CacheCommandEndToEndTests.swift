@@ -41,10 +41,10 @@ struct CacheCommandEndToEndTests {
         let prune = try await AltbenchProcess.run(["cache", "prune", "--keep-runs", "1"], in: workspace.root)
         #expect(prune.status == 0, "\(prune.stderr)")
         #expect(prune.stdout.hasPrefix("Deleted 1 run:\n  \(ids[0])\nDeleted 8 trials and 0 cached answers.\n"))
-        #expect(prune.stdout.contains("Removed 1 report:\n  results/runs/\(ids[0]).md\n"))
+        #expect(prune.stdout.contains("Removed 2 reports:\n  results/runs/\(ids[0]).md\n  results/runs/\(ids[0]).html\n"), "\(prune.stdout)")
         #expect(prune.stdout.contains("results/altbench.sqlite: "))
         let runs = try FileManager.default.contentsOfDirectory(atPath: workspace.url("results/runs").path)
-        #expect(runs == ["\(ids[1]).md"])
+        #expect(runs.sorted() == ["\(ids[1]).html", "\(ids[1]).md"])
         #expect(FileManager.default.fileExists(atPath: workspace.url("results/latest.md").path))
 
         let after = try Self.json(try await AltbenchProcess.run(["cache", "stats", "--format", "json"], in: workspace.root))
