@@ -382,7 +382,7 @@ public struct HTMLReport: Sendable {
             SafeHTML.text("\(label) "),
             .element(named: "select", nodes: [
                 SafeHTML.attribute("id", "filter-\(name)"),
-                .element(named: "option", nodes: [SafeHTML.attribute("value", ""), SafeHTML.text("all")] as [Node<HTML.BodyContext>]),
+                .element(named: "option", nodes: [SafeHTML.text("all")] as [Node<HTML.BodyContext>]),
             ] + options.map { option in
                 .element(named: "option", nodes: [SafeHTML.attribute("value", option), SafeHTML.text(option)] as [Node<HTML.BodyContext>])
             } as [Node<HTML.BodyContext>]),

@@ -62,7 +62,13 @@ enum HTMLReportAssets {
           var more = document.getElementById("more");
           var count = document.getElementById("filter-count");
           var pageSize = \(HTMLReport.pageSize), shown = pageSize;
-          function value(id) { var element = document.getElementById(id); return element ? element.value : ""; }
+          // A select's first option is "all" (any value), whatever its text.
+          function value(id) {
+            var element = document.getElementById(id);
+            if (!element) { return ""; }
+            if (element.tagName === "SELECT") { return element.selectedIndex <= 0 ? "" : element.value; }
+            return element.value;
+          }
           function apply() {
             var variant = value("filter-variant"), limit = value("filter-limit"), check = value("filter-check");
             var text = value("filter-text").trim().toLowerCase();
