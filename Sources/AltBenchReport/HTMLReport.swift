@@ -216,7 +216,6 @@ public struct HTMLReport: Sendable {
     func card(_ item: RunResults.Item, trials: [RunResults.TrialRow]) -> Node<HTML.BodyContext> {
         let failedChecks = trials.map { trial in Set(trial.scores.values.filter { $0.passed == false && ScoringSettings.checkIDs.contains($0.name) }.map(\.name)) }
         let disagree = Set(failedChecks).count > 1 || Set(trials.map(\.failed)).count > 1
-        let searchText = ([item.id] + item.references + trials.compactMap { $0.answer?.content }).joined(separator: " ").lowercased()
         var facts: [String] = []
         if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
         if let format = item.format { facts.append(format.uppercased()) }
@@ -226,7 +225,7 @@ public struct HTMLReport: Sendable {
         }
         return .element(named: "article", nodes: [
             SafeHTML.attribute("class", "card"), SafeHTML.attribute("id", "item-\(item.id)"),
-            SafeHTML.attribute("data-disagree", disagree ? "1" : "0"), SafeHTML.attribute("data-search", searchText),
+            SafeHTML.attribute("data-disagree", disagree ? "1" : "0"),
             .div(SafeHTML.attribute("class", "image"), image(item)),
             .div(
                 SafeHTML.attribute("class", "about"),

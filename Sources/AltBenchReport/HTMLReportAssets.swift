@@ -69,6 +69,12 @@ enum HTMLReportAssets {
             if (element.tagName === "SELECT") { return element.selectedIndex <= 0 ? "" : element.value; }
             return element.value;
           }
+          // The card's own text (id, references, answers), lower-cased once.
+          var texts = new Map();
+          function searchable(card) {
+            if (!texts.has(card)) { texts.set(card, (card.textContent || "").toLowerCase()); }
+            return texts.get(card);
+          }
           function apply() {
             var variant = value("filter-variant"), limit = value("filter-limit"), check = value("filter-check");
             var text = value("filter-text").trim().toLowerCase();
@@ -86,7 +92,7 @@ enum HTMLReportAssets {
               });
               var ok = (rows.length === 0 ? !(variant || limit || check) : visibleRows > 0) &&
                 (!onlyDisagree || card.dataset.disagree === "1") &&
-                (!text || (card.dataset.search || "").indexOf(text) >= 0);
+                (!text || searchable(card).indexOf(text) >= 0);
               card.dataset.match = ok ? "1" : "0";
               if (ok) { matching += 1; }
             });

@@ -84,6 +84,9 @@ struct EndToEndTests {
         #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == prompts.count * items * 4)
         let limits = try await db.read { try Int.fetchAll($0, sql: "SELECT DISTINCT max_tokens FROM trial ORDER BY 1") }
         #expect(limits == [30, 50, 80, 150])
+        // The HTML report of the whole sample stays under 1 MB with its images linked.
+        let html = try FileManager.default.attributesOfItem(atPath: workspace.url("results/latest.html").path)[.size] as? Int ?? 0
+        #expect(html > 0 && html < 1_000_000, "latest.html is \(html) bytes")
 
         // Templates are filled from each item: the post's language by name, the post's text.
         func request(_ variant: String, _ item: String) throws -> String? {
