@@ -390,12 +390,13 @@ public struct HTMLReport: Sendable {
 }
 
 /// Escaping for HTML built with Plot. Plot escapes `<` and `>` in text but leaves `&`-entities
-/// as written and attribute values untouched, so every untrusted text goes through here:
-/// text with `&` escaped first (an answer that says `&lt;` shows `&lt;`), attribute values with
-/// `&`, `<`, `>`, `"` and `'` escaped (a quote cannot end the attribute).
+/// as written and attribute values untouched, so every untrusted text goes through here, with
+/// the report's one XML rule (``JUnitReport/escape(_:attribute:)``, which the SVG charts use
+/// too): `&`, `<`, `>` always, both quotes in attribute values, and characters XML cannot carry
+/// replaced. Text is then handed to Plot as already escaped.
 public enum SafeHTML {
     public static func text<Context>(_ value: String) -> Node<Context> {
-        .text(value.replacingOccurrences(of: "&", with: "&amp;"))
+        .raw(escapeText(value))
     }
 
     public static func attribute<Context>(_ name: String, _ value: String) -> Node<Context> {
@@ -406,19 +407,11 @@ public enum SafeHTML {
         .attribute(named: name, value: escapeAttribute(value))
     }
 
+    public static func escapeText(_ value: String) -> String {
+        JUnitReport.escape(value, attribute: false)
+    }
+
     public static func escapeAttribute(_ value: String) -> String {
-        var out = ""
-        out.reserveCapacity(value.count)
-        for character in value {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        JUnitReport.escape(value, attribute: true)
     }
 }

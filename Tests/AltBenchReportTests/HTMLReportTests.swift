@@ -59,7 +59,7 @@ struct HTMLReportTests {
 
     @Test func theFileIsSelfContainedAndForbidsRemoteLoads() {
         let html = HTMLReport(results: ReportFixtures.fullRun(), reportDirectory: ReportFixtures.runsDirectory).render()
-        #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;none&#39;; img-src &#39;self&#39; file: data: https://files.example.test;"))
+        #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &apos;none&apos;; img-src &apos;self&apos; file: data: https://files.example.test;"))
         // The only remote URL is the dataset's own remote image.
         let remote = html.matches(of: /(src|href)="(https?:[^"]*)"/).map { String($0.output.2) }
         #expect(remote == ["https://files.example.test/media/a%20b.png?width=600&amp;format=png"])
