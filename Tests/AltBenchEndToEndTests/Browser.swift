@@ -670,3 +670,8 @@ actor BrowserGate {
 
     func release() { inUse = max(0, inUse - 1) }
 }
+
+/// Every test that starts a browser, one at a time: headless Chromium is the heaviest thing
+/// the suite runs, and two at once beside the rest of the suite starve its timing tests on a
+/// 2-core machine.
+@Suite(.serialized) enum BrowserSuites {}

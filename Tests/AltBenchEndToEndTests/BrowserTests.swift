@@ -5,6 +5,7 @@ import Testing
 /// The headless-browser harness on small pages written to a temporary folder: what the HTML
 /// report's tests will rely on (scripts run, console and CSP are visible, local images load,
 /// screenshots, user input, and no process left behind).
+extension BrowserSuites {
 @Suite("headless browser harness")
 struct BrowserTests {
     /// A 1×1 PNG.
@@ -250,4 +251,5 @@ struct BrowserTests {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
     }
+}
 }

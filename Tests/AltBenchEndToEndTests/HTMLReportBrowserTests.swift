@@ -6,6 +6,7 @@ import Testing
 /// The HTML report of a real run, opened from disk in headless Chromium: nothing logged as an
 /// error, nothing requested from the network, the charts and a card per image there, every
 /// image loaded, hostile answers inert, the filters working.
+extension BrowserSuites {
 @Suite("HTML report in a browser")
 struct HTMLReportBrowserTests {
     /// Answers a dataset can smuggle in (the mock answers with an item's first reference).
@@ -101,4 +102,5 @@ struct HTMLReportBrowserTests {
         #expect(!html.contains("<article class=\"card\" hidden"))
         #expect(html.contains("<div class=\"filters\" hidden=\"hidden\""), "the filter controls appear only with the script")
     }
+}
 }
