@@ -30,8 +30,8 @@ struct BrowserError: Error, CustomStringConvertible {
 ///
 /// Each `Browser` has its own chromedriver on a free loopback port, its own Chromium and its
 /// own profile in a fresh temporary folder; `quit()` ends all three (and `withBrowser` always
-/// calls it). At most `BrowserGate.limit` browsers run at once in the test process, so that
-/// many HTML tests in parallel do not starve a 2-core machine.
+/// calls it). One browser at a time runs in the test process (`BrowserGate`), so that HTML tests
+/// do not starve the suite's timing-sensitive tests on a 2-core machine.
 actor Browser {
     /// A console message or browser-side error (CSP violation, failed load, uncaught exception).
     struct ConsoleMessage: Sendable, Hashable, CustomStringConvertible {
@@ -653,7 +653,7 @@ actor Browser {
 /// At most `limit` browsers at once in the test process: each is a dozen processes, and a
 /// 2-core machine running the whole suite in parallel has no room for more.
 actor BrowserGate {
-    static let limit = 2
+    static let limit = 1
     static let shared = BrowserGate()
     private var inUse = 0
 
