@@ -30,8 +30,8 @@ struct BrowserError: Error, CustomStringConvertible {
 ///
 /// Each `Browser` has its own chromedriver on a free loopback port, its own Chromium and its
 /// own profile in a fresh temporary folder; `quit()` ends all three (and `withBrowser` always
-/// calls it). At most `BrowserGate.limit` browsers run at once in the test process, so that
-/// many HTML tests in parallel do not starve a 2-core machine.
+/// calls it). One browser at a time runs in the test process (`BrowserGate`), so that HTML tests
+/// do not starve the suite's timing-sensitive tests on a 2-core machine.
 actor Browser {
     /// A console message or browser-side error (CSP violation, failed load, uncaught exception).
     struct ConsoleMessage: Sendable, Hashable, CustomStringConvertible {
@@ -222,9 +222,16 @@ actor Browser {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromedriver)
-        // Port 0: chromedriver picks a free port and prints it, so no two tests race for one.
-        process.arguments = ["--port=0", "--allowed-ips=127.0.0.1"]
+        // chromedriver under a small shell watchdog; port 0: chromedriver picks a free port and
+        // prints it, so no two tests race for one.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", Self.watchdog, "altbench-browser-watchdog", String(getpid()), chromedriver, "--port=0",
+            "--allowed-ips=127.0.0.1",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALTBENCH_BROWSER_PROFILE"] = profileDirectory.path
+        process.environment = environment
         process.currentDirectoryURL = folder
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
@@ -242,6 +249,25 @@ actor Browser {
         try await sizeViewport()
         startDuration = clock.now - began
     }
+
+    /// Becomes chromedriver (`exec "$@"`, so the process the harness started *is*
+    /// chromedriver) after forking a watcher: should the test process (`$1`) die without
+    /// `quit()` (a crash, a SIGKILL), the watcher kills chromedriver, then every process on the
+    /// profile, named by `$ALTBENCH_BROWSER_PROFILE` (kept out of the command line, so `pgrep -f`
+    /// does not find the watcher itself). It ends within a second of chromedriver ending.
+    /// `kill -9` throughout: a child of the test process starts with SIGTERM (and SIGCHLD)
+    /// blocked, which also rules out a shell that `wait`s for chromedriver.
+    private static let watchdog = #"""
+        parent=$1; shift
+        driver=$$
+        (
+          alive() { [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+          while alive "$parent" && alive "$driver"; do sleep 1; done
+          alive "$parent" || kill -9 "$driver" 2>/dev/null
+          for pid in $(pgrep -f -- "$ALTBENCH_BROWSER_PROFILE"); do kill -9 "$pid" 2>/dev/null; done
+        ) </dev/null >/dev/null 2>&1 &
+        exec "$@"
+        """#
 
     /// The port from chromedriver's "ChromeDriver was started successfully on port N." line.
     private func driverPort(log: URL, process: Process) async throws -> Int {
@@ -543,9 +569,9 @@ actor Browser {
             self.sessionID = nil
         }
         if let driver {
-            // chromedriver's own /shutdown: started from the test process, it sat out a
-            // SIGTERM (inherited ignored or blocked, presumably). Liveness comes from /proc,
-            // not Process.isRunning.
+            // chromedriver's own /shutdown: started from the test process, it has SIGTERM
+            // blocked (SigBlk in /proc/PID/status). Liveness comes from /proc, not
+            // Process.isRunning. `pid` is the watchdog, which ends with chromedriver.
             let pid = driver.processIdentifier
             if Self.isAlive(pid), !baseURL.isEmpty { _ = try? await send("GET", "/shutdown", timeout: .seconds(10)) }
             let deadline = ContinuousClock.now + .seconds(5)
@@ -580,11 +606,30 @@ actor Browser {
 
     /// Whether `pid` runs (a zombie, exited but not yet reaped, does not).
     nonisolated static func isAlive(_ pid: Int32) -> Bool {
-        guard pid > 0, let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return false }
+        guard pid > 0, let data = readProcFile("/proc/\(pid)/stat") else { return false }
         let text = String(decoding: data, as: UTF8.self)
         guard let close = text.lastIndex(of: ")") else { return false }
         let state = text[text.index(after: close)...].trimmingCharacters(in: .whitespaces).first
         return state != "Z" && state != "X"
+    }
+
+    /// The bytes of a /proc file, read with plain read(2) until the end: /proc files report a
+    /// size of 0 and can change while read.
+    nonisolated static func readProcFile(_ path: String) -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
     }
 
     /// Live processes whose command line contains `text` (from /proc; zombies have none).
@@ -593,7 +638,7 @@ actor Browser {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return names.compactMap { name -> Int32? in
             guard let pid = Int32(name), pid != own,
-                let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline"), !data.isEmpty
+                let data = readProcFile("/proc/\(name)/cmdline"), !data.isEmpty
             else { return nil }
             let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             return line.contains(text) ? pid : nil
@@ -653,7 +698,7 @@ actor Browser {
 /// At most `limit` browsers at once in the test process: each is a dozen processes, and a
 /// 2-core machine running the whole suite in parallel has no room for more.
 actor BrowserGate {
-    static let limit = 2
+    static let limit = 1
     static let shared = BrowserGate()
     private var inUse = 0
 
