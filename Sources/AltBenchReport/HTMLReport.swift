@@ -234,7 +234,9 @@ public struct HTMLReport: Sendable {
                 .if(item.problem != nil, .p(SafeHTML.attribute("class", "problem"), .strong("Not sent: "), SafeHTML.text(item.problem ?? ""))),
                 .if(!item.references.isEmpty, .ol(SafeHTML.attribute("class", "references"), .forEach(item.references) { .li(SafeHTML.text($0)) })),
                 .if(item.expectedText != nil, .p(.strong("Expected text: "), SafeHTML.text(item.expectedText ?? ""))),
-                .if(!item.mustMention.isEmpty, .p(.strong("Must mention: "), SafeHTML.text(item.mustMention.joined(separator: ", "))))
+                .if(!item.mustMention.isEmpty, .p(.strong("Must mention: "), SafeHTML.text(item.mustMention.joined(separator: ", ")))),
+                .if(!(item.context ?? "").isEmpty, .p(.strong("Post: "), SafeHTML.text(item.context ?? ""))),
+                .if(!item.tags.isEmpty, .p(SafeHTML.attribute("class", "tags"), SafeHTML.text(item.tags.joined(separator: " · "))))
             ),
             .if(!trials.isEmpty, el("table", 
                 SafeHTML.attribute("class", "answers"),

@@ -39,12 +39,14 @@ extension ResultStore {
                     guard let text: String = row[column] else { return [] }
                     return ((try? JSONValue.parse(Data(text.utf8)))?.arrayValue ?? []).compactMap(\.stringValue)
                 }
-                return RunResults.Item(
+                var item = RunResults.Item(
                     id: row["item_key"], image: path ?? row["image"], isRemote: path == nil, width: row["width"],
                     height: row["height"], format: row["format"], problem: row["problem"],
                     references: strings("reference_texts"), context: row["context"], lang: row["lang"],
                     expectedText: row["expected_text"], mustMention: strings("must_mention"),
                     imageSHA256: row["image_sha256"])
+                item.tags = strings("tags")
+                return item
             }
 
             var scores: [Int64: [String: Score]] = [:]

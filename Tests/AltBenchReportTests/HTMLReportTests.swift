@@ -81,6 +81,18 @@ struct HTMLReportTests {
         #expect(sources.contains("../../datasets/sample/beach%20day%20(1).jpg"), "\(sources)")
     }
 
+    @Test func aCardShowsWhatTheDatasetKnows() {
+        var item = RunResults.Item(
+            id: "sign", image: "\(ReportFixtures.project)/datasets/sample/sign.png", isRemote: false,
+            references: ["A sign reading OPEN."], context: "We're open!", expectedText: "OPEN", mustMention: ["sign"])
+        item.tags = ["sign", "text"]
+        let run = RunResults(info: ReportFixtures.info(), variants: [ReportFixtures.plain], items: [item], trials: [], plannedTrials: 0)
+        let html = HTMLReport(results: run, reportDirectory: ReportFixtures.runsDirectory).render()
+        for shown in ["A sign reading OPEN.", "<strong>Expected text: </strong>OPEN", "<strong>Must mention: </strong>sign", "<strong>Post: </strong>We're open!", "sign · text"] {
+            #expect(html.contains(shown), "\(shown)")
+        }
+    }
+
     @Test func mockRunsSayMock() {
         let html = HTMLReport(results: ReportFixtures.fullRun(info: ReportFixtures.info(provider: .mock)), reportDirectory: ReportFixtures.runsDirectory).render()
         #expect(html.contains("MOCK RESULTS"))

@@ -61,6 +61,8 @@ public struct RunResults: Sendable, Hashable {
         public var mustMention: [String]
         /// SHA-256 of a local image's bytes, as the store keeps it.
         public var imageSHA256: String?
+        /// The dataset's free labels (photo, chart, sign, …).
+        public var tags: [String] = []
 
         public init(
             id: String, image: String, isRemote: Bool, width: Int? = nil, height: Int? = nil, format: String? = nil,
