@@ -92,32 +92,7 @@ struct ChartTests {
     private static func expectGolden(
         _ node: Node<HTML.BodyContext>, _ name: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let rendered = node.render(indentedBy: .spaces(2)) + "\n"
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/charts/\(name)")
-        if ProcessInfo.processInfo.environment["RECORD"] == "1" {
-            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(rendered.utf8).write(to: golden)
-            Issue.record("Recorded \(golden.path). Review it, then run the tests again without RECORD=1.", sourceLocation: sourceLocation)
-            return
-        }
-        guard let expected = FileManager.default.contents(atPath: golden.path) else {
-            Issue.record(
-                "No golden file at \(golden.path). Run `RECORD=1 swift test --filter ChartTests` to record it.",
-                sourceLocation: sourceLocation)
-            return
-        }
-        if Data(rendered.utf8) != expected {
-            let want = String(decoding: expected, as: UTF8.self).components(separatedBy: "\n")
-            let got = rendered.components(separatedBy: "\n")
-            let line = zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(want.count, got.count)
-            Issue.record(
-                """
-                The SVG differs from \(golden.path) at line \(line + 1):
-                  golden:   \(line < want.count ? want[line] : "<end of file>")
-                  rendered: \(line < got.count ? got[line] : "<end of file>")
-                If the change is intended, re-record with RECORD=1.
-                """, sourceLocation: sourceLocation)
-        }
+        try GoldenFile.expect(node.render(indentedBy: .spaces(2)) + "\n", matches: "charts/\(name)", sourceLocation: sourceLocation)
     }
 
     @Test("a line chart matches Golden/charts/lines.svg")

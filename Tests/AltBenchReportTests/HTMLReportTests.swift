@@ -114,13 +114,6 @@ struct HTMLReportTests {
     @Test("the full report matches the golden file byte for byte")
     func golden() throws {
         let rendered = HTMLReport(results: ReportFixtures.fullRun(), reportDirectory: ReportFixtures.runsDirectory).render()
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/report.html")
-        if ProcessInfo.processInfo.environment["RECORD"] == "1" {
-            try Data(rendered.utf8).write(to: golden)
-            Issue.record("Recorded \(golden.path). Review it, then run the tests again without RECORD=1.")
-            return
-        }
-        let expected = try #require(FileManager.default.contents(atPath: golden.path), "no golden file: run with RECORD=1")
-        #expect(Data(rendered.utf8) == expected, "the report differs from \(golden.path); if intended, re-record with RECORD=1")
+        try GoldenFile.expect(rendered, matches: "report.html")
     }
 }

@@ -289,29 +289,6 @@ struct JUnitReportTests {
     ])
     func golden(fixture: String, file: String) throws {
         let verdict = try #require(Self.fixtures.first { $0.0 == fixture }?.1)
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(file)")
-        let rendered = JUnitReport.xml(verdict)
-        if ProcessInfo.processInfo.environment["RECORD"] == "1" {
-            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(rendered.utf8).write(to: golden)
-            Issue.record("Recorded \(golden.path). Review it, then run the tests again without RECORD=1.")
-            return
-        }
-        guard let expected = FileManager.default.contents(atPath: golden.path) else {
-            Issue.record("No golden file at \(golden.path). Run `RECORD=1 swift test --filter JUnitReport` to record it.")
-            return
-        }
-        if Data(rendered.utf8) != expected {
-            let want = String(decoding: expected, as: UTF8.self).components(separatedBy: "\n")
-            let got = rendered.components(separatedBy: "\n")
-            let line = zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(want.count, got.count)
-            Issue.record(
-                """
-                The XML differs from \(golden.path) at line \(line + 1):
-                  golden:   \(line < want.count ? want[line] : "<end of file>")
-                  rendered: \(line < got.count ? got[line] : "<end of file>")
-                If the change is intended, re-record with RECORD=1.
-                """)
-        }
+        try GoldenFile.expect(JUnitReport.xml(verdict), matches: file)
     }
 }

@@ -309,32 +309,7 @@ struct MarkdownReportTests {
     /// `Golden/report.md` next to this file. `RECORD=1 swift test` rewrites it on purpose.
     @Test("the full report matches the golden file byte for byte")
     func golden() throws {
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Golden/report.md")
-        let rendered = Self.render(F.fullRun())
-        if ProcessInfo.processInfo.environment["RECORD"] == "1" {
-            try FileManager.default.createDirectory(
-                at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(rendered.utf8).write(to: golden)
-            Issue.record("Recorded \(golden.path). Review it, then run the tests again without RECORD=1.")
-            return
-        }
-        guard let expected = FileManager.default.contents(atPath: golden.path) else {
-            Issue.record("No golden file at \(golden.path). Run `RECORD=1 swift test --filter MarkdownReportTests` to record it.")
-            return
-        }
-        if Data(rendered.utf8) != expected {
-            let want = String(decoding: expected, as: UTF8.self).components(separatedBy: "\n")
-            let got = rendered.components(separatedBy: "\n")
-            let line = zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(want.count, got.count)
-            Issue.record(
-                """
-                The report differs from \(golden.path) at line \(line + 1):
-                  golden:   \(line < want.count ? want[line] : "<end of file>")
-                  rendered: \(line < got.count ? got[line] : "<end of file>")
-                If the change is intended, re-record with RECORD=1.
-                """)
-        }
+        try GoldenFile.expect(Self.render(F.fullRun()), matches: "report.md")
     }
 
     @Test("with repeats, the report lists the items whose checks disagree across them")
