@@ -29,7 +29,7 @@ struct ReportCharts {
                 SVGChart.lines(
                     title: "Quality against max_tokens", description: Self.describe(quality, what: "mean quality"),
                     xLabel: "max_tokens", yLabel: "mean quality", series: quality, yRange: 0...1,
-                    yFormat: { String(format: "%.1f", $0) }, id: "chart-quality")))
+                    yFormat: { String(format: "%.2f", $0) }, id: "chart-quality")))
             let truncated = variants.map { variant in
                 SVGChart.Series(name: variant, points: limits.compactMap { limit -> SVGChart.Point? in
                     let flags = answered.filter { $0.variant == variant && $0.maxTokens == limit }.compactMap { $0.scores[ScoreName.truncated]?.passed }
