@@ -462,15 +462,27 @@ struct CompatibleHandler {
         return string
     }
 
-    /// nil when absent or null.
+    /// A positive integer field; nil when absent or null.
     func positiveInteger(_ value: JSONValue?, param: String) throws -> Int? {
+        try integer(value, param: param, in: 1...Int.max)
+    }
+
+    /// An integer field within `range`, refused in OpenAI's words; nil when absent or null.
+    func integer(_ value: JSONValue?, param: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let value, !value.isNull else { return nil }
         guard case .int(let int) = value else { throw invalidType(param, expected: "an integer", got: value) }
-        guard int >= 1 else {
+        if int < range.lowerBound {
             throw APIError(
-                message: "Invalid '\(param)': integer below minimum value. Expected a value >= 1, but got \(int) instead.",
+                message: "Invalid '\(param)': integer below minimum value. Expected a value >= \(range.lowerBound), but got \(int) instead.",
                 param: param,
                 code: "integer_below_min_value"
+            )
+        }
+        if int > range.upperBound {
+            throw APIError(
+                message: "Invalid '\(param)': integer above maximum value. Expected a value <= \(range.upperBound), but got \(int) instead.",
+                param: param,
+                code: "integer_above_max_value"
             )
         }
         return int

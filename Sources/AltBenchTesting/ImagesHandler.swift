@@ -304,7 +304,7 @@ extension CompatibleHandler {
             size: family == .gptImage ? "auto" : "1024x1024",
             quality: family == .gptImage ? "auto" : "standard")
 
-        if let n = try imageInteger(body["n"], param: "n", in: 1...Int.max) {
+        if let n = try integer(body["n"], param: "n", in: 1...Int.max) {
             guard n <= family.maxImages else {
                 if family == .dallE3 {
                     throw APIError(message: "You must provide n=1 for this model.")
@@ -354,7 +354,7 @@ extension CompatibleHandler {
                 }
                 parsed.outputFormat = format
             }
-            _ = try imageInteger(body["output_compression"], param: "output_compression", in: 0...100)
+            _ = try integer(body["output_compression"], param: "output_compression", in: 0...100)
             if let background = try optionalString(body["background"], param: "background") {
                 guard ["transparent", "opaque", "auto"].contains(background) else {
                     throw invalidValue(background, supported: ["transparent", "opaque", "auto"], param: "background")
@@ -374,7 +374,7 @@ extension CompatibleHandler {
                     throw invalidValue(moderation, supported: ["low", "auto"], param: "moderation")
                 }
             }
-            _ = try imageInteger(body["partial_images"], param: "partial_images", in: 0...3)
+            _ = try integer(body["partial_images"], param: "partial_images", in: 0...3)
             if let stream = body["stream"], !stream.isNull {
                 guard case .bool(let streaming) = stream else { throw invalidType("stream", expected: "a boolean", got: stream) }
                 if streaming {
@@ -393,27 +393,6 @@ extension CompatibleHandler {
     private func optionalString(_ value: JSONValue?, param: String) throws -> String? {
         guard let value, !value.isNull else { return nil }
         return try requiredString(value, param: param)
-    }
-
-    /// An integer field within `range`; nil when absent or null.
-    private func imageInteger(_ value: JSONValue?, param: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let value, !value.isNull else { return nil }
-        guard case .int(let int) = value else { throw invalidType(param, expected: "an integer", got: value) }
-        if int < range.lowerBound {
-            throw APIError(
-                message: "Invalid '\(param)': integer below minimum value. Expected a value >= \(range.lowerBound), but got \(int) instead.",
-                param: param,
-                code: "integer_below_min_value"
-            )
-        }
-        if int > range.upperBound {
-            throw APIError(
-                message: "Invalid '\(param)': integer above maximum value. Expected a value <= \(range.upperBound), but got \(int) instead.",
-                param: param,
-                code: "integer_above_max_value"
-            )
-        }
-        return int
     }
 
     // MARK: Answer
