@@ -73,7 +73,9 @@ public struct Evaluation: Sendable {
             resumable = run
             store = opened
         }
-        let experiment = try resolveExperiment(options)
+        // altbench.yml is read once: the run's settings and the report's check: limits.
+        let config = try configFile()
+        let experiment = try Experiment.resolve(options: options, config: config, environment: environment)
         let prompts = try PromptLoader().load(directory: resolve(experiment.promptsPath), displayPath: experiment.promptsPath)
         try VariantOrder.check(
             configured: experiment.baseline, among: prompts.map(\.name), configFile: configPath ?? "altbench.yml",
@@ -175,7 +177,7 @@ public struct Evaluation: Sendable {
         let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
             .write(
                 runID: runID, displayResults: experiment.resultsPath, updateLatest: true, embedImages: options.embedImages,
-                truncationLimit: (try? configFile().check.maxTruncationRise) ?? CheckThresholds().maxTruncationRise)
+                truncationLimit: config.check.maxTruncationRise)
         let notStored = results.trials.filter { $0.errorKind == ModelFailure.Kind.notStored.rawValue }
         if !notStored.isEmpty {
             // The endpoint is part of every cache key: name the ones the store does hold answers
@@ -419,10 +421,6 @@ public struct Evaluation: Sendable {
             throw AltBenchError.noRuns(database: "\(resultsPath)/altbench.sqlite")
         }
         return try ResultStore(url: database)
-    }
-
-    func resolveExperiment(_ options: RunOptions? = nil) throws -> Experiment {
-        try Experiment.resolve(options: options ?? self.options, config: try configFile(), environment: environment)
     }
 
     func configFile() throws -> ConfigFile {
