@@ -102,21 +102,16 @@ public struct Evaluation: Sendable {
                 httpClient = client
                 model = OpenAIVisionModel(
                     baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
-                    timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: client)
+                    timeout: experiment.requestTimeout, httpClient: client)
                 if experiment.apiKey == nil {
                     console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
                 }
             case .proxy:
-                guard let proxy = experiment.proxy, let appKey = proxy.appKey else {
-                    preconditionFailure("Experiment.resolve gives a proxy run its URL and app key")
-                }
+                guard let proxy = experiment.proxy else { preconditionFailure("Experiment.resolve gives a proxy run its settings") }
                 let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
                 httpClient = client
-                let timeout = Duration.milliseconds(Int64(experiment.timeout * 1000))
-                let session = ProxySession(
-                    proxyURL: proxy.url, appKey: appKey, appKeyVariable: proxy.appKeyVariable,
-                    settings: proxy.protocolSettings, httpClient: client, timeout: timeout)
-                model = OpenAIVisionModel(proxy: session, timeout: timeout, httpClient: client)
+                let session = try ProxySession.make(proxy, httpClient: client, timeout: experiment.requestTimeout)
+                model = OpenAIVisionModel(proxy: session, timeout: experiment.requestTimeout, httpClient: client)
                 console.err(
                     "altbench: sending through the signed proxy \(proxy.url.absoluteString) (session tokens from \(proxy.protocolSettings.authPath), signed with the app key in \(proxy.appKeyVariable)).\n")
             }

@@ -105,7 +105,7 @@ public struct GenerateCommand: Sendable {
         defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
         let client: ImageGenerationClient?
         let endpoint: String
-        let timeout = Duration.milliseconds(Int64(experiment.timeout * 1000))
+        let timeout = experiment.requestTimeout
         switch experiment.provider {
         case .mock:
             client = nil
@@ -123,10 +123,7 @@ public struct GenerateCommand: Sendable {
             guard let proxy = experiment.proxy else { preconditionFailure("a proxy run has its proxy settings") }
             let http = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
             httpClient = http
-            guard let appKey = proxy.appKey else { throw AltBenchError.missingProxyAppKey(variable: proxy.appKeyVariable, proxy: proxy.url.absoluteString) }
-            let session = ProxySession(
-                proxyURL: proxy.url, appKey: appKey, appKeyVariable: proxy.appKeyVariable, settings: proxy.protocolSettings,
-                httpClient: http, timeout: timeout)
+            let session = try ProxySession.make(proxy, httpClient: http, timeout: timeout)
             client = ImageGenerationClient(
                 route: options.proxyRoute == "dalle" ? .proxyDalle(session) : .proxyImages(session), timeout: timeout, httpClient: http)
             endpoint = client!.endpoint

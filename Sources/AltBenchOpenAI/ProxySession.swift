@@ -70,6 +70,17 @@ public actor ProxySession {
         self.clock = clock
     }
 
+    /// A session for a run's resolved proxy settings; throws when the app key is missing
+    /// (only `--offline` resolves a proxy without one, and it sends nothing).
+    public static func make(_ proxy: ProxySettings, httpClient: HTTPClient, timeout: Duration) throws -> ProxySession {
+        guard let appKey = proxy.appKey else {
+            throw AltBenchError.missingProxyAppKey(variable: proxy.appKeyVariable, proxy: proxy.url.absoluteString)
+        }
+        return ProxySession(
+            proxyURL: proxy.url, appKey: appKey, appKeyVariable: proxy.appKeyVariable, settings: proxy.protocolSettings,
+            httpClient: httpClient, timeout: timeout)
+    }
+
     /// `{proxy}{route}`.
     public nonisolated func url(for route: String) -> URL {
         ProxySettings(url: proxyURL, appKey: nil, appKeyVariable: appKeyVariable, protocolSettings: settings).url(for: route)

@@ -254,13 +254,13 @@ func runLoad(
         client = HTTPClientHandle(shutdown: { try await http.shutdown() })
         model = OpenAIVisionModel(
             baseURL: experiment.baseURL, apiKey: nil,
-            timeout: .milliseconds(Int64(experiment.timeout * 1000)), httpClient: http)
+            timeout: experiment.requestTimeout, httpClient: http)
     case .instant(let buildsBody, let latency, _):
         model = InstantModel(buildsBody: buildsBody, latency: latency)
     case .proxied(_, let proxy):
         let http = OpenAIVisionModel.makeHTTPClient(maxConnections: concurrency)
         client = HTTPClientHandle(shutdown: { try await http.shutdown() })
-        let timeout = Duration.milliseconds(Int64(experiment.timeout * 1000))
+        let timeout = experiment.requestTimeout
         let session = ProxySession(
             proxyURL: proxy.url, appKey: Secret(ProxyProcess.appKey), httpClient: http, timeout: timeout)
         model = OpenAIVisionModel(proxy: session, timeout: timeout, httpClient: http)

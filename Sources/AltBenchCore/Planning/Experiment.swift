@@ -158,6 +158,9 @@ public struct Experiment: Sendable, Hashable {
     /// The signed proxy requests go through (provider `proxy`).
     public var proxy: ProxySettings? = nil
 
+    /// ``timeout`` as a duration, whole milliseconds.
+    public var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
+
     /// The chat-completions URL: `{base}/chat/completions`, or the proxy's route. It is the
     /// endpoint's identity in cache keys.
     public var chatCompletionsURL: URL {
