@@ -22,64 +22,7 @@ extension AltBench {
                 --resume RUN).
                 """)
 
-        @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
-        var config: String?
-
-        @Option(name: .long, help: ArgumentHelp("Folder of prompt files (*.md). Default: prompts.", valueName: "dir"))
-        var prompts: String?
-
-        @Option(name: .long, help: ArgumentHelp("Dataset folder (manifest.jsonl or images). Default: datasets/sample.", valueName: "dir"))
-        var dataset: String?
-
-        @Option(
-            name: .customLong("max-tokens"),
-            help: ArgumentHelp("Token limits to compare, e.g. 30,50,100. Replaces each prompt's own max_tokens.", valueName: "list"))
-        var maxTokens: String?
-
-        @Option(name: .long, help: ArgumentHelp("Model for every prompt (replaces each prompt's own). Default: gpt-4o-mini.", valueName: "name"))
-        var model: String?
-
-        @Option(name: .customLong("base-url"), help: ArgumentHelp("OpenAI-compatible API base, e.g. http://127.0.0.1:8080/v1.", valueName: "url"))
-        var baseURL: String?
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "A team's signed proxy, e.g. https://proxy.example.com: requests are signed with a session token minted from the app key in ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed.",
-                valueName: "url"))
-        var proxy: String?
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "openai, proxy or mock. Default: proxy when a proxy URL is set, openai when a key or base URL is set, else mock.",
-                valueName: "name"))
-        var provider: String?
-
-        @Option(name: .long, help: ArgumentHelp("Requests in flight at once. Default: 4.", valueName: "n"))
-        var concurrency: Int?
-
-        @Option(name: .long, help: ArgumentHelp("Times to ask each question (for variance). Default: 1.", valueName: "n"))
-        var repeats: Int?
-
-        @Option(name: .long, help: ArgumentHelp("Seconds before a request is abandoned (and retried). Default: 120.", valueName: "seconds"))
-        var timeout: Double?
-
-        @Option(
-            name: [.customLong("max-retries"), .customLong("retries")],
-            help: ArgumentHelp("Retries of a retryable failure (429, 5xx, timeouts, lost connections); 0 for none. Default: 4.", valueName: "n"))
-        var maxRetries: Int?
-
-        @Option(name: .long, help: ArgumentHelp("At most this many requests per minute.", valueName: "n"))
-        var rpm: Double?
-
-        @Option(name: .long, help: ArgumentHelp("At most this many (estimated) tokens per minute.", valueName: "n"))
-        var tpm: Double?
-
-        @Option(
-            name: .long,
-            help: ArgumentHelp("Stop the run after this long (e.g. 90s, 30m, 2h), writing an incomplete report.", valueName: "duration"))
-        var deadline: String?
+        @OptionGroup var flags: RunFlags
 
         @Option(
             name: .long,
@@ -88,124 +31,12 @@ extension AltBench {
                 valueName: "run"))
         var resume: String?
 
-        @Flag(name: .long, help: "Answer only from the stored answers; send nothing. Lists the trials it could not answer.")
-        var offline = false
-
-        @Option(
-            name: .customLong("token-field"),
-            help: ArgumentHelp("max_tokens, max_completion_tokens or auto (by model name). Default: auto.", valueName: "field"))
-        var tokenField: String?
-
-        @Option(name: .customLong("brevity-budget"), help: ArgumentHelp("Characters an answer may use and count as brief. Default: 150.", valueName: "n"))
-        var brevityBudget: Int?
-
-        @Option(name: .long, help: ArgumentHelp("Results folder (altbench.sqlite, latest.md, runs/). Default: results.", valueName: "dir"))
-        var results: String?
-
-        @Flag(name: .customLong("no-cache"), help: "Ask again even when the store has an answer for a trial.")
-        var noCache = false
-
         @Flag(name: .customLong("embed-images"), help: "Inline local images in the HTML report as data URLs (a file that travels alone, e.g. a CI artifact).")
         var embedImages = false
 
-        func validate() throws {
-            if let provider, Provider(rawValue: provider) == nil {
-                throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
-            }
-            if let tokenField, tokenField != "auto", TokenField(rawValue: tokenField) == nil {
-                throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
-            }
-            _ = try parsedMaxTokens()
-            _ = try parsedDeadline()
-            for (name, value) in [("--rpm", rpm), ("--tpm", tpm)] {
-                if let value, !(value > 0 && value.isFinite) {
-                    throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
-                }
-            }
-            // Out-of-range numbers are usage errors (exit 64) like unknown flags; the same
-            // values in altbench.yml stay file errors (exit 1), checked with the file's line.
-            for (name, value, range) in [
-                ("--concurrency", concurrency, Experiment.concurrencyRange), ("--repeats", repeats, Experiment.repeatsRange),
-                ("--max-retries", maxRetries, Experiment.retriesRange),
-            ] {
-                if let value, !range.contains(value) {
-                    throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value)).")
-                }
-            }
-            if let timeout, !Experiment.isValidTimeout(timeout) {
-                throw ValidationError("--timeout takes a positive number of seconds, at most \(Int(Experiment.maxTimeout)) (got \(timeout)).")
-            }
-            if let brevityBudget, brevityBudget <= 0 {
-                throw ValidationError("--brevity-budget takes a positive number of characters (got \(brevityBudget)).")
-            }
-            if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw ValidationError("--model needs a model name, e.g. --model gpt-4o-mini.")
-            }
-            if let baseURL {
-                do {
-                    _ = try Experiment.parseBaseURL(baseURL, source: "--base-url")
-                } catch let error as AltBenchError {
-                    throw ValidationError(error.description)
-                }
-            }
-            if let proxy {
-                do {
-                    _ = try Experiment.parseProxyURL(proxy, source: "--proxy")
-                } catch let error as AltBenchError {
-                    throw ValidationError(error.description)
-                }
-                if baseURL != nil {
-                    throw ValidationError("--proxy and --base-url both say where requests go. Give --proxy URL for a signed proxy, or --base-url URL for an API reached with a key.")
-                }
-                if let provider, provider != Provider.proxy.rawValue {
-                    throw ValidationError("--proxy sends every request through a signed proxy, which --provider \(provider) contradicts. Drop one of them.")
-                }
-            }
-            if offline && noCache {
-                throw ValidationError("--offline answers only from the store, which --no-cache turns off. Give one of them.")
-            }
-        }
-
-        func parsedDeadline() throws -> Duration? {
-            guard let deadline else { return nil }
-            guard let duration = DurationText.parse(deadline) else {
-                throw ValidationError("--deadline takes a duration such as 90s, 30m or 2h, or a number of seconds (got '\(deadline)').")
-            }
-            return duration
-        }
-
-        func parsedMaxTokens() throws -> [Int]? {
-            guard let maxTokens else { return nil }
-            let parts = maxTokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let limits = parts.compactMap { Int($0) }
-            guard !parts.isEmpty, limits.count == parts.count, limits.allSatisfy({ $0 > 0 }) else {
-                throw ValidationError("--max-tokens takes positive whole numbers separated by commas, e.g. 30,50,100 (got '\(maxTokens)').")
-            }
-            return limits
-        }
-
         func run() async throws {
-            var options = RunOptions()
-            options.prompts = prompts
-            options.dataset = dataset
-            options.results = results
-            options.model = model
-            options.baseURL = baseURL
-            options.proxy = proxy
-            options.provider = provider.flatMap(Provider.init(rawValue:))
-            options.maxTokens = try parsedMaxTokens()
-            options.concurrency = concurrency
-            options.repeats = repeats
-            options.timeout = timeout
-            options.maxRetries = maxRetries
-            options.requestsPerMinute = rpm
-            options.tokensPerMinute = tpm
-            options.deadline = try parsedDeadline()
-            options.offline = offline
-            options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
-            options.noCache = noCache
+            var options = try flags.options()
             options.embedImages = embedImages
-            options.brevityBudget = brevityBudget
 
             let control = RunControl()
             let grace = Duration.seconds(5)
@@ -213,7 +44,7 @@ extension AltBench {
             defer { trap.release() }
             do {
                 let outcome = try await Evaluation(
-                    options: options, configPath: config, resume: resume, control: control, gracePeriod: grace
+                    options: options, configPath: flags.config, resume: resume, control: control, gracePeriod: grace
                 ).run()
                 if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
             } catch let error as AltBenchError {
@@ -240,6 +71,205 @@ extension AltBench {
             }
             return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
+    }
+}
+
+/// The flags `run` and `plan` share: everything that shapes the plan and where it is sent.
+/// `plan` takes them all, so a `run` command line becomes a `plan` one by changing the verb.
+struct RunFlags: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Folder of prompt files (*.md). Default: prompts.", valueName: "dir"))
+    var prompts: String?
+
+    @Option(name: .long, help: ArgumentHelp("Dataset folder (manifest.jsonl or images). Default: datasets/sample.", valueName: "dir"))
+    var dataset: String?
+
+    @Option(
+        name: .customLong("max-tokens"),
+        help: ArgumentHelp("Token limits to compare, e.g. 30,50,100. Replaces each prompt's own max_tokens.", valueName: "list"))
+    var maxTokens: String?
+
+    @Option(name: .long, help: ArgumentHelp("Model for every prompt (replaces each prompt's own). Default: gpt-4o-mini.", valueName: "name"))
+    var model: String?
+
+    @Option(name: .customLong("base-url"), help: ArgumentHelp("OpenAI-compatible API base, e.g. http://127.0.0.1:8080/v1.", valueName: "url"))
+    var baseURL: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A team's signed proxy, e.g. https://proxy.example.com: requests are signed with a session token minted from the app key in ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed.",
+            valueName: "url"))
+    var proxy: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "openai, proxy or mock. Default: proxy when a proxy URL is set, openai when a key or base URL is set, else mock.",
+            valueName: "name"))
+    var provider: String?
+
+    @Option(name: .long, help: ArgumentHelp("Requests in flight at once. Default: 4.", valueName: "n"))
+    var concurrency: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Times to ask each question (for variance). Default: 1.", valueName: "n"))
+    var repeats: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds before a request is abandoned (and retried). Default: 120.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(
+        name: [.customLong("max-retries"), .customLong("retries")],
+        help: ArgumentHelp("Retries of a retryable failure (429, 5xx, timeouts, lost connections); 0 for none. Default: 4.", valueName: "n"))
+    var maxRetries: Int?
+
+    @Option(name: .long, help: ArgumentHelp("At most this many requests per minute.", valueName: "n"))
+    var rpm: Double?
+
+    @Option(name: .long, help: ArgumentHelp("At most this many (estimated) tokens per minute.", valueName: "n"))
+    var tpm: Double?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Stop the run after this long (e.g. 90s, 30m, 2h), writing an incomplete report.", valueName: "duration"))
+    var deadline: String?
+
+    @Flag(name: .long, help: "Answer only from the stored answers; send nothing. Lists the trials it could not answer.")
+    var offline = false
+
+    @Option(
+        name: .customLong("token-field"),
+        help: ArgumentHelp("max_tokens, max_completion_tokens or auto (by model name). Default: auto.", valueName: "field"))
+    var tokenField: String?
+
+    @Option(name: .customLong("brevity-budget"), help: ArgumentHelp("Characters an answer may use and count as brief. Default: 150.", valueName: "n"))
+    var brevityBudget: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Results folder (altbench.sqlite, latest.md, runs/). Default: results.", valueName: "dir"))
+    var results: String?
+
+    @Flag(name: .customLong("no-cache"), help: "Ask again even when the store has an answer for a trial.")
+    var noCache = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("low, high or auto: the image detail for every prompt (replaces each prompt's own; changes what an image costs).", valueName: "level"))
+    var detail: String?
+
+    @Option(
+        name: .customLong("max-cost"),
+        help: ArgumentHelp("Refuse to start when the estimate's high end is above this many USD, and stop sending before spending would pass it.", valueName: "usd"))
+    var maxCost: Double?
+
+    func validate() throws {
+        if let provider, Provider(rawValue: provider) == nil {
+            throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
+        }
+        if let tokenField, tokenField != "auto", TokenField(rawValue: tokenField) == nil {
+            throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
+        }
+        _ = try parsedMaxTokens()
+        _ = try parsedDeadline()
+        for (name, value) in [("--rpm", rpm), ("--tpm", tpm)] {
+            if let value, !(value > 0 && value.isFinite) {
+                throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
+            }
+        }
+        // Out-of-range numbers are usage errors (exit 64) like unknown flags; the same
+        // values in altbench.yml stay file errors (exit 1), checked with the file's line.
+        for (name, value, range) in [
+            ("--concurrency", concurrency, Experiment.concurrencyRange), ("--repeats", repeats, Experiment.repeatsRange),
+            ("--max-retries", maxRetries, Experiment.retriesRange),
+        ] {
+            if let value, !range.contains(value) {
+                throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value)).")
+            }
+        }
+        if let timeout, !Experiment.isValidTimeout(timeout) {
+            throw ValidationError("--timeout takes a positive number of seconds, at most \(Int(Experiment.maxTimeout)) (got \(timeout)).")
+        }
+        if let brevityBudget, brevityBudget <= 0 {
+            throw ValidationError("--brevity-budget takes a positive number of characters (got \(brevityBudget)).")
+        }
+        if let model, model.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--model needs a model name, e.g. --model gpt-4o-mini.")
+        }
+        if let baseURL {
+            do {
+                _ = try Experiment.parseBaseURL(baseURL, source: "--base-url")
+            } catch let error as AltBenchError {
+                throw ValidationError(error.description)
+            }
+        }
+        if let proxy {
+            do {
+                _ = try Experiment.parseProxyURL(proxy, source: "--proxy")
+            } catch let error as AltBenchError {
+                throw ValidationError(error.description)
+            }
+            if baseURL != nil {
+                throw ValidationError("--proxy and --base-url both say where requests go. Give --proxy URL for a signed proxy, or --base-url URL for an API reached with a key.")
+            }
+            if let provider, provider != Provider.proxy.rawValue {
+                throw ValidationError("--proxy sends every request through a signed proxy, which --provider \(provider) contradicts. Drop one of them.")
+            }
+        }
+        if offline && noCache {
+            throw ValidationError("--offline answers only from the store, which --no-cache turns off. Give one of them.")
+        }
+        if let detail, ImageDetail(rawValue: detail) == nil {
+            throw ValidationError("--detail must be low, high or auto, not '\(detail)'.")
+        }
+        if let maxCost, !(maxCost > 0 && maxCost.isFinite) {
+            throw ValidationError("--max-cost takes a positive number of US dollars, e.g. --max-cost 5 (got \(maxCost)).")
+        }
+    }
+
+    func parsedDeadline() throws -> Duration? {
+        guard let deadline else { return nil }
+        guard let duration = DurationText.parse(deadline) else {
+            throw ValidationError("--deadline takes a duration such as 90s, 30m or 2h, or a number of seconds (got '\(deadline)').")
+        }
+        return duration
+    }
+
+    func parsedMaxTokens() throws -> [Int]? {
+        guard let maxTokens else { return nil }
+        let parts = maxTokens.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let limits = parts.compactMap { Int($0) }
+        guard !parts.isEmpty, limits.count == parts.count, limits.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--max-tokens takes positive whole numbers separated by commas, e.g. 30,50,100 (got '\(maxTokens)').")
+        }
+        return limits
+    }
+
+    /// The flags as run options (`resume` and reporting flags are the command's own).
+    func options() throws -> RunOptions {
+        var options = RunOptions()
+        options.prompts = prompts
+        options.dataset = dataset
+        options.results = results
+        options.model = model
+        options.baseURL = baseURL
+        options.proxy = proxy
+        options.provider = provider.flatMap(Provider.init(rawValue:))
+        options.maxTokens = try parsedMaxTokens()
+        options.concurrency = concurrency
+        options.repeats = repeats
+        options.timeout = timeout
+        options.maxRetries = maxRetries
+        options.requestsPerMinute = rpm
+        options.tokensPerMinute = tpm
+        options.deadline = try parsedDeadline()
+        options.offline = offline
+        options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
+        options.noCache = noCache
+        options.brevityBudget = brevityBudget
+        options.detail = detail.flatMap(ImageDetail.init(rawValue:))
+        options.maxCost = maxCost
+        return options
     }
 }
 

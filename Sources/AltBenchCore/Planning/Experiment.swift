@@ -89,6 +89,12 @@ public struct ConfigFile: Sendable, Hashable {
     public var baseline: String?
     /// `proxy:`: a team's signed proxy.
     public var proxy: ProxyConfig?
+    /// `detail:`: replaces every prompt's own image detail.
+    public var detail: ImageDetail?
+    /// `max_cost:` in USD.
+    public var maxCost: Double?
+    /// `prices:`: per-model prices over the built-in table, and `batch_discount`.
+    public var prices: PriceTable?
 
     public init() {}
 
@@ -111,7 +117,7 @@ public struct ConfigFile: Sendable, Hashable {
         "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens", "repeats",
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
-        "check", "baseline", "proxy",
+        "check", "baseline", "proxy", "detail", "max_cost", "prices",
     ]
 }
 
@@ -157,6 +163,12 @@ public struct Experiment: Sendable, Hashable {
     public var baseline: String? = nil
     /// The signed proxy requests go through (provider `proxy`).
     public var proxy: ProxySettings? = nil
+    /// `--detail`/`detail:`: the image detail sent for every prompt; `nil` keeps each prompt's.
+    public var detail: ImageDetail? = nil
+    /// `--max-cost`/`max_cost:` in USD: the most the run may spend.
+    public var maxCost: Double? = nil
+    /// The built-in prices with `prices:` over them.
+    public var prices: PriceTable = PriceTable()
 
     /// ``timeout`` as a duration, whole milliseconds.
     public var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
@@ -198,6 +210,10 @@ public struct RunOptions: Sendable, Hashable {
     public var brevityBudget: Int?
     /// `--embed-images`: the HTML report inlines local images as data URLs.
     public var embedImages: Bool = false
+    /// `--detail`: replaces every prompt's own image detail.
+    public var detail: ImageDetail?
+    /// `--max-cost USD`.
+    public var maxCost: Double?
 
     public init() {}
 }

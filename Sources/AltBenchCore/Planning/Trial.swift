@@ -12,6 +12,8 @@ public struct Trial: Sendable, Hashable, Identifiable {
     public var request: ModelRequest?
     /// The cache key, `nil` when there is no request.
     public var key: String?
+    /// The tokens the request is expected to use, `nil` when there is no request.
+    public var estimate: RequestEstimate? = nil
 
     public init(
         id: Int, variant: PromptVariant, item: DatasetItem, maxTokens: Int?, repeatIndex: Int,

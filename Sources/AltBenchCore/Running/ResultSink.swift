@@ -19,6 +19,10 @@ public struct TrialResult: Sendable, Hashable {
     public var attempts: Int
     public var startedAt: Date
     public var finishedAt: Date
+    /// USD this trial's request cost, from the usage the server reported and the model's
+    /// price; 0 for an answer from the store; `nil` when the model has no price or nothing
+    /// was reported.
+    public var costUSD: Double? = nil
 
     public init(trial: Trial, outcome: TrialOutcome, scores: [Score], attempts: Int, startedAt: Date, finishedAt: Date) {
         self.trial = trial

@@ -17,6 +17,12 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
     public var completionTokens: Int?
     public var totalTokens: Int?
     public var reasoningTokens: Int?
+    /// `usage.prompt_tokens_details.cached_tokens`: prompt tokens served from the provider's
+    /// prompt cache (billed at the cached-input price).
+    public var cachedTokens: Int? = nil
+    /// `usage.prompt_tokens_details.image_tokens`: the image's share of the prompt tokens, where
+    /// the server reports it.
+    public var imageTokens: Int? = nil
     /// Wall time of the request that produced this answer, in milliseconds.
     public var latencyMs: Double
     /// The token-limit field actually sent (it can differ from the plan after a fallback).

@@ -105,6 +105,11 @@ public struct RunResults: Sendable, Hashable {
         /// `ModelFailure.Kind` of a failed trial ("http", "timeout", "not_stored", ...).
         public var errorKind: String?
         public var scores: [String: Score]
+        /// The estimate the plan made for this trial's request (text + image input, image part).
+        public var estimatedInputTokens: Int? = nil
+        public var estimatedImageTokens: Int? = nil
+        /// USD the trial's request cost (0 when answered from the store); `nil` when unknown.
+        public var costUSD: Double? = nil
 
         public init(
             variant: String, maxTokens: Int?, itemID: String, repeatIndex: Int, model: String? = nil,
