@@ -122,29 +122,38 @@ public struct Evaluation: Sendable {
         var trials = planner.plan(variants: prompts, dataset: dataset)
         let resultsDirectory = resolve(experiment.resultsPath)
         let redactor = Redactor(secrets: [experiment.apiKey?.value, experiment.proxy?.appKey?.value])
+        if let resumable {
+            try Self.checkUnchanged(resumable, prompts: prompts, dataset: dataset, plannedTrials: trials.count, endpoint: model.endpoint)
+        }
+        let plannedTrials = trials.count
+        if let resumable { trials.removeAll { resumable.answered.contains(ResumableRun.Coordinates($0)) } }
+        let opened = try store ?? ResultStore(url: resultsDirectory.appendingPathComponent("altbench.sqlite"))
+        // `--max-cost`: refuse before the run is recorded when the plan may spend more.
+        if experiment.maxCost != nil {
+            let plan = try await CostPlanning.plan(trials, experiment: experiment, store: opened)
+            if let refusal = CostPlanning.refusal(plan, experiment: experiment) {
+                throw AltBenchError.overBudget(message: refusal)
+            }
+        }
         let runID: String
         let recorder: RunRecorder
-        if let resumable, let store {
-            try Self.checkUnchanged(resumable, prompts: prompts, dataset: dataset, plannedTrials: trials.count, endpoint: model.endpoint)
-            trials.removeAll { resumable.answered.contains(ResumableRun.Coordinates($0)) }
+        if let resumable {
             runID = resumable.info.id
-            recorder = try await store.continueRun(id: runID, endpoint: model.endpoint, redactor: redactor)
+            recorder = try await opened.continueRun(id: runID, endpoint: model.endpoint, redactor: redactor)
             console.err(
                 "altbench: resuming run \(runID): \(resumable.answered.count) of \(resumable.plannedTrials) trials already answered; \(trials.count) to go\(resumable.failed > 0 ? " (\(resumable.failed) failed ones asked again)" : "").\n")
         } else {
-            let opened = try ResultStore(url: resultsDirectory.appendingPathComponent("altbench.sqlite"))
-            store = opened
             let info = RunResults.Info(
                 id: Self.newRunID(), startedAt: Date(), status: "running", provider: experiment.provider,
                 providerReason: experiment.providerReason, endpoint: model.endpoint, datasetPath: experiment.datasetPath,
-                promptsPath: experiment.promptsPath, settings: experiment.recordedSettings)
+                promptsPath: experiment.promptsPath,
+                settings: Self.recordedSettings(experiment, models: trials.compactMap { $0.request?.model }))
             runID = info.id
             recorder = try await opened.beginRun(
-                info, variants: prompts, dataset: dataset, plannedTrials: trials.count, redactor: redactor)
+                info, variants: prompts, dataset: dataset, plannedTrials: plannedTrials, redactor: redactor)
             console.err(
-                "altbench: \(trials.count) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
+                "altbench: \(plannedTrials) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
         }
-        guard let store else { preconditionFailure("the store is open by now") }
 
         let progress = ProgressLine(console: console)
         let runner = Runner(
@@ -159,17 +168,17 @@ public struct Evaluation: Sendable {
         try? await httpClient?.shutdown()
         httpClient = nil
 
-        let recorded = try await store.loadRun(id: runID)
+        let recorded = try await opened.loadRun(id: runID)
         let complete = outcome.stopReason == nil && recorded.trials.count == recorded.plannedTrials
         var message: String?
         if let reason = outcome.stopReason {
             message = "\(reason.description) (after \(recorded.trials.count) of \(recorded.plannedTrials) trials)"
         }
-        try await store.finishRun(
+        try await opened.finishRun(
             id: runID, status: complete ? "finished" : "stopped", message: message,
             stoppedBy: complete ? nil : outcome.stopReason?.kind, redactor: redactor)
 
-        let (results, reportPath) = try await Reporting(store: store, resultsDirectory: resultsDirectory, console: console)
+        let (results, reportPath) = try await Reporting(store: opened, resultsDirectory: resultsDirectory, console: console)
             .write(
                 runID: runID, displayResults: experiment.resultsPath, updateLatest: true, embedImages: options.embedImages,
                 truncationLimit: config.check.maxTruncationRise)
@@ -177,7 +186,7 @@ public struct Evaluation: Sendable {
         if !notStored.isEmpty {
             // The endpoint is part of every cache key: name the ones the store does hold answers
             // from, since replaying a local server's answers needs its --base-url again.
-            let stored = (try? await store.cacheStatistics().byModel) ?? []
+            let stored = (try? await opened.cacheStatistics().byModel) ?? []
             let others = Dictionary(grouping: stored.filter { $0.endpoint != model.endpoint && $0.endpoint.hasPrefix("http") }, by: \.endpoint)
                 .mapValues { $0.reduce(0) { $0 + $1.answers } }
                 .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
@@ -235,6 +244,21 @@ public struct Evaluation: Sendable {
         parts.append(plural(images, "image", "images"))
         if repeats > 1 { parts.append(plural(repeats, "repeat", "repeats")) }
         return parts.joined(separator: " × ") + suffix
+    }
+
+    /// The run's settings as stored, with the price of each model it asks (so a report can say
+    /// what the costs were computed from).
+    static func recordedSettings(_ experiment: Experiment, models: [String]) -> JSONValue {
+        guard case .object(var object) = experiment.recordedSettings else { return experiment.recordedSettings }
+        var prices: [String: JSONValue] = [:]
+        for model in Set(models) {
+            guard let (_, price) = experiment.prices.price(forModel: model) else { continue }
+            var entry: [String: JSONValue] = ["input": .double(price.input), "output": .double(price.output)]
+            if let cached = price.cachedInput { entry["cached_input"] = .double(cached) }
+            prices[model] = .object(entry)
+        }
+        if !prices.isEmpty { object["prices"] = .object(prices) }
+        return .object(object)
     }
 
     /// The exit status of a run that stopped early.
@@ -297,6 +321,7 @@ public struct Evaluation: Sendable {
         options.repeats = settings["repeats"]?.intValue
         options.tokenField = settings["token_field"]?.stringValue.flatMap(TokenField.init(rawValue:))
         options.brevityBudget = settings["brevity_budget"]?.intValue
+        options.detail = settings["detail"]?.stringValue.flatMap(ImageDetail.init(rawValue:))
         if options.offline == false, settings["offline"]?.boolValue == true {
             // A run started offline resumes offline unless asked otherwise.
             options.offline = true
@@ -356,6 +381,8 @@ public struct Evaluation: Sendable {
         check("--repeats", options.repeats.map(String.init), recorded: String(repeats)) { _ in options.repeats == repeats }
         let field = settings["token_field"]?.stringValue
         check("--token-field", options.tokenField?.rawValue, recorded: field ?? "auto (by model name)") { $0 == field }
+        let detail = settings["detail"]?.stringValue
+        check("--detail", options.detail?.rawValue, recorded: detail ?? "each prompt's own") { $0 == detail }
         let budget = settings["brevity_budget"]?.intValue ?? ScoringSettings().brevityBudget
         check("--brevity-budget", options.brevityBudget.map(String.init), recorded: String(budget)) { _ in
             options.brevityBudget == budget

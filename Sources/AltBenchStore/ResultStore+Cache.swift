@@ -265,3 +265,24 @@ extension ResultStore {
         return file + wal
     }
 }
+
+extension ResultStore {
+    /// Which of `keys` the store holds an answer for: the trials a run would answer from the
+    /// store rather than send (`altbench plan`, `--max-cost`).
+    public func storedKeys(among keys: [String]) async throws -> Set<String> {
+        let unique = Array(Set(keys))
+        return try await writer.read { db in
+            var found = Set<String>()
+            // Chunks keep each statement well under SQLite's limit on bound parameters.
+            for start in stride(from: 0, to: unique.count, by: 500) {
+                let chunk = Array(unique[start..<min(start + 500, unique.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let rows = try String.fetchAll(
+                    db, sql: "SELECT DISTINCT cache_key FROM response WHERE cache_key IN (\(marks))",
+                    arguments: StatementArguments(chunk))
+                found.formUnion(rows)
+            }
+            return found
+        }
+    }
+}

@@ -64,7 +64,8 @@ extension ResultStore {
                 db,
                 sql: """
                     SELECT t.id AS trial_id, t.max_tokens AS trial_max_tokens, t.repeat_index, t.model AS trial_model,
-                      t.status, t.cached, t.error, t.error_kind, v.name AS variant_name, i.item_key, r.*
+                      t.status, t.cached, t.error, t.error_kind, t.estimated_input_tokens, t.estimated_image_tokens,
+                      t.cost_usd, v.name AS variant_name, i.item_key, r.*
                     FROM trial t
                     JOIN variant v ON v.id = t.variant_id
                     JOIN item i ON i.id = t.item_id
@@ -75,11 +76,15 @@ extension ResultStore {
             let trials = trialRows.map { row in
                 let answered = (row["status"] as String) == "answered"
                 let trialID: Int64 = row["trial_id"]
-                return RunResults.TrialRow(
+                var trial = RunResults.TrialRow(
                     variant: row["variant_name"], maxTokens: row["trial_max_tokens"], itemID: row["item_key"],
                     repeatIndex: row["repeat_index"], model: row["trial_model"],
                     answer: answered ? ResponseColumns.answer(from: row) : nil, cached: row["cached"],
                     error: row["error"], errorKind: row["error_kind"], scores: scores[trialID] ?? [:])
+                trial.estimatedInputTokens = row["estimated_input_tokens"]
+                trial.estimatedImageTokens = row["estimated_image_tokens"]
+                trial.costUSD = row["cost_usd"]
+                return trial
             }
             let planned: Int = run["planned_trials"]
             // Every table is read against the baseline variant, so it is listed first.

@@ -42,9 +42,9 @@ public struct RunRecorder: ResultSink {
                     sql: """
                         INSERT INTO response (cache_key, endpoint, model, request, content, refusal, finish_reason,
                           response_model, response_id, request_id, system_fingerprint, prompt_tokens,
-                          completion_tokens, total_tokens, reasoning_tokens, token_field, latency_ms, raw_body,
-                          created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                          completion_tokens, total_tokens, reasoning_tokens, cached_tokens, image_tokens, token_field,
+                          latency_ms, raw_body, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         trial.key, endpoint, trial.request?.model ?? "",
@@ -52,7 +52,7 @@ public struct RunRecorder: ResultSink {
                         redactor.redactIfPresent(answer.content), redactor.redactIfPresent(answer.refusal), answer.finishReason,
                         answer.responseModel, answer.responseID, answer.requestID, answer.systemFingerprint,
                         answer.promptTokens, answer.completionTokens, answer.totalTokens, answer.reasoningTokens,
-                        answer.tokenField, answer.latencyMs, redactor.redactIfPresent(answer.rawBody), result.finishedAt,
+                        answer.cachedTokens, answer.imageTokens, answer.tokenField, answer.latencyMs, redactor.redactIfPresent(answer.rawBody), result.finishedAt,
                     ])
                 responseID = db.lastInsertedRowID
             case .failed:
@@ -72,14 +72,15 @@ public struct RunRecorder: ResultSink {
                 sql: """
                     INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, model, cache_key,
                       response_id, status, cached, attempts, error_kind, error_status, error_code, error, started_at,
-                      finished_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      finished_at, estimated_input_tokens, estimated_image_tokens, cost_usd)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     runID, variantID, itemID, trial.maxTokens, trial.repeatIndex, trial.request?.model, trial.key,
                     responseID, failure == nil ? "answered" : "failed", result.cached, result.attempts,
                     failure?.kind.rawValue, failure?.status, failure?.code, redactor.redactIfPresent(failure?.message),
-                    result.startedAt, result.finishedAt,
+                    result.startedAt, result.finishedAt, trial.estimate?.inputTokens, trial.estimate?.imageTokens,
+                    result.costUSD,
                 ])
             let trialID = db.lastInsertedRowID
             for score in result.scores {
@@ -100,6 +101,7 @@ enum ResponseColumns {
             systemFingerprint: row["system_fingerprint"], promptTokens: row["prompt_tokens"],
             completionTokens: row["completion_tokens"], totalTokens: row["total_tokens"],
             reasoningTokens: row["reasoning_tokens"], latencyMs: row["latency_ms"] ?? 0,
-            tokenField: row["token_field"], rawBody: row["raw_body"])
+            tokenField: row["token_field"], rawBody: row["raw_body"], cachedTokens: row["cached_tokens"],
+            imageTokens: row["image_tokens"])
     }
 }

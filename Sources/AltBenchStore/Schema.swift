@@ -136,7 +136,7 @@ enum Schema {
                     ALTER TABLE item ADD COLUMN must_mention TEXT;
                     DROP VIEW trial_result;
                     """)
-            try db.execute(sql: trialResultView)
+            try db.execute(sql: trialResultView(withCost: false))
         }
         // What stopped a stopped run, so a report can say whether --resume helps.
         migrator.registerMigration("v5: what stopped a run") { db in
@@ -168,6 +168,47 @@ enum Schema {
                     );
                     """)
         }
+        // Token and cost accounting: what the server reported beyond prompt and completion
+        // tokens, the plan's estimate for each trial (to compare with the report), and what
+        // each trial cost. A run can now stop at its spending limit (`cost_limit`); SQLite
+        // cannot change a CHECK in place, so `run` is rebuilt with the same rows (GRDB runs
+        // migrations with foreign keys off, so the rows that point at runs stay as they are).
+        migrator.registerMigration("v7: usage, estimates and cost") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE response ADD COLUMN cached_tokens INTEGER;
+                    ALTER TABLE response ADD COLUMN image_tokens INTEGER;
+                    ALTER TABLE trial ADD COLUMN estimated_input_tokens INTEGER;
+                    ALTER TABLE trial ADD COLUMN estimated_image_tokens INTEGER;
+                    ALTER TABLE trial ADD COLUMN cost_usd REAL;
+                    CREATE TABLE run_v7 (
+                      id TEXT PRIMARY KEY,
+                      started_at DATETIME NOT NULL,
+                      finished_at DATETIME,
+                      status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'stopped')),
+                      status_message TEXT,
+                      provider TEXT NOT NULL,
+                      provider_reason TEXT NOT NULL,
+                      endpoint TEXT NOT NULL,
+                      dataset TEXT NOT NULL,
+                      prompts TEXT NOT NULL,
+                      settings TEXT NOT NULL,
+                      planned_trials INTEGER NOT NULL,
+                      altbench_version TEXT NOT NULL,
+                      stopped_by TEXT
+                        CHECK (stopped_by IN ('configuration', 'interrupt', 'deadline', 'server_lost', 'cost_limit'))
+                    );
+                    INSERT INTO run_v7 (id, started_at, finished_at, status, status_message, provider, provider_reason,
+                      endpoint, dataset, prompts, settings, planned_trials, altbench_version, stopped_by)
+                    SELECT id, started_at, finished_at, status, status_message, provider, provider_reason, endpoint,
+                      dataset, prompts, settings, planned_trials, altbench_version, stopped_by
+                    FROM run;
+                    DROP TABLE run;
+                    ALTER TABLE run_v7 RENAME TO run;
+                    DROP VIEW trial_result;
+                    """)
+            try db.execute(sql: trialResultView(withCost: true))
+        }
         return migrator
     }
 
@@ -184,8 +225,10 @@ enum Schema {
         ("context_echo", "context_echo"), ("bleu4", "bleu4"), ("rougeL", "rougeL"), ("ciderD", "ciderD"),
     ]
 
-    /// One row per trial with its variant, item, answer and every score as a column.
-    static let trialResultView = """
+    /// One row per trial with its variant, item, answer and every score as a column; with
+    /// `withCost` (migration v7) also the usage details, the plan's estimate and the cost.
+    static func trialResultView(withCost: Bool) -> String {
+        """
         CREATE VIEW trial_result AS
         SELECT
           t.run_id,
@@ -203,6 +246,7 @@ enum Schema {
           r.finish_reason,
           r.prompt_tokens,
           r.completion_tokens,
+        \(withCost ? "  r.cached_tokens,\n  r.image_tokens,\n  t.estimated_input_tokens,\n  t.cost_usd," : "")
           r.latency_ms,
         \(viewScoreColumns.map { "  MAX(CASE s.name WHEN '\($0.name)' THEN s.value END) AS \($0.column)" }
             .joined(separator: ",\n"))
@@ -213,6 +257,7 @@ enum Schema {
         LEFT JOIN score s ON s.trial_id = t.id
         GROUP BY t.id
         """
+    }
 
     /// One row per trial with its variant, item, answer and the v1 scores as columns (migration v1).
     static let trialResultViewV1 = """

@@ -165,6 +165,16 @@ extension ConfigFile {
                 }
             case "proxy":
                 config.proxy = try proxyConfig(value, line: line, displayPath: displayPath)
+            case "detail":
+                guard let detail = ImageDetail(rawValue: try text()) else { throw fail("must be low, high or auto.") }
+                config.detail = detail
+            case "max_cost":
+                guard let number = value.scalar.flatMap({ Double($0.string) }), number > 0, number.isFinite else {
+                    throw fail("must be a positive number of US dollars, e.g. 5 or 0.50.")
+                }
+                config.maxCost = number
+            case "prices":
+                config.prices = try PriceTable.parse(value, line: line, displayPath: displayPath)
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")

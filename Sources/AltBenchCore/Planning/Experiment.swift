@@ -167,8 +167,13 @@ public struct Experiment: Sendable, Hashable {
     public var detail: ImageDetail? = nil
     /// `--max-cost`/`max_cost:` in USD: the most the run may spend.
     public var maxCost: Double? = nil
-    /// The built-in prices with `prices:` over them.
-    public var prices: PriceTable = PriceTable()
+    /// `prices:` from altbench.yml, laid over ``PriceTable/builtIn`` by ``prices``.
+    public var priceOverrides: PriceTable? = nil
+
+    /// The prices a run uses: the built-in table with `prices:` over it.
+    public var prices: PriceTable {
+        priceOverrides.map { PriceTable.builtIn.merging($0) } ?? PriceTable.builtIn
+    }
 
     /// ``timeout`` as a duration, whole milliseconds.
     public var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
@@ -364,7 +369,8 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
-            scoring: scoring, baseline: config.baseline, proxy: proxy)
+            scoring: scoring, baseline: config.baseline, proxy: proxy, detail: options.detail ?? config.detail,
+            maxCost: options.maxCost ?? config.maxCost, priceOverrides: config.prices)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -462,6 +468,8 @@ extension Experiment {
         if let deadline { object["deadline"] = .double(deadline.secondsValue) }
         if offline { object["offline"] = .bool(true) }
         if let baseline { object["baseline"] = .string(baseline) }
+        if let detail { object["detail"] = .string(detail.rawValue) }
+        if let maxCost { object["max_cost"] = .double(maxCost) }
         if let proxy {
             object["proxy"] = .string(proxy.url.absoluteString)
             object["base_url"] = .string("")

@@ -82,14 +82,20 @@ public struct Planner: Sendable {
                 let prompt = template.prompt.render(fields)
                 let system = template.system?.render(fields)
                 for limit in tokenLimits(for: variant) {
+                    // One request and one estimate per (item, variant, limit): repeats differ
+                    // only in the cache key.
+                    let request = makeRequest(variant: variant, item: item, maxTokens: limit, prompt: prompt, system: system)
+                    let estimate = request.map {
+                        RequestEstimate.make(
+                            request: $0, imageWidth: item.imageInfo?.width, imageHeight: item.imageInfo?.height)
+                    }
                     for repeatIndex in 0..<max(1, experiment.repeats) {
-                        let request = makeRequest(
-                            variant: variant, item: item, maxTokens: limit, prompt: prompt, system: system)
                         let key = request.map { TrialKey.make(endpoint: endpoint, request: $0, repeatIndex: repeatIndex) }
-                        trials.append(
-                            Trial(
-                                id: trials.count, variant: variant, item: item, maxTokens: limit,
-                                repeatIndex: repeatIndex, request: request, key: key))
+                        var trial = Trial(
+                            id: trials.count, variant: variant, item: item, maxTokens: limit,
+                            repeatIndex: repeatIndex, request: request, key: key)
+                        trial.estimate = estimate
+                        trials.append(trial)
                     }
                 }
             }
@@ -112,7 +118,7 @@ public struct Planner: Sendable {
         let field = experiment.tokenField ?? TokenField.preferred(forModel: model)
         return ModelRequest(
             model: model, system: system, prompt: prompt, image: payload, imageIdentity: identity,
-            detail: variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
+            detail: experiment.detail ?? variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
     }
 }
 

@@ -12,12 +12,16 @@ public struct MockVisionModel: VisionModel {
     /// Reference texts by image identity (hash or URL).
     private let references: [String: String]
     private let names: [String: String]
+    /// Local images' sizes, for the usage the mock reports.
+    private let sizes: [String: (width: Int, height: Int)]
 
     public init(dataset: Dataset) {
         var references: [String: String] = [:]
         var names: [String: String] = [:]
+        var sizes: [String: (width: Int, height: Int)] = [:]
         for item in dataset.items {
             guard let identity = item.imageIdentity else { continue }
+            if let info = item.imageInfo { sizes[identity] = (info.width, info.height) }
             if let first = item.references.first, references[identity] == nil { references[identity] = first }
             if names[identity] == nil {
                 switch item.image {
@@ -28,6 +32,7 @@ public struct MockVisionModel: VisionModel {
         }
         self.references = references
         self.names = names
+        self.sizes = sizes
     }
 
     public var endpoint: String { Self.endpoint }
@@ -40,11 +45,16 @@ public struct MockVisionModel: VisionModel {
         let cut = pieces.count > limit
         let kept = cut ? Array(pieces.prefix(limit)) : pieces
         let content = kept.joined()
-        let promptTokens = ApproximateTokenizer.count(request.prompt + (request.system ?? "")) + 85
+        // The mock reports the usage altbench estimates for the request (text approximately,
+        // the image by the model's formula), so a mock run's cost section is the plan's.
+        let size = sizes[request.imageIdentity]
+        let estimate = RequestEstimate.make(request: request, imageWidth: size?.width, imageHeight: size?.height)
+        let promptTokens = estimate.inputTokens
         return ModelAnswer(
             content: content, finishReason: cut ? "length" : "stop", responseModel: "mock-\(request.model)",
             promptTokens: promptTokens, completionTokens: kept.count, totalTokens: promptTokens + kept.count,
-            latencyMs: 0, tokenField: request.maxTokens == nil ? nil : request.tokenField.rawValue)
+            latencyMs: 0, tokenField: request.maxTokens == nil ? nil : request.tokenField.rawValue, cachedTokens: 0,
+            imageTokens: estimate.imageTokens)
     }
 }
 

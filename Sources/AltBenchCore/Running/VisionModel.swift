@@ -38,7 +38,7 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
         responseID: String? = nil, requestID: String? = nil, systemFingerprint: String? = nil,
         promptTokens: Int? = nil, completionTokens: Int? = nil, totalTokens: Int? = nil,
         reasoningTokens: Int? = nil, latencyMs: Double = 0, tokenField: String? = nil, rawBody: String? = nil,
-        rateLimit: RateLimitStatus? = nil
+        rateLimit: RateLimitStatus? = nil, cachedTokens: Int? = nil, imageTokens: Int? = nil
     ) {
         self.content = content
         self.refusal = refusal
@@ -55,6 +55,8 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
         self.tokenField = tokenField
         self.rawBody = rawBody
         self.rateLimit = rateLimit
+        self.cachedTokens = cachedTokens
+        self.imageTokens = imageTokens
     }
 
     /// What the scorers judge.

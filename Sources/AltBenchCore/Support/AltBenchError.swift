@@ -18,6 +18,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case manifestLine(file: String, line: Int, message: String)
     case configFile(file: String, line: Int?, message: String)
     case invalidSetting(name: String, message: String)
+    /// `--max-cost` below what the plan may spend, or a model the limit cannot price.
+    case overBudget(message: String)
     case missingAPIKey(variable: String, reason: String)
     /// A run through a signed proxy without the app key that mints its session tokens.
     case missingProxyAppKey(variable: String, proxy: String)
@@ -56,6 +58,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
         case .invalidSetting(let name, let message):
             return "\(name): \(message)"
+        case .overBudget(let message):
+            return "the run will not start: \(message)"
         case .missingAPIKey(let variable, let reason):
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
         case .missingProxyAppKey(let variable, let proxy):

@@ -1,0 +1,147 @@
+import AltBenchCore
+import AltBenchReport
+import AltBenchStore
+import Foundation
+
+/// `altbench plan`: what a run with the same flags and configuration would send and spend,
+/// without sending anything.
+///
+/// The plan is the run's own: the same settings, prompts, dataset and planner, and the same
+/// store look-up the runner makes, so its request count is what the run then sends.
+public struct CostPlanning: Sendable {
+    /// How the plan is printed.
+    public enum Format: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    public var options: RunOptions
+    public var configPath: String?
+    public var environment: [String: String]
+    public var console: Console
+    public var workingDirectory: URL
+
+    public init(
+        options: RunOptions, configPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    ) {
+        self.options = options
+        self.configPath = configPath
+        self.environment = environment
+        self.console = console
+        self.workingDirectory = workingDirectory
+    }
+
+    /// A plan with what the terminal says around it.
+    public struct Outcome: Sendable {
+        public var plan: CostPlan
+        public var experiment: Experiment
+        /// The lines above the table: shape, model, endpoint.
+        public var header: [String]
+        /// Sentences below it: what the run would need or refuse.
+        public var notes: [String]
+        /// Why `run` would refuse to start (`--max-cost` exceeded, a price missing for it),
+        /// `nil` when it would start.
+        public var refusal: String?
+    }
+
+    /// Works the plan out. Throws for what would stop `run` before its first request (a bad
+    /// file, a bad setting), except a missing key: a plan sends nothing, so it says the run
+    /// would need one and plans as if it were set.
+    public func make() async throws -> Outcome {
+        let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
+        var notes: [String] = []
+        let experiment: Experiment
+        do {
+            experiment = try Experiment.resolve(options: options, config: config, environment: environment)
+        } catch AltBenchError.missingAPIKey(let variable, let reason) {
+            notes.append("altbench run would stop before sending: \(variable) is not set (\(reason)).")
+            experiment = try Experiment.resolve(
+                options: options, config: config, environment: environment.merging([variable: "unset"]) { $1 })
+        } catch AltBenchError.missingProxyAppKey(let variable, _) {
+            notes.append("altbench run would stop before sending: \(variable), the proxy's app key, is not set.")
+            experiment = try Experiment.resolve(
+                options: options, config: config, environment: environment.merging([variable: "unset"]) { $1 })
+        }
+        let prompts = try PromptLoader().load(
+            directory: URL.resolving(experiment.promptsPath, against: workingDirectory), displayPath: experiment.promptsPath)
+        let dataset = try DatasetLoader().load(
+            directory: URL.resolving(experiment.datasetPath, against: workingDirectory), displayPath: experiment.datasetPath)
+        let planner = Planner(experiment: experiment, endpoint: experiment.endpointIdentity)
+        let trials = planner.plan(variants: prompts, dataset: dataset)
+
+        // Only an existing store is read: a plan creates no results folder.
+        let database = URL.resolving(experiment.resultsPath, against: workingDirectory)
+            .appendingPathComponent("altbench.sqlite")
+        var store: ResultStore?
+        if FileManager.default.fileExists(atPath: database.path) { store = try ResultStore(url: database) }
+        let plan = try await Self.plan(trials, experiment: experiment, store: store)
+
+        let shape = Evaluation.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats)
+        let models = Set(trials.compactMap { $0.request?.model }).sorted()
+        var header = [
+            "altbench plan: \(trials.count) trial\(trials.count == 1 ? "" : "s") (\(shape)); nothing is sent.",
+            "Model\(models.count == 1 ? "" : "s"): \(models.joined(separator: ", ")); endpoint: \(experiment.endpointIdentity) (\(experiment.providerReason)).",
+        ]
+        if let detail = experiment.detail { header.append("Image detail: \(detail.rawValue) for every prompt (--detail).") }
+        notes.append(contentsOf: Self.providerNotes(experiment, models: models))
+        let refusal = Self.refusal(plan, experiment: experiment)
+        if let maxCost = experiment.maxCost, refusal == nil, experiment.provider != .mock, let high = plan.costHigh {
+            notes.append("--max-cost \(MoneyText.format(maxCost)): the high estimate \(MoneyText.format(high)) is within it.")
+        }
+        return Outcome(plan: plan, experiment: experiment, header: header, notes: notes, refusal: refusal)
+    }
+
+    /// Prints the plan; returns the exit status: 0, or 1 when `run` would refuse to start.
+    public func run(format: Format) async throws -> Int32 {
+        let outcome = try await make()
+        var notes = outcome.notes
+        if let refusal = outcome.refusal { notes.append("altbench run would refuse to start: \(refusal)") }
+        switch format {
+        case .text: console.out(PlanReport.text(outcome.plan, header: outcome.header, notes: notes))
+        case .json: console.out(PlanReport.json(outcome.plan, notes: notes))
+        }
+        return outcome.refusal == nil ? 0 : Evaluation.stoppedExitCode
+    }
+
+    /// The plan of `trials` against `store` (the cache look-up a run makes; none with
+    /// `--no-cache`, and nothing sent with `--offline`).
+    static func plan(_ trials: [Trial], experiment: Experiment, store: ResultStore?) async throws -> CostPlan {
+        var cached = Set<String>()
+        if experiment.useCache, let store {
+            cached = try await store.storedKeys(among: trials.compactMap(\.key))
+        }
+        return CostPlan.make(trials: trials, cachedKeys: cached, prices: experiment.prices, sendsNothing: experiment.offline)
+    }
+
+    /// What the provider means for the figures.
+    static func providerNotes(_ experiment: Experiment, models: [String]) -> [String] {
+        var notes: [String] = []
+        if experiment.offline {
+            notes.append("--offline: answers come only from the store; nothing would be sent or billed.")
+        } else if experiment.provider == .mock {
+            notes.append(
+                "The offline mock bills nothing: the costs are what \(models.joined(separator: ", ")) would charge at list prices. Set OPENAI_API_KEY (or --base-url, --proxy) to run against a real model.")
+        }
+        return notes
+    }
+
+    /// Why a run with `--max-cost` would not start: a model without a price (the limit could
+    /// not be kept), or a high estimate above the limit. `nil` without a limit, for the mock,
+    /// and when the plan fits.
+    static func refusal(_ plan: CostPlan, experiment: Experiment) -> String? {
+        guard let limit = experiment.maxCost, experiment.provider != .mock, !experiment.offline, plan.toSend > 0 else {
+            return nil
+        }
+        if !plan.unpricedModels.isEmpty {
+            let names = plan.unpricedModels.joined(separator: ", ")
+            return "--max-cost \(MoneyText.format(limit)) needs a price for every model, and \(names) has none. Add it under prices: in altbench.yml (USD per million tokens, e.g. prices: {\(plan.unpricedModels[0]): {input: 0.15, output: 0.60}}), or drop --max-cost."
+        }
+        guard let high = plan.costHigh, high > limit else { return nil }
+        let costly = plan.pairs.filter { $0.toSend > 0 }.sorted { ($0.costHigh ?? 0) > ($1.costHigh ?? 0) }.prefix(3)
+        let listed = costly.map { pair in
+            "\(pair.variant)\(pair.maxTokens.map { " @ max_tokens \($0)" } ?? "") (\(MoneyText.format(pair.costHigh ?? 0)))"
+        }
+        return "the plan's high estimate is \(MoneyText.format(high)), \(MoneyText.format(high - limit)) above --max-cost \(MoneyText.format(limit)). The costliest pairs: \(listed.joined(separator: ", ")). Cut images, prompts, token limits or repeats, try --detail low, or raise --max-cost. `altbench plan` shows the figures."
+    }
+}
