@@ -162,7 +162,9 @@ extension CostPlan {
                 switch slot {
                 case .unknownSize(let model, let imageTokens):
                     let count = images[slot]?.count ?? 0
-                    let subject = count == 1 ? "1 remote image of unknown size is" : "\(count) remote images of unknown size are"
+                    let images = count == 1 ? "1 remote image" : "\(count) remote images"
+                    let verb = count == 1 ? "is" : "are"
+                    let subject = "\(images) of unknown size\(EstimateAssumption.forUnknown(model)) \(verb)"
                     return
                         "\(subject) counted at the most \(EstimateAssumption.formulaOwner(model)) can charge for one image (\(EstimateAssumption.grouped(imageTokens)) tokens)."
                 case .noMaxTokens(let ceiling):

@@ -20,7 +20,7 @@ public enum EstimateAssumption: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownImageSize(let model):
-            return "A remote image of unknown size is counted at the most \(Self.formulaOwner(model)) can charge for one image."
+            return "A remote image of unknown size\(Self.forUnknown(model)) is counted at the most \(Self.formulaOwner(model)) can charge for one image."
         case .unknownModelFamily(let model, let assumed):
             return "No image formula is known for \(model); its images are counted with \(assumed)'s."
         case .detailAutoCountedAsHigh:
@@ -32,6 +32,11 @@ public enum EstimateAssumption: Sendable, Hashable, CustomStringConvertible {
         case .textTokensApproximate:
             return "Text tokens are estimated (about one per word or punctuation mark), not counted with the model's tokenizer; image tokens follow the model's published formula."
         }
+    }
+
+    /// " for llava" for a model counted with another family's formula, else nothing.
+    static func forUnknown(_ model: String) -> String {
+        ImageTokenFamily.forModel(model) == nil ? " for \(model)" : ""
     }
 
     /// "gpt-4o", or "gpt-4o's formula" for a model counted with another family's formula.
