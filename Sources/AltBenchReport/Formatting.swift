@@ -29,6 +29,28 @@ enum Format {
         limit.map(String.init) ?? "none"
     }
 
+    /// USD in the one money format (``CostSummary/usd(_:)``: "$0.0042", "$1.27",
+    /// "$1,234.50"); "–" when unknown.
+    static func usd(_ amount: Double?) -> String {
+        amount.map(CostSummary.usd) ?? "–"
+    }
+
+    /// A cost range, "$0.0088–$0.0098", or one figure when both ends are the same.
+    static func usdRange(low: Double, high: Double) -> String {
+        let from = CostSummary.usd(low), to = CostSummary.usd(high)
+        return from == to ? from : "\(from)–\(to)"
+    }
+
+    /// A token count with thousands separators ("25,890"); "–" when unknown.
+    static func count(_ value: Int?) -> String {
+        value.map(CostSummary.count) ?? "–"
+    }
+
+    /// Reported ÷ estimated tokens, "1.02×"; "–" when there is no estimate.
+    static func ratio(_ value: Double?) -> String {
+        value.map(CostSummary.ratio) ?? "–"
+    }
+
     static func timestamp(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

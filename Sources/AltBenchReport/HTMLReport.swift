@@ -53,6 +53,7 @@ public struct HTMLReport: Sendable {
                     answer(insights),
                     charts(summary: summary, insights: insights),
                     summaryTable(summary),
+                    costSection(),
                     gallery(),
                     failures(),
                     variants()
@@ -173,6 +174,42 @@ public struct HTMLReport: Sendable {
                         Cell(Format.percent(row.refusals), sort: row.refusals), Cell(Format.percent(row.empty), sort: row.empty),
                     ]
                 })
+        )
+    }
+
+    // MARK: Cost
+
+    /// The Markdown report's cost section: tokens reported against the estimate for the same
+    /// requests, and cost, per pair with a total row that sorting leaves at the bottom.
+    func costSection() -> Node<HTML.BodyContext> {
+        guard let cost = CostSummary.make(results) else { return .empty }
+        func figures(_ figures: CostSummary.Figures) -> [Cell] {
+            func count(_ value: Int?) -> Cell { Cell(Format.count(value), sort: value.map(Double.init)) }
+            return [
+                count(figures.sent), count(figures.fromStore), count(figures.promptTokens),
+                count(figures.estimatedInputTokens), Cell(Format.ratio(figures.ratio), sort: figures.ratio),
+                count(figures.completionTokens), Cell(Format.usd(figures.costUSD), sort: figures.costUSD),
+            ]
+        }
+        return .section(
+            SafeHTML.attribute("id", "cost"),
+            .h2("Cost"),
+            .p(SafeHTML.text(
+                "Tokens are what the server reported for the requests sent; answers from the store sent no request and cost nothing. Estimated is altbench's estimate of the input tokens of the same requests, so reported/estimated near 1.00× means the estimate fits. Costs are in USD at the prices recorded with the run.")),
+            table(
+                headers: [
+                    "variant", "max_tokens", "model", "sent", "cached", "prompt tokens", "estimated", "reported/estimated",
+                    "completion tokens", "cost USD",
+                ],
+                rows: cost.pairs.map { pair in
+                    [
+                        Cell(pair.variant), Cell(Format.tokens(pair.maxTokens), sort: Double(pair.maxTokens ?? Int.max)),
+                        Cell(pair.model ?? "–"),
+                    ] + figures(pair.figures)
+                },
+                footer: [Cell("total", className: "total"), Cell(""), Cell("")] + figures(cost.total),
+                className: "sortable cost"),
+            .if(!cost.notes.isEmpty, .ul(SafeHTML.attribute("class", "notes"), .forEach(cost.notes) { .li(SafeHTML.text($0)) }))
         )
     }
 
@@ -362,19 +399,22 @@ public struct HTMLReport: Sendable {
         }
     }
 
-    /// A table whose columns sort on click (numbers by their value).
-    func table(headers: [String], rows: [[Cell]], className: String = "sortable") -> Node<HTML.BodyContext> {
-        el("table", 
+    /// A table whose columns sort on click (numbers by their value); a `footer` row (a total)
+    /// goes in `tfoot`, which sorting leaves where it is.
+    func table(headers: [String], rows: [[Cell]], footer: [Cell]? = nil, className: String = "sortable") -> Node<HTML.BodyContext> {
+        func row(_ cells: [Cell]) -> Node<HTML.BodyContext> {
+            el("tr", .forEach(cells) { cell in
+                el("td",
+                    .if(cell.sort != nil && cell.sort!.isFinite, SafeHTML.attribute("data-sort", String(cell.sort ?? 0))),
+                    .if(cell.className != nil, SafeHTML.attribute("class", cell.className ?? "")),
+                    SafeHTML.text(cell.text))
+            })
+        }
+        return el("table",
             SafeHTML.attribute("class", className),
             el("thead", el("tr", .forEach(headers) { el("th", SafeHTML.text($0)) })),
-            el("tbody", .forEach(rows) { cells in
-                el("tr", .forEach(cells) { cell in
-                    el("td",
-                        .if(cell.sort != nil && cell.sort!.isFinite, SafeHTML.attribute("data-sort", String(cell.sort ?? 0))),
-                        .if(cell.className != nil, SafeHTML.attribute("class", cell.className ?? "")),
-                        SafeHTML.text(cell.text))
-                })
-            })
+            el("tbody", .forEach(rows, row)),
+            .if(footer != nil, el("tfoot", row(footer ?? [])))
         )
     }
 

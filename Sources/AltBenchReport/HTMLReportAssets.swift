@@ -12,6 +12,8 @@ enum HTMLReportAssets {
         .banner { padding: 0.6rem 0.8rem; border: 2px solid; border-radius: 4px; }
         .banner.mock { border-color: #8a4b00; background: #fff4e5; } .banner.incomplete { border-color: var(--flag); background: #fdecea; }
         ul.best li { margin: 0.2rem 0; }
+        table.cost td:nth-child(n+4) { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        tfoot td { font-weight: 600; border-top: 2px solid #999; } ul.notes li { margin: 0.2rem 0; }
         table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.92rem; }
         th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
         th { background: #f3f3f3; } table.sortable th { cursor: pointer; } th[aria-sort] { background: #e4e4e4; }

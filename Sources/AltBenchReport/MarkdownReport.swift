@@ -42,6 +42,7 @@ public struct MarkdownReport: Sendable {
         instabilitySection(&out)
         referenceSection(&out)
         if kind == .run {
+            costSection(&out)
             variantsSection(&out)
             failuresSection(&out)
         }
@@ -241,6 +242,37 @@ public struct MarkdownReport: Sendable {
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
         out.append("")
+    }
+
+    /// Tokens and cost per pair: what the server reported against altbench's estimate for the
+    /// same requests, and what they cost. Left out when the run holds no usage at all.
+    private func costSection(_ out: inout [String]) {
+        guard let cost = CostSummary.make(results) else { return }
+        out.append("## Cost")
+        out.append("")
+        out.append("Tokens are what the server reported for the requests sent; answers from the store sent no request and cost nothing. *Estimated* is altbench's estimate of the input tokens of the same requests, so reported/estimated near 1.00× means the estimate fits. Costs are in USD at the prices recorded with the run.")
+        out.append("")
+        out.append("| variant | max_tokens | model | sent | cached | prompt tokens | estimated | reported/estimated | completion tokens | cost USD |")
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+        func figures(_ figures: CostSummary.Figures) -> [String] {
+            [
+                Format.count(figures.sent), Format.count(figures.fromStore), Format.count(figures.promptTokens),
+                Format.count(figures.estimatedInputTokens), Format.ratio(figures.ratio),
+                Format.count(figures.completionTokens), Format.usd(figures.costUSD),
+            ]
+        }
+        for pair in cost.pairs {
+            let cells = [
+                MarkdownText.cell(pair.variant), Format.tokens(pair.maxTokens), pair.model.map(MarkdownText.cell) ?? "–",
+            ] + figures(pair.figures)
+            out.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        out.append("| " + (["**total**", "", ""] + figures(cost.total)).joined(separator: " | ") + " |")
+        out.append("")
+        for note in cost.notes {
+            out.append("- " + MarkdownText.inline(note))
+        }
+        if !cost.notes.isEmpty { out.append("") }
     }
 
     private func variantsSection(_ out: inout [String]) {

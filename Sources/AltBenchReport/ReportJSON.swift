@@ -1,7 +1,16 @@
 import AltBenchCore
 import Foundation
 
-/// `altbench report --format json`: a run's summary tables and its answer as data, for tools.
+/// `altbench report --format json`: a run's summary tables, its answer and its cost as data,
+/// for tools.
+///
+/// `cost` is `null` for a run that holds no usage, estimate or cost; otherwise
+/// `{"pairs": [{"variant", "max_tokens", "model", FIGURES}], "total": {FIGURES}, "billed",
+/// "max_cost_usd", "notes"}`, where FIGURES are `trials`, `sent`, `from_store`, `failed`, the
+/// reported `prompt_tokens`, `completion_tokens`, `cached_tokens`, `image_tokens`,
+/// `reasoning_tokens`, the `estimated_input_tokens` and `estimated_image_tokens` of the same
+/// requests, `compared_prompt_tokens` (the reported prompt tokens of exactly those requests),
+/// `reported_to_estimated`, `without_usage`, `cost_usd` and `without_cost`; `null` where unknown.
 public enum ReportJSON {
     public static func render(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) -> String {
         let ordered = results.orderingVariants()
@@ -50,8 +59,38 @@ public enum ReportJSON {
                     ]
                 },
             ] as [String: Any],
+            "cost": CostSummary.make(ordered).map(cost) ?? NSNull(),
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// The `cost` object (see the type's documentation).
+    static func cost(_ summary: CostSummary) -> [String: Any] {
+        func value<T>(_ value: T?) -> Any { value.map { $0 as Any } ?? NSNull() }
+        func figures(_ figures: CostSummary.Figures) -> [String: Any] {
+            [
+                "trials": figures.trials, "sent": figures.sent, "from_store": figures.fromStore, "failed": figures.failed,
+                "prompt_tokens": value(figures.promptTokens), "completion_tokens": value(figures.completionTokens),
+                "cached_tokens": value(figures.cachedTokens), "image_tokens": value(figures.imageTokens),
+                "reasoning_tokens": value(figures.reasoningTokens),
+                "estimated_input_tokens": value(figures.estimatedInputTokens),
+                "estimated_image_tokens": value(figures.estimatedImageTokens),
+                "compared_prompt_tokens": value(figures.comparedPromptTokens),
+                "reported_to_estimated": value(figures.ratio), "without_usage": figures.withoutUsage,
+                "cost_usd": value(figures.costUSD), "without_cost": figures.withoutCost,
+            ]
+        }
+        return [
+            "pairs": summary.pairs.map { pair -> [String: Any] in
+                figures(pair.figures).merging([
+                    "variant": pair.variant, "max_tokens": value(pair.maxTokens), "model": value(pair.model),
+                ]) { _, pairKey in pairKey }
+            },
+            "total": figures(summary.total),
+            "billed": !summary.isMock,
+            "max_cost_usd": value(summary.maxCostUSD),
+            "notes": summary.notes,
+        ]
     }
 }

@@ -22,7 +22,24 @@ enum ReportFixtures {
             status: status, statusMessage: statusMessage, provider: provider,
             providerReason: provider == .mock ? "--provider mock" : "OPENAI_API_KEY is set",
             endpoint: "https://api.openai.com/v1/chat/completions", datasetPath: "datasets/sample",
-            promptsPath: "prompts", settings: ["brevity_budget": 150], version: "0.1.0")
+            promptsPath: "prompts", settings: settings, version: "0.1.0")
+    }
+
+    /// The settings runs record: the brevity budget, and the list prices (USD per million
+    /// tokens) of the fixtures' two models with a spending limit, as a run with `--max-cost 1`
+    /// records them.
+    static let settings: JSONValue = [
+        "brevity_budget": 150, "max_cost": 1,
+        "prices": [
+            "gpt-4o": ["input": 2.5, "cached_input": 1.25, "output": 10],
+            "gpt-4o-mini": ["input": 0.15, "cached_input": 0.075, "output": 0.6],
+        ],
+    ]
+
+    /// USD for one request at list prices: what the runner records as a trial's cost.
+    static func cost(_ model: String, prompt: Int, completion: Int) -> Double {
+        let (input, output) = model == "gpt-4o-mini" ? (0.15, 0.6) : (2.5, 10.0)
+        return (Double(prompt) * input + Double(completion) * output) / 1_000_000
     }
 
     static let short = PromptVariant(
@@ -67,23 +84,50 @@ enum ReportFixtures {
     static func answered(
         _ variant: PromptVariant, _ maxTokens: Int?, _ item: RunResults.Item, _ content: String?,
         refusal: String? = nil, completionTokens: Int? = nil, latencyMs: Double = 800, cached: Bool = false,
-        repeatIndex: Int = 0, scores: [String: Score]
+        repeatIndex: Int = 0, scores: [String: Score], usage: Usage? = nil
     ) -> RunResults.TrialRow {
-        RunResults.TrialRow(
+        let model = variant.model ?? "gpt-4o"
+        var row = RunResults.TrialRow(
             variant: variant.name, maxTokens: maxTokens, itemID: item.id, repeatIndex: repeatIndex,
-            model: variant.model ?? "gpt-4o",
+            model: model,
             answer: ModelAnswer(
-                content: content, refusal: refusal, finishReason: "stop", completionTokens: completionTokens,
-                latencyMs: latencyMs),
+                content: content, refusal: refusal, finishReason: "stop", promptTokens: usage?.prompt,
+                completionTokens: completionTokens, latencyMs: latencyMs),
             cached: cached, scores: scores)
+        if let usage {
+            row.estimatedInputTokens = usage.estimated
+            row.estimatedImageTokens = usage.estimatedImage
+            // What the runner records: 0 for an answer from the store, nothing without usage.
+            if cached {
+                row.costUSD = 0
+            } else if let prompt = usage.prompt {
+                row.costUSD = cost(model, prompt: prompt, completion: completionTokens ?? 0)
+            }
+        }
+        return row
     }
 
+    /// The prompt tokens a server reported (`nil`: none) and the plan's estimate for the request.
+    struct Usage {
+        var prompt: Int?
+        var estimated: Int
+        var estimatedImage: Int
+    }
+
+    /// gpt-4o-mini at `detail: low`: 2,833 image tokens whatever the size, 38 of text (the
+    /// server counts 40).
+    static let miniLow = Usage(prompt: 2_873, estimated: 2_871, estimatedImage: 2_833)
+
     static func failed(
-        _ variant: PromptVariant, _ maxTokens: Int?, _ item: RunResults.Item, error: String?, repeatIndex: Int = 0
+        _ variant: PromptVariant, _ maxTokens: Int?, _ item: RunResults.Item, error: String?, repeatIndex: Int = 0,
+        usage: Usage? = nil
     ) -> RunResults.TrialRow {
-        RunResults.TrialRow(
+        var row = RunResults.TrialRow(
             variant: variant.name, maxTokens: maxTokens, itemID: item.id, repeatIndex: repeatIndex,
             model: item.problem == nil ? variant.model ?? "gpt-4o" : nil, answer: nil, error: error)
+        row.estimatedInputTokens = usage?.estimated
+        row.estimatedImageTokens = usage?.estimatedImage
+        return row
     }
 
     static let longAnswer =
@@ -91,25 +135,42 @@ enum ReportFixtures {
 
     /// A run with something of everything: a cached answer, a truncated one, Markdown and HTML
     /// in answers, a refusal, an empty answer, a failed request, a remote image and a bad one.
+    ///
+    /// Usage as a real run records it: the tokens the server reported, the plan's estimate and
+    /// the cost at list prices. gpt-4o (`plain`, detail auto) counts 425 image tokens for the
+    /// 640×480 cat and 765 for the 1024×768 beach; the remote image of unknown size is estimated
+    /// at the most it can cost (1,105) and turns out small, so that pair's estimate misses. One
+    /// answer reported no usage at all, as some proxies do.
     static func fullRun(info: RunResults.Info = info()) -> RunResults {
         let trials: [RunResults.TrialRow] = [
             answered(
                 short, 60, cat, "I see a grey cat on a", completionTokens: 60, latencyMs: 15_000,
-                scores: scores(chars: 21, firstPerson: true, truncated: true)),
+                scores: scores(chars: 21, firstPerson: true, truncated: true), usage: miniLow),
             answered(
                 short, 120, cat, "A grey cat asleep on a windowsill.", completionTokens: 11, latencyMs: 700,
-                cached: true, scores: scores(chars: 34)),
+                cached: true, scores: scores(chars: 34), usage: miniLow),
             answered(
                 plain, nil, cat, "Image of a cat | sleeping\r\nin the *sun* <b>bold</b> [link](http://x) `code`",
-                completionTokens: 25, latencyMs: 1200, scores: scores(chars: 71, redundantPrefix: true)),
-            failed(short, 60, beach, error: "HTTP 500: The server had an error while processing your request."),
+                completionTokens: 25, latencyMs: 1200, scores: scores(chars: 71, redundantPrefix: true),
+                usage: Usage(prompt: 441, estimated: 439, estimatedImage: 425)),
+            failed(
+                short, 60, beach, error: "HTTP 500: The server had an error while processing your request.",
+                usage: miniLow),
             answered(
                 short, 120, beach, nil, refusal: "I can't help with that.", completionTokens: 7, latencyMs: 400,
-                scores: scores(chars: 0, empty: true, refusal: true)),
-            answered(plain, nil, beach, "  \n", completionTokens: 1, latencyMs: 300, scores: scores(chars: 0, empty: true)),
-            answered(short, 60, remote, "A chart of rising sales.", completionTokens: 8, latencyMs: 12_500, scores: scores(chars: 24)),
-            answered(short, 120, remote, "A bar chart of rising sales, 2019 to 2024.", latencyMs: 650, scores: scores(chars: 42)),
-            answered(plain, nil, remote, longAnswer, completionTokens: 40, latencyMs: 2000, scores: scores(chars: 171)),
+                scores: scores(chars: 0, empty: true, refusal: true), usage: miniLow),
+            answered(
+                plain, nil, beach, "  \n", completionTokens: 1, latencyMs: 300, scores: scores(chars: 0, empty: true),
+                usage: Usage(prompt: 781, estimated: 781, estimatedImage: 765)),
+            answered(
+                short, 60, remote, "A chart of rising sales.", completionTokens: 8, latencyMs: 12_500,
+                scores: scores(chars: 24), usage: miniLow),
+            answered(
+                short, 120, remote, "A bar chart of rising sales, 2019 to 2024.", latencyMs: 650, scores: scores(chars: 42),
+                usage: Usage(prompt: nil, estimated: 2_871, estimatedImage: 2_833)),
+            answered(
+                plain, nil, remote, longAnswer, completionTokens: 40, latencyMs: 2000, scores: scores(chars: 171),
+                usage: Usage(prompt: 441, estimated: 1_121, estimatedImage: 1_105)),
             failed(short, 60, broken, error: broken.problem),
             failed(short, 120, broken, error: broken.problem),
             failed(plain, nil, broken, error: broken.problem),

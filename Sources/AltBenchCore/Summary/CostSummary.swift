@@ -1,0 +1,338 @@
+import Foundation
+
+/// What a run's requests used and cost, per (variant, max_tokens) pair and in total, with
+/// notes that say how to read the figures: the cost section of every report.
+///
+/// Only requests that were sent count: an answer from the store sent nothing and cost
+/// nothing, and a failed trial reported nothing. Reported tokens are summed over the sent
+/// requests that reported them, and the plan's estimate over the same requests, so
+/// reported ÷ estimated compares like for like. A cost is a sum only when every sent request
+/// has one: a total that left some out would understate what was spent.
+public struct CostSummary: Sendable, Hashable {
+    /// Counts, token sums and cost over a group of trials (a pair, or the whole run).
+    public struct Figures: Sendable, Hashable {
+        public var trials = 0
+        /// Requests sent and answered: answered trials not taken from the store.
+        public var sent = 0
+        /// Trials answered from the store: no request, no cost.
+        public var fromStore = 0
+        public var failed = 0
+        /// Sums over the sent requests that reported each figure; `nil` when none did.
+        public var promptTokens: Int?
+        public var completionTokens: Int?
+        public var cachedTokens: Int?
+        public var imageTokens: Int?
+        public var reasoningTokens: Int?
+        /// The plan's input estimate, summed over the sent requests that reported prompt tokens
+        /// and carry an estimate; `nil` when none does.
+        public var estimatedInputTokens: Int?
+        /// The image part of ``estimatedInputTokens``, over the same requests.
+        public var estimatedImageTokens: Int?
+        /// The reported prompt tokens of exactly the requests ``estimatedInputTokens`` covers:
+        /// the numerator of ``ratio`` (equal to ``promptTokens`` when every request that
+        /// reported usage has an estimate).
+        public var comparedPromptTokens: Int?
+        /// Sent requests that reported neither prompt nor completion tokens.
+        public var withoutUsage = 0
+        /// USD the group's requests cost; `nil` when a sent request has no cost (no price, or
+        /// no usage reported), or when the run recorded no cost at all.
+        public var costUSD: Double?
+        /// Sent requests without a cost.
+        public var withoutCost = 0
+
+        public init() {}
+
+        /// Reported prompt tokens ÷ estimated input tokens over the same requests; `nil`
+        /// without an estimate.
+        public var ratio: Double? {
+            guard let estimated = estimatedInputTokens, estimated > 0, let reported = comparedPromptTokens else {
+                return nil
+            }
+            return Double(reported) / Double(estimated)
+        }
+
+        /// The figures of `trials`.
+        init(_ trials: [RunResults.TrialRow]) {
+            self.trials = trials.count
+            func add(_ sum: inout Int?, _ value: Int?) {
+                if let value { sum = (sum ?? 0) + value }
+            }
+            var cost = 0.0
+            var anyCost = false
+            for trial in trials {
+                if let costUSD = trial.costUSD {
+                    cost += costUSD
+                    anyCost = true
+                }
+                guard let answer = trial.answer else {
+                    failed += 1
+                    continue
+                }
+                if trial.cached {
+                    fromStore += 1
+                    continue
+                }
+                sent += 1
+                if trial.costUSD == nil { withoutCost += 1 }
+                if answer.promptTokens == nil && answer.completionTokens == nil { withoutUsage += 1 }
+                add(&promptTokens, answer.promptTokens)
+                add(&completionTokens, answer.completionTokens)
+                add(&cachedTokens, answer.cachedTokens)
+                add(&imageTokens, answer.imageTokens)
+                add(&reasoningTokens, answer.reasoningTokens)
+                if let reported = answer.promptTokens, let estimated = trial.estimatedInputTokens {
+                    add(&comparedPromptTokens, reported)
+                    add(&estimatedInputTokens, estimated)
+                    add(&estimatedImageTokens, trial.estimatedImageTokens)
+                }
+            }
+            costUSD = withoutCost == 0 && anyCost ? cost : nil
+        }
+    }
+
+    /// One (variant, max_tokens) pair; its figures read through (`pair.sent`).
+    @dynamicMemberLookup
+    public struct Pair: Sendable, Hashable {
+        public var variant: String
+        public var maxTokens: Int?
+        /// The models the pair's trials named, by name (one, unless the run mixed them).
+        public var models: [String]
+        public var figures: Figures
+
+        public init(variant: String, maxTokens: Int?, models: [String], figures: Figures) {
+            self.variant = variant
+            self.maxTokens = maxTokens
+            self.models = models
+            self.figures = figures
+        }
+
+        /// The models as one name for a table cell: "gpt-4o-mini", "gpt-4o, gpt-4o-mini".
+        public var model: String? { models.isEmpty ? nil : models.joined(separator: ", ") }
+
+        public subscript<T>(dynamicMember path: KeyPath<Figures, T>) -> T { figures[keyPath: path] }
+    }
+
+    /// In the run's variant order, then by token limit (as ``RunSummary`` orders its rows).
+    public var pairs: [Pair]
+    public var total: Figures
+    /// Whether the run used the offline mock: nothing was billed, costs are at list prices.
+    public var isMock: Bool
+    /// `max_cost` when the run had a spending limit, in USD.
+    public var maxCostUSD: Double?
+    /// Sentences on how to read the figures: the mock, models without a price, estimates
+    /// that missed by more than 10% (``missesEstimate(reported:estimated:)``), the spending limit.
+    public var notes: [String]
+
+    /// Whether reported prompt tokens differ from the estimate by more than 10% of it, either
+    /// way: then a note names the pair. In whole numbers, so exactly 10% is not a miss.
+    public static func missesEstimate(reported: Int, estimated: Int) -> Bool {
+        abs(reported - estimated) * 10 > estimated
+    }
+
+    public init(pairs: [Pair], total: Figures, isMock: Bool, maxCostUSD: Double?, notes: [String]) {
+        self.pairs = pairs
+        self.total = total
+        self.isMock = isMock
+        self.maxCostUSD = maxCostUSD
+        self.notes = notes
+    }
+
+    /// The summary of `results`; `nil` when no trial holds any usage, estimate or cost (a
+    /// scored file, or a run whose answers reported nothing), so reports leave the section out
+    /// rather than show zeros that look like data.
+    public static func make(_ results: RunResults) -> CostSummary? {
+        let holdsAny = results.trials.contains { trial in
+            if trial.estimatedInputTokens != nil || trial.estimatedImageTokens != nil || trial.costUSD != nil { return true }
+            guard let answer = trial.answer else { return false }
+            return answer.promptTokens != nil || answer.completionTokens != nil || answer.cachedTokens != nil
+                || answer.imageTokens != nil
+        }
+        guard holdsAny else { return nil }
+
+        var order: [String: Int] = [:]
+        for (index, variant) in results.variants.enumerated() where order[variant.name] == nil {
+            order[variant.name] = index
+        }
+        let groups = Dictionary(grouping: results.trials) { Key(variant: $0.variant, maxTokens: $0.maxTokens) }
+        let keys = groups.keys.sorted {
+            let a = order[$0.variant] ?? Int.max, b = order[$1.variant] ?? Int.max
+            if a != b { return a < b }
+            if $0.variant != $1.variant { return $0.variant < $1.variant }
+            return ($0.maxTokens ?? Int.max) < ($1.maxTokens ?? Int.max)
+        }
+        let pairs = keys.map { key in
+            let trials = groups[key]!
+            return Pair(
+                variant: key.variant, maxTokens: key.maxTokens, models: Set(trials.compactMap(\.model)).sorted(),
+                figures: Figures(trials))
+        }
+        let total = Figures(results.trials)
+        let maxCost = results.info.settings["max_cost"]?.doubleValue
+        let notes = Self.notes(results, pairs: pairs, total: total, maxCost: maxCost)
+        return CostSummary(pairs: pairs, total: total, isMock: results.info.isMock, maxCostUSD: maxCost, notes: notes)
+    }
+
+    private struct Key: Hashable {
+        var variant: String
+        var maxTokens: Int?
+    }
+
+    // MARK: - Notes
+
+    private static func notes(_ results: RunResults, pairs: [Pair], total: Figures, maxCost: Double?) -> [String] {
+        var notes: [String] = []
+        let sent = results.trials.filter { !$0.failed && !$0.cached }
+        // Runs stored before altbench recorded estimates and costs still have the tokens the
+        // server reported: say why the rest is empty rather than leave it to guesswork.
+        let recordsCost = results.trials.contains { $0.costUSD != nil || $0.estimatedInputTokens != nil }
+            || results.info.settings["prices"] != nil
+        if !recordsCost {
+            notes.append(
+                "This run was stored before altbench recorded estimates and costs: the tokens are what the server reported, with no estimate or price to set them against.")
+        }
+        // Models with a price: those the run recorded one for, and any whose requests have a cost.
+        var priced = Set(results.info.settings["prices"]?.objectValue?.keys.map { $0 } ?? [])
+        for trial in sent where trial.costUSD != nil {
+            if let model = trial.model { priced.insert(model) }
+        }
+
+        if results.info.isMock {
+            let models = priced.intersection(Set(sent.compactMap(\.model))).sorted()
+            if models.isEmpty {
+                notes.append("The mock bills nothing.")
+            } else {
+                notes.append(
+                    "The mock bills nothing: the costs are what \(list(models)) would charge at list prices for the mock's token counts.")
+            }
+            if total.ratio != nil {
+                notes.append(
+                    "The mock's prompt tokens are its own rough count, not the model's, so reported/estimated does not test the estimate.")
+            }
+        }
+
+        if recordsCost {
+            let unknown = sent.filter { $0.costUSD == nil }
+            func isUnpriced(_ trial: RunResults.TrialRow) -> Bool { trial.model.map { !priced.contains($0) } ?? false }
+            let unpriced = unknown.filter(isUnpriced)
+            let unpricedModels = Set(unpriced.compactMap(\.model)).sorted()
+            if !unpricedModels.isEmpty {
+                let have = unpricedModels.count == 1 ? "has" : "have"
+                let their = unpricedModels.count == 1 ? "its" : "their"
+                notes.append(
+                    "\(list(unpricedModels)) \(have) no price, so the cost of \(their) \(requests(unpriced.count)) is unknown and the run has no total cost: give \(unpricedModels.count == 1 ? "it" : "them") a price under prices: in altbench.yml (USD per million tokens: input, cached_input, output).")
+            }
+            // Priced requests without a cost reported no usage; named by pair, in table order.
+            let withoutUsage = Dictionary(grouping: unknown.filter { !isUnpriced($0) }) {
+                Key(variant: $0.variant, maxTokens: $0.maxTokens)
+            }
+            let noUsage = pairs.compactMap { pair -> String? in
+                guard let count = withoutUsage[Key(variant: pair.variant, maxTokens: pair.maxTokens)]?.count else { return nil }
+                return "\(requests(count)) of \(pairName(pair))"
+            }
+            if !noUsage.isEmpty {
+                let one = noUsage.count == 1 && noUsage[0].hasPrefix("1 request ")
+                notes.append(
+                    "\(list(noUsage)) reported no usage, so \(one ? "its" : "their") cost is unknown and the run has no total cost.")
+            }
+        }
+
+        if !results.info.isMock {
+            for pair in pairs {
+                guard let ratio = pair.ratio, let reported = pair.comparedPromptTokens,
+                    let estimated = pair.estimatedInputTokens, missesEstimate(reported: reported, estimated: estimated)
+                else { continue }
+                let model = pair.model ?? "this model"
+                notes.append(
+                    "\(pairName(pair)): the server counted \(count(reported)) prompt tokens where altbench estimated \(count(estimated)) (\(Self.ratio(ratio))): the image formula may not fit \(model), or the server resizes images.")
+            }
+        }
+
+        if let maxCost {
+            let limit = "The spending limit was \(usd(maxCost))"
+            if let spent = total.costUSD {
+                let share = maxCost > 0 ? " (\(percent(spent / maxCost)))" : ""
+                notes.append(
+                    results.info.isMock
+                        ? "\(limit): at list prices the run would have used \(usd(spent)) of it\(share)."
+                        : "\(limit): the run used \(usd(spent)) of it\(share).")
+            } else if total.withoutCost > 0 {
+                notes.append(
+                    "\(limit): how much of it the run used is unknown, since \(requests(total.withoutCost)) \(total.withoutCost == 1 ? "has" : "have") no cost.")
+            } else {
+                notes.append("\(limit): how much of it the run used is unknown, since no request recorded a cost.")
+            }
+        }
+        return notes
+    }
+
+    /// "short (max_tokens 60)", "plain (no max_tokens)".
+    static func pairName(_ pair: Pair) -> String {
+        "\(pair.variant) (\(pair.maxTokens.map { "max_tokens \($0)" } ?? "no max_tokens"))"
+    }
+
+    static func requests(_ n: Int) -> String { n == 1 ? "1 request" : "\(count(n)) requests" }
+
+    static func list(_ names: [String]) -> String {
+        switch names.count {
+        case 0: ""
+        case 1: names[0]
+        default: names.dropLast().joined(separator: ", ") + " and " + names.last!
+        }
+    }
+
+    static func percent(_ share: Double) -> String {
+        let value = share * 100
+        if value > 0 && value < 0.5 { return "<1%" }
+        return "\(Int(value.rounded()))%"
+    }
+}
+
+// MARK: - Formatting
+
+extension CostSummary {
+    /// USD as a reader wants it: cents from a dollar up, with thousands separators
+    /// ("$1,234.50", "$1.27"), and two significant digits below a dollar, so a small sum is not
+    /// rounded away ("$0.42", "$0.042", "$0.0042"); below a millionth, "<$0.000001".
+    ///
+    /// The one money format of every report, note and plan (``AltBenchReport``'s `Format.usd`
+    /// calls it), so a figure reads the same wherever it appears.
+    public static func usd(_ amount: Double) -> String {
+        guard amount.isFinite else { return "–" }
+        let sign = amount < 0 ? "-" : ""
+        let magnitude = abs(amount)
+        if magnitude == 0 { return "$0.00" }
+        var decimals = 2
+        if magnitude < 1 {
+            func digits(_ value: Double) -> Int { max(2, 1 - Int(floor(log10(value)))) }
+            decimals = digits(magnitude)
+            // Rounding can reach the next power of ten (0.00999 → 0.0100): count again.
+            let scale = pow(10, Double(decimals))
+            let rounded = (magnitude * scale).rounded() / scale
+            if rounded > 0 { decimals = digits(rounded) }
+            if decimals > 6 {
+                return magnitude < 0.000_000_5 ? "\(sign)<$0.000001" : "\(sign)$" + String(format: "%.6f", magnitude)
+            }
+        }
+        let text = String(format: "%.\(decimals)f", magnitude)
+        let parts = text.split(separator: ".", maxSplits: 1)
+        let whole = Int(parts[0]).map(count) ?? String(parts[0])
+        return "\(sign)$\(whole)" + (parts.count > 1 ? ".\(parts[1])" : "")
+    }
+
+    /// A whole number with thousands separators: "25,890".
+    public static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
+
+    /// Reported ÷ estimated: "1.02×", "0.45×", "12.3×" (one decimal from ten up).
+    public static func ratio(_ value: Double) -> String {
+        guard value.isFinite else { return "–" }
+        return String(format: value >= 9.995 ? "%.1f" : "%.2f", value) + "×"
+    }
+}
