@@ -87,7 +87,7 @@ public struct CostPlanning: Sendable {
         notes.append(contentsOf: Self.providerNotes(experiment, models: models))
         let refusal = Self.refusal(plan, experiment: experiment)
         if let maxCost = experiment.maxCost, refusal == nil, experiment.provider != .mock, let high = plan.costHigh {
-            notes.append("--max-cost \(MoneyText.format(maxCost)): the high estimate \(MoneyText.format(high)) is within it.")
+            notes.append("--max-cost \(CostSummary.usd(maxCost)): the high estimate \(CostSummary.usd(high)) is within it.")
         }
         return Outcome(plan: plan, experiment: experiment, header: header, notes: notes, refusal: refusal)
     }
@@ -135,13 +135,13 @@ public struct CostPlanning: Sendable {
         }
         if !plan.unpricedModels.isEmpty {
             let names = plan.unpricedModels.joined(separator: ", ")
-            return "--max-cost \(MoneyText.format(limit)) needs a price for every model, and \(names) has none. Add it under prices: in altbench.yml (USD per million tokens, e.g. prices: {\(plan.unpricedModels[0]): {input: 0.15, output: 0.60}}), or drop --max-cost."
+            return "--max-cost \(CostSummary.usd(limit)) needs a price for every model, and \(names) has none. Add it under prices: in altbench.yml (USD per million tokens, e.g. prices: {\(plan.unpricedModels[0]): {input: 0.15, output: 0.60}}), or drop --max-cost."
         }
         guard let high = plan.costHigh, high > limit else { return nil }
         let costly = plan.pairs.filter { $0.toSend > 0 }.sorted { ($0.costHigh ?? 0) > ($1.costHigh ?? 0) }.prefix(3)
         let listed = costly.map { pair in
-            "\(pair.variant)\(pair.maxTokens.map { " @ max_tokens \($0)" } ?? "") (\(MoneyText.format(pair.costHigh ?? 0)))"
+            "\(pair.variant)\(pair.maxTokens.map { " @ max_tokens \($0)" } ?? "") (\(CostSummary.usd(pair.costHigh ?? 0)))"
         }
-        return "the plan's high estimate is \(MoneyText.format(high)), \(MoneyText.format(high - limit)) above --max-cost \(MoneyText.format(limit)). The costliest pairs: \(listed.joined(separator: ", ")). Cut images, prompts, token limits or repeats, try --detail low, or raise --max-cost. `altbench plan` shows the figures."
+        return "the plan's high estimate is \(CostSummary.usd(high)), \(CostSummary.usd(high - limit)) above --max-cost \(CostSummary.usd(limit)). The costliest pairs: \(listed.joined(separator: ", ")). Cut images, prompts, token limits or repeats, try --detail low, or raise --max-cost. `altbench plan` shows the figures."
     }
 }

@@ -96,7 +96,7 @@ struct ConfigTests {
                 "prompts", "dataset", "results", "model", "base_url", "api_key_env", "provider", "max_tokens",
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
                 "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
-                "quality_weights", "hard_fails", "check", "baseline", "proxy",
+                "quality_weights", "hard_fails", "check", "baseline", "proxy", "detail", "max_cost", "prices",
             ])
     }
 

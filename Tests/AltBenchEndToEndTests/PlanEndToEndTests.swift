@@ -1,0 +1,163 @@
+import AltBenchCore
+import AltBenchTesting
+import Foundation
+import GRDB
+import Testing
+
+/// `altbench plan` and `--max-cost` with the built binary: the plan's request count is what a
+/// run then sends to a real server on 127.0.0.1, its cached count what the store answers, and
+/// a run whose high estimate passes the limit sends nothing.
+@Suite("altbench plan end to end", .serialized)
+struct PlanEndToEndTests {
+    static let fakeKey = "sk" + "-test-plan-0123456789abcdef"
+
+    static func plan(_ arguments: [String], in workspace: Workspace, environment: [String: String]) async throws
+        -> (output: AltbenchProcess.Output, json: JSONValue)
+    {
+        let output = try await AltbenchProcess.run(
+            ["plan", "--format", "json"] + arguments, in: workspace.root, environment: environment)
+        let json = try JSONValue.parse(Data(output.stdout.utf8))
+        return (output, json)
+    }
+
+    @Test func thePlanCountsWhatARunSendsAndWhatTheStoreAnswers() async throws {
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: Self.fakeKey))
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let base = ["--base-url", server.baseURL]
+
+        // Nothing stored yet: every trial is to send, and planning sends nothing and creates no store.
+        let (first, before) = try await Self.plan(base + ["--max-tokens", "5,50"], in: workspace, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(before["trials"] == 16)
+        #expect(before["cached"] == 0)
+        #expect(before["to_send"] == 16)
+        #expect(await server.requests().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: workspace.url("results").path))
+
+        // Half the plan answered by a run at one limit: the plan now counts those as cached.
+        let half = try await AltbenchProcess.run(
+            ["run"] + base + ["--max-tokens", "5"], in: workspace.root, environment: environment)
+        #expect(half.status == 0, "\(half.stderr)")
+        #expect(await server.requests().count == 8)
+        let (_, middle) = try await Self.plan(base + ["--max-tokens", "5,50"], in: workspace, environment: environment)
+        #expect(middle["cached"] == 8)
+        #expect(middle["to_send"] == 8)
+
+        // The run sends exactly what the plan said it would.
+        let rest = try await AltbenchProcess.run(
+            ["run"] + base + ["--max-tokens", "5,50"], in: workspace.root, environment: environment)
+        #expect(rest.status == 0, "\(rest.stderr)")
+        #expect(await server.requests().count == 8 + 8)
+        let (_, after) = try await Self.plan(base + ["--max-tokens", "5,50"], in: workspace, environment: environment)
+        #expect(after["cached"] == 16)
+        #expect(after["to_send"] == 0)
+        #expect(after["input_tokens"] == 0)
+        let (_, fresh) = try await Self.plan(
+            base + ["--max-tokens", "5,50", "--no-cache"], in: workspace, environment: environment)
+        #expect(fresh["to_send"] == 16)
+        #expect(await server.requests().count == 16, "planning never sends")
+        await server.stop()
+    }
+
+    @Test func theJSONHoldsEveryFigureAndEachImageByTheModelsFormula() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let (output, json) = try await Self.plan(
+            ["--model", "gpt-4o", "--max-tokens", "50"], in: workspace, environment: AltbenchProcess.cleanEnvironment())
+        #expect(output.status == 0, "\(output.stderr)")
+        for key in [
+            "trials", "cached", "to_send", "input_tokens", "image_tokens", "output_tokens_max", "cost_usd", "pairs", "items",
+            "assumptions",
+        ] {
+            #expect(json[key] != nil, "no \(key) in \(output.stdout)")
+        }
+        #expect(json["output_tokens_max"]?.intValue == 8 * 50)
+        let items = try #require(json["items"]?.arrayValue)
+        #expect(items.count == 4)
+        let formula = try #require(ImageTokenFamily.forModel("gpt-4o")).formula
+        var imageTokens = 0
+        for item in items {
+            let width = try #require(item["width"]?.intValue)
+            let height = try #require(item["height"]?.intValue)
+            let tokens = try #require(item["image_tokens"]?.intValue)
+            #expect(tokens == formula.tokens(width: width, height: height, detail: nil))
+            imageTokens += tokens
+        }
+        // Two prompts ask about every image once at max_tokens 50.
+        #expect(json["image_tokens"]?.intValue == 2 * imageTokens)
+        let cost = try #require(json["cost_usd"])
+        let low = try #require(cost["low"]?.doubleValue)
+        let high = try #require(cost["high"]?.doubleValue)
+        #expect(low > 0 && high > low)
+        // The mock answers this plan, so it says nothing is billed.
+        #expect(json["notes"]?.arrayValue?.contains { $0.stringValue?.contains("bills nothing") == true } == true)
+
+        // --detail low: every image at gpt-4o's base cost.
+        let (_, low85) = try await Self.plan(
+            ["--model", "gpt-4o", "--max-tokens", "50", "--detail", "low"], in: workspace,
+            environment: AltbenchProcess.cleanEnvironment())
+        #expect(low85["image_tokens"] == .int(8 * 85))
+    }
+
+    @Test func aModelWithoutAPriceGetsTokensAndNoCost() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let (output, json) = try await Self.plan(
+            ["--model", "llava-13b", "--max-tokens", "50"], in: workspace, environment: AltbenchProcess.cleanEnvironment())
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(json["cost_usd"] == .null)
+        #expect(json["unpriced_models"] == ["llava-13b"])
+        #expect((json["input_tokens"]?.intValue ?? 0) > 0)
+        let text = try await AltbenchProcess.run(
+            ["plan", "--model", "llava-13b", "--max-tokens", "50"], in: workspace.root,
+            environment: AltbenchProcess.cleanEnvironment())
+        #expect(text.stdout.contains("llava-13b"))
+        #expect(text.stdout.contains("no price"), "\(text.stdout)")
+    }
+
+    @Test func withoutAKeyThePlanSaysTheRunWouldStop() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let output = try await AltbenchProcess.run(
+            ["plan", "--provider", "openai"], in: workspace.root, environment: AltbenchProcess.cleanEnvironment())
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("OPENAI_API_KEY is not set"), "\(output.stdout)")
+        #expect(output.stdout.contains("https://api.openai.com/v1/chat/completions"))
+    }
+
+    @Test func aRunAboveMaxCostSendsNothingAndSaysWhatToCut() async throws {
+        let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: Self.fakeKey))
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let arguments = ["--base-url", server.baseURL, "--max-tokens", "50", "--max-cost", "0.001"]
+        let run = try await AltbenchProcess.run(["run"] + arguments, in: workspace.root, environment: environment)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("above --max-cost $0.0010"), "\(run.stderr)")
+        #expect(run.stderr.contains("--detail low"))
+        #expect(await server.requests().isEmpty)
+        // No run was recorded.
+        let db = try DatabaseQueue(path: workspace.url("results/altbench.sqlite").path)
+        #expect(try await db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM run") } == 0)
+
+        // plan says the same and exits 1, so CI can gate on it.
+        let plan = try await AltbenchProcess.run(["plan"] + arguments, in: workspace.root, environment: environment)
+        #expect(plan.status == 1)
+        #expect(plan.stdout.contains("would refuse to start"), "\(plan.stdout)")
+
+        // A limit above the high estimate lets the run go, and it records what it spent.
+        let (_, figures) = try await Self.plan(
+            ["--base-url", server.baseURL, "--max-tokens", "50"], in: workspace, environment: environment)
+        let high = try #require(figures["cost_usd"]?["high"]?.doubleValue)
+        let enough = try await AltbenchProcess.run(
+            ["run", "--base-url", server.baseURL, "--max-tokens", "50", "--max-cost", String(high * 1.01)], in: workspace.root,
+            environment: environment)
+        #expect(enough.status == 0, "\(enough.stderr)")
+        #expect(await server.requests().count == 8)
+        let spent = try await db.read { try Double.fetchOne($0, sql: "SELECT sum(cost_usd) FROM trial") }
+        #expect((spent ?? 0) > 0 && (spent ?? 0) <= high)
+        await server.stop()
+    }
+}
