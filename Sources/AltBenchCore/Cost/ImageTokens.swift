@@ -27,9 +27,9 @@ extension ImageTokenFamily {
     /// The families the formulas are known for, most specific name first where names share
     /// a prefix (gpt-4o-mini before gpt-4o).
     ///
-    /// From OpenAI's published image-input rules. gpt-4.5 covers `gpt-4.5-preview`; the
-    /// o-series names also catch their `-mini`, `-pro` and dated variants (`o3-mini` counts
-    /// as o3), which is the nearest published rule for them.
+    /// From OpenAI's published image-input rules. A name matches itself and its dated
+    /// snapshots only (``ModelNameMatch``), so variants with their own names are listed:
+    /// `gpt-4.5-preview`, and `o1-pro`/`o3-pro`, which take the o-series rule.
     public static var known: [ImageTokenFamily] { table }
 
     private static let table: [ImageTokenFamily] = {
@@ -40,11 +40,14 @@ extension ImageTokenFamily {
             ImageTokenFamily(name: "gpt-4.1-mini", formula: .patches(multiplierPercent: 162)),
             ImageTokenFamily(name: "gpt-4.1-nano", formula: .patches(multiplierPercent: 246)),
             ImageTokenFamily(name: "gpt-4.1", formula: gpt4o),
+            ImageTokenFamily(name: "gpt-4.5-preview", formula: gpt4o),
             ImageTokenFamily(name: "gpt-4.5", formula: gpt4o),
             ImageTokenFamily(name: "chatgpt-4o-latest", formula: gpt4o),
             ImageTokenFamily(name: "gpt-4-turbo", formula: gpt4o),
             ImageTokenFamily(name: "gpt-4-vision-preview", formula: gpt4o),
+            ImageTokenFamily(name: "o1-pro", formula: .tiles(base: 75, perTile: 150)),
             ImageTokenFamily(name: "o1", formula: .tiles(base: 75, perTile: 150)),
+            ImageTokenFamily(name: "o3-pro", formula: .tiles(base: 75, perTile: 150)),
             ImageTokenFamily(name: "o3", formula: .tiles(base: 75, perTile: 150)),
             ImageTokenFamily(name: "o4-mini", formula: .patches(multiplierPercent: 172)),
         ]
@@ -59,9 +62,9 @@ extension ImageTokenFamily {
     /// The family of `model`: exact name, dated snapshot (`gpt-4o-2024-08-06`), or with a
     /// provider prefix (`openai/gpt-4o`); `nil` when none matches.
     ///
-    /// Case does not matter, and a name matches only whole or followed by `-`
-    /// (``ModelNameMatch``): `gpt-4omni` is not gpt-4o, and `gpt-5`, `llava` or `claude-…`
-    /// have no formula here.
+    /// Case does not matter, and a name matches only whole or followed by a snapshot suffix
+    /// (``ModelNameMatch``): `gpt-4omni` and `gpt-4o-realtime-preview` are not gpt-4o, and
+    /// `gpt-5`, `llava` or `claude-…` have no formula here.
     public static func forModel(_ model: String) -> ImageTokenFamily? {
         ModelNameMatch.best(for: model, among: table.map(\.name)).flatMap { byName[$0] }
     }
