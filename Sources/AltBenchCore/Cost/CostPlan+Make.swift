@@ -34,23 +34,27 @@ extension CostPlan {
             guard let request = trial.request else { continue }
             if pairs[index].model == nil { pairs[index].model = request.model }
 
+            let isCached = trial.key.map(cachedKeys.contains) ?? false
+            if isCached { pairs[index].cached += 1 }
+            let detail = request.detail?.rawValue ?? ImageDetail.auto.rawValue
+            let itemKey = ItemKey(id: trial.item.id, model: request.model, detail: detail)
+            let sends = !isCached && !sendsNothing
+            let isNewItem = !seenItems.contains(itemKey)
+            guard sends || isNewItem else { continue }
+            // Estimated only when it adds an item or tokens: a plan of many cached repeats
+            // does not tokenize the same prompt again for each.
             let estimate =
                 trial.estimate
                 ?? RequestEstimate.make(
                     request: request, imageWidth: trial.item.imageInfo?.width, imageHeight: trial.item.imageInfo?.height)
-            let detail = request.detail?.rawValue ?? ImageDetail.auto.rawValue
-            if seenItems.insert(ItemKey(id: trial.item.id, model: request.model, detail: detail)).inserted {
+            if isNewItem {
+                seenItems.insert(itemKey)
                 items.append(
                     ItemCost(
                         id: trial.item.id, model: request.model, width: trial.item.imageInfo?.width,
                         height: trial.item.imageInfo?.height, detail: detail, imageTokens: estimate.imageTokens))
             }
-
-            if let key = trial.key, cachedKeys.contains(key) {
-                pairs[index].cached += 1
-                continue
-            }
-            guard !sendsNothing else { continue }
+            guard sends else { continue }
             pairs[index].add(estimate, model: request.model)
             assumptions.add(estimate, itemID: trial.item.id)
         }

@@ -80,10 +80,10 @@ extension ImageTokenFormula {
     /// the most it can pick. A patch model ignores `detail`.
     ///
     /// Everything is worked in integers, never floating point, because every step ends in a
-    /// floor or a ceiling and the exact value often sits right on a whole number: a side
-    /// scaled to exactly 33 patches comes out of floating point as 33.000000000000004 and
-    /// rounds up to 34 (a 4000×3000 photo is 1452 patches, not 1485; in floats about one
-    /// image in seven above the patch cap is miscounted, see scripts/image_token_goldens.py).
+    /// floor or a ceiling and the exact value often sits right on a whole number. A 4000×3000
+    /// photo scales to exactly 44×33 patches (1452), but in floating point the 44 comes out
+    /// as 44.00000000000001 and rounds up to 45 (1485); floats miscount about one in seven of
+    /// the sizes above the patch cap that scripts/image_token_goldens.py sweeps.
     ///
     /// - Tile models: the image's final scale is a fraction p/q: 2048/longest side when the
     ///   longest side is over 2048, and then, if the shortest side is still over 768, simply
