@@ -59,6 +59,15 @@ struct HTMLReportBrowserTests {
 
             // The answer's table is at the top; sorting works.
             #expect(try await browser.evaluate("return document.querySelector('#answer table.matrix tbody tr td').textContent;") == .string("icecubes (baseline)"))
+            // The cost table sorts its pairs by a column's value; the total stays below them.
+            #expect(try await browser.evaluate("return document.querySelectorAll('#cost tbody tr').length;") == .int(4))
+            try await browser.click(selector: "#cost th:nth-child(6)")
+            try await browser.click(selector: "#cost th:nth-child(6)")
+            let promptTokens = try await browser.evaluate(
+                "return Array.from(document.querySelectorAll('#cost tbody tr td:nth-child(6)')).map(td => parseFloat(td.dataset.sort));")
+            let sorted = promptTokens.arrayValue?.compactMap(\.doubleValue) ?? []
+            #expect(sorted.count == 4 && sorted == sorted.sorted(by: >), "descending by prompt tokens: \(promptTokens)")
+            #expect(try await browser.evaluate("const rows = document.querySelectorAll('#cost table tr'); return rows[rows.length - 1].cells[0].textContent;") == .string("total"))
             // Filters: a variant, a search, a failed check, disagreements.
             func visibleCards() async throws -> Int {
                 try await browser.evaluate("return Array.from(document.querySelectorAll('article.card')).filter(c => !c.hidden).length;").intValue ?? -1
