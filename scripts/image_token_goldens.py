@@ -58,12 +58,15 @@ TILE_MODELS = {
     "gpt-4o": (85, 170),
     "gpt-4.1": (85, 170),
     "gpt-4.5": (85, 170),
+    "gpt-4.5-preview": (85, 170),
     "chatgpt-4o-latest": (85, 170),
     "gpt-4-turbo": (85, 170),
     "gpt-4-vision-preview": (85, 170),
     "gpt-4o-mini": (2833, 5667),
     "o1": (75, 150),
+    "o1-pro": (75, 150),
     "o3": (75, 150),
+    "o3-pro": (75, 150),
 }
 PATCH_MODELS = {
     "gpt-4.1-mini": 162,
