@@ -42,3 +42,79 @@ public struct TokenUsage: Sendable, Hashable {
         self.completionTokens = completionTokens
     }
 }
+
+extension PriceTable {
+    /// The shipped prices (dated in the source).
+    ///
+    /// OpenAI list prices as published at platform.openai.com/docs/pricing, 2025-08, standard
+    /// tier, USD per million tokens (input / cached input / output); check before relying on
+    /// them, and override in altbench.yml under `prices:`. A model missing here has no price:
+    /// a plan shows its tokens and no cost rather than a guess.
+    public static var builtIn: PriceTable { shipped }
+
+    private static let shipped = PriceTable(
+        models: [
+            "gpt-4o": ModelPrice(input: 2.50, cachedInput: 1.25, output: 10.00),
+            "gpt-4o-2024-05-13": ModelPrice(input: 5.00, output: 15.00),
+            "gpt-4o-mini": ModelPrice(input: 0.15, cachedInput: 0.075, output: 0.60),
+            "gpt-4.1": ModelPrice(input: 2.00, cachedInput: 0.50, output: 8.00),
+            "gpt-4.1-mini": ModelPrice(input: 0.40, cachedInput: 0.10, output: 1.60),
+            "gpt-4.1-nano": ModelPrice(input: 0.10, cachedInput: 0.025, output: 0.40),
+            "gpt-4.5-preview": ModelPrice(input: 75.00, cachedInput: 37.50, output: 150.00),
+            "o1": ModelPrice(input: 15.00, cachedInput: 7.50, output: 60.00),
+            "o3": ModelPrice(input: 2.00, cachedInput: 0.50, output: 8.00),
+            "o3-mini": ModelPrice(input: 1.10, cachedInput: 0.55, output: 4.40),
+            "o4-mini": ModelPrice(input: 1.10, cachedInput: 0.275, output: 4.40),
+            "gpt-5": ModelPrice(input: 1.25, cachedInput: 0.125, output: 10.00),
+            "gpt-5-mini": ModelPrice(input: 0.25, cachedInput: 0.025, output: 2.00),
+            "gpt-5-nano": ModelPrice(input: 0.05, cachedInput: 0.005, output: 0.40),
+        ],
+        batchDiscount: 0.5)
+
+    /// The price of `model`: exact name, dated snapshot or provider prefix, as for formulas.
+    ///
+    /// Matching is ``ModelNameMatch``'s: case-insensitive, provider prefix dropped, the exact
+    /// name first (`gpt-4o-2024-05-13` has its own price), else the longest table name the
+    /// model starts with followed by `-`. `name` is the table's key as written. `nil` when no
+    /// name matches: a price is never guessed.
+    public func price(forModel model: String) -> (name: String, price: ModelPrice)? {
+        // Sorted, so that two keys differing only in case resolve the same way every time.
+        guard let name = ModelNameMatch.best(for: model, among: models.keys.sorted()), let price = models[name] else {
+            return nil
+        }
+        return (name, price)
+    }
+
+    /// This table with `overrides`' models and discount replacing its own.
+    ///
+    /// An override replaces the table's entry of the same model whatever its case or
+    /// provider prefix (`GPT-4o` in altbench.yml replaces the built-in `gpt-4o`), so one
+    /// model never has two prices.
+    public func merging(_ overrides: PriceTable) -> PriceTable {
+        let replaced = Set(overrides.models.keys.map(ModelNameMatch.normalized))
+        var models = self.models.filter { !replaced.contains(ModelNameMatch.normalized($0.key)) }
+        models.merge(overrides.models) { _, override in override }
+        return PriceTable(models: models, batchDiscount: overrides.batchDiscount ?? batchDiscount)
+    }
+}
+
+extension ModelPrice {
+    /// USD for one answer's reported usage.
+    ///
+    /// Cached prompt tokens are billed at `cachedInput` (at `input` when the model has no
+    /// cached price), the rest of the prompt at `input`. A cached count outside 0...prompt,
+    /// which no server reports, is clamped so the cost cannot go negative.
+    public func cost(_ usage: TokenUsage) -> Double {
+        let prompt = max(0, usage.promptTokens)
+        let cached = min(max(0, usage.cachedTokens), prompt)
+        let dollars =
+            Double(prompt - cached) * input + Double(cached) * (cachedInput ?? input)
+            + Double(max(0, usage.completionTokens)) * output
+        return dollars / 1_000_000
+    }
+
+    /// USD for `inputTokens` (uncached) and `outputTokens`.
+    public func cost(inputTokens: Int, outputTokens: Int) -> Double {
+        (Double(inputTokens) * input + Double(outputTokens) * output) / 1_000_000
+    }
+}
