@@ -242,6 +242,11 @@ public struct Runner: Sendable {
                 control.stop(refusal.stopReason)
                 return nil
             }
+            if control.isStopping {
+                // Stopped while the reservation was being made: the request does not start.
+                await gate.release(permit, .abandoned)
+                return nil
+            }
             attempt += 1
             let failure: ModelFailure
             let start = ContinuousClock.now
