@@ -16,10 +16,14 @@ import Foundation
 /// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
 /// them again); everything recorded stays recorded.
 ///
-/// With `prices`, every result carries its cost (``TrialResult/costUSD``). With `maxCost`,
-/// a ``CostBudget`` holds each request's high estimate while it is asked and the run stops
-/// before a request that could take spending past the limit (``StopReason/costLimit(limit:spent:)``),
-/// as gracefully as a deadline stop.
+/// Every result carries its cost (``TrialResult/costUSD``): 0 for an answer from the store;
+/// the model's price (`prices`) applied to the usage an answer reports; `nil` for an answer
+/// without usage or a model without a price; 0 for a failed trial, since an HTTP error is
+/// not billed — though a request that timed out or lost its connection midway may still have
+/// been, which the budget counts even where the result cannot. With `maxCost`, a
+/// ``CostBudget`` holds each request's high estimate while it is asked, and the run stops
+/// before a request that could take spending past the limit
+/// (``StopReason/costLimit(limit:spent:)``), as gracefully as a deadline stop.
 public struct Runner: Sendable {
     public var model: any VisionModel
     public var sink: any ResultSink
