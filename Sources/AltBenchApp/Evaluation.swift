@@ -16,6 +16,10 @@ public struct Evaluation: Sendable {
     public static let stoppedExitCode: Int32 = 1
     /// Exit status when the run deadline passed (as `timeout(1)` exits).
     public static let deadlineExitCode: Int32 = 124
+    /// Exit status when the run stopped before its next request could pass `--max-cost`: not
+    /// 1 (nothing is misconfigured) nor 3 (no trial failed), so a script can tell a run to
+    /// continue with `--resume`.
+    public static let costLimitExitCode: Int32 = 4
 
     public var options: RunOptions
     /// `--config FILE`; `nil` reads ./altbench.yml when present.
@@ -60,8 +64,8 @@ public struct Evaluation: Sendable {
 
     /// Runs the whole pipeline. Throws before any request for bad input; otherwise writes the
     /// report (marked incomplete when the run stopped early) and returns the exit status:
-    /// 0 all answered, 3 some trials failed, 1 stopped by a misconfiguration, 124 deadline,
-    /// 128 + the signal's number when interrupted.
+    /// 0 all answered, 3 some trials failed, 1 stopped by a misconfiguration, 4 stopped by the
+    /// spending limit, 124 deadline, 128 + the signal's number when interrupted.
     public func run() async throws -> Outcome {
         var options = options
         var resumable: ResumableRun?
@@ -162,6 +166,9 @@ public struct Evaluation: Sendable {
             retryPolicy: RetryPolicy(maxRetries: experiment.maxRetries), concurrency: experiment.concurrency,
             requestsPerMinute: experiment.requestsPerMinute, tokensPerMinute: experiment.tokensPerMinute,
             useCache: experiment.useCache, control: control, gracePeriod: gracePeriod, deadline: experiment.deadline,
+            // A mock run is priced too (what the model would charge), but only a billed run
+            // is held to the limit.
+            prices: experiment.prices, maxCost: experiment.provider == .mock ? nil : experiment.maxCost,
             onProgress: { progress.update($0) })
         let outcome = try await runner.run(trials)
         progress.finish()
@@ -216,6 +223,10 @@ public struct Evaluation: Sendable {
                 if missing > 0 {
                     console.err("Continue this run with: altbench run --resume \(runID)\(resultsFlag)\n")
                 }
+            case .costLimit(let limit, let spent):
+                console.err(Self.costLimitMessage(
+                    limit: limit, spent: outcome.spentUSD ?? spent, recorded: results.trials.count,
+                    planned: results.plannedTrials, resumeCommand: missing > 0 ? "altbench run --resume \(runID)\(resultsFlag)" : nil))
             }
         }
         return Outcome(
@@ -261,10 +272,23 @@ public struct Evaluation: Sendable {
         return .object(object)
     }
 
+    /// What a run stopped by its spending limit prints: what it spent of the limit, that what
+    /// it recorded is kept, and (`resumeCommand`, when trials are left) how to continue.
+    static func costLimitMessage(limit: Double, spent: Double, recorded: Int, planned: Int, resumeCommand: String?) -> String {
+        var text =
+            "altbench: stopped before the next request could pass the spending limit: spent \(CostSummary.usd(spent)) of \(CostSummary.usd(limit)); \(recorded) of \(planned) trials recorded, and their answers are kept. The report is marked incomplete.\n"
+        if let resumeCommand {
+            text +=
+                "Continue this run with a limit for what is left: \(resumeCommand) --max-cost USD (the stored answers are not asked again).\n"
+        }
+        return text
+    }
+
     /// The exit status of a run that stopped early.
     public static func exitCode(for reason: StopReason) -> Int32 {
         switch reason {
         case .failure, .serverLost: return stoppedExitCode
+        case .costLimit: return costLimitExitCode
         case .deadline: return deadlineExitCode
         case .interrupted(let signal): return signal == "SIGTERM" ? 128 + 15 : 128 + 2
         }

@@ -12,16 +12,21 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// The server answered, then refused every connection for a while: the run stops, and
     /// `--resume` continues it once the server is back.
     case serverLost(ModelFailure)
+    /// The next request could have taken spending past `--max-cost` (`limit`, USD): `spent` is
+    /// what was spent, counting requests then in flight at their high estimates. Nothing more
+    /// was sent; `--resume` with a higher limit continues.
+    case costLimit(limit: Double, spent: Double)
 
     /// What stopped the run, as the store keeps it: `configuration` (a run-fatal failure:
-    /// fix a setting and start a new run), `interrupt`, `deadline` or `server_lost`
-    /// (`--resume` continues).
+    /// fix a setting and start a new run), `interrupt`, `deadline`, `server_lost` or
+    /// `cost_limit` (`--resume` continues).
     public var kind: String {
         switch self {
         case .interrupted: return "interrupt"
         case .deadline: return "deadline"
         case .failure: return "configuration"
         case .serverLost: return "server_lost"
+        case .costLimit: return "cost_limit"
         }
     }
 
@@ -30,6 +35,9 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         case .interrupted(let signal): return "interrupted by \(signal)"
         case .deadline(let limit): return "the run deadline of \(DurationText.format(limit)) passed"
         case .failure(let failure), .serverLost(let failure): return failure.message
+        case .costLimit(let limit, let spent):
+            return
+                "the spending limit of \(CostSummary.usd(limit)) would be passed: \(CostSummary.usd(spent)) spent, and the next request could cost more than the \(CostSummary.usd(max(0, limit - spent))) left"
         }
     }
 }

@@ -15,6 +15,15 @@ import Foundation
 /// ends every wait at once; requests in flight get `gracePeriod` to finish, then are
 /// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
 /// them again); everything recorded stays recorded.
+///
+/// Every result carries its cost (``TrialResult/costUSD``): 0 for an answer from the store;
+/// the model's price (`prices`) applied to the usage an answer reports; `nil` for an answer
+/// without usage or a model without a price; 0 for a failed trial, since an HTTP error is
+/// not billed — though a request that timed out or lost its connection midway may still have
+/// been, which the budget counts even where the result cannot. With `maxCost`, a
+/// ``CostBudget`` holds each request's high estimate while it is asked, and the run stops
+/// before a request that could take spending past the limit
+/// (``StopReason/costLimit(limit:spent:)``), as gracefully as a deadline stop.
 public struct Runner: Sendable {
     public var model: any VisionModel
     public var sink: any ResultSink
@@ -34,6 +43,11 @@ public struct Runner: Sendable {
     public var gracePeriod: Duration
     /// How long the run may take from its start (`--deadline`).
     public var deadline: Duration?
+    /// Prices per model, for each trial's cost; `nil` leaves costs unknown.
+    public var prices: PriceTable?
+    /// The most the run may spend, in USD (`--max-cost`); needs a price for every model the
+    /// trials' requests name (the app refuses to start a run with a limit otherwise).
+    public var maxCost: Double?
     /// How many requests in a row that could not connect, with none reaching the server
     /// before them, stop the run (``connectFailureLimit(concurrency:)`` by default).
     public var connectFailureLimit: Int
@@ -48,7 +62,8 @@ public struct Runner: Sendable {
         settings: ScoringSettings = ScoringSettings(), corpus: ReferenceCorpus? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
         useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
-        gracePeriod: Duration = .seconds(5), deadline: Duration? = nil, connectFailureLimit: Int? = nil,
+        gracePeriod: Duration = .seconds(5), deadline: Duration? = nil, prices: PriceTable? = nil,
+        maxCost: Double? = nil, connectFailureLimit: Int? = nil,
         serverLostAfter: Duration = .seconds(30), onProgress: (@Sendable (RunProgress) -> Void)? = nil
     ) {
         self.model = model
@@ -65,6 +80,8 @@ public struct Runner: Sendable {
         self.control = control
         self.gracePeriod = gracePeriod
         self.deadline = deadline
+        self.prices = prices
+        self.maxCost = maxCost
         self.connectFailureLimit = max(1, connectFailureLimit ?? Self.connectFailureLimit(concurrency: concurrency))
         self.serverLostAfter = serverLostAfter
         self.onProgress = onProgress
@@ -90,6 +107,9 @@ public struct Runner: Sendable {
         public var stopReason: StopReason?
         /// The gate's figures: 429s seen, window decreases, paced waits.
         public var pacing: RequestGate.Statistics
+        /// USD spent against `maxCost`: actual costs, and high estimates where the cost could
+        /// not be known (``CostBudget/spent``); `nil` when the run had no limit.
+        public var spentUSD: Double? = nil
     }
 
     private enum Role: Sendable {
@@ -110,13 +130,14 @@ public struct Runner: Sendable {
         let queue = TrialQueue(trials, control: control)
         let reach = ServerReach(limit: connectFailureLimit, lostRequests: Self.serverLostRequests, lostAfter: serverLostAfter)
         let workers = min(concurrency, max(trials.count, 1))
+        let costing = Costing(trials: trials, prices: prices, maxCost: maxCost)
         let start = clock.now
         do {
             try await withThrowingTaskGroup(of: Role.self) { group in
                 for _ in 0..<workers {
                     group.addTask {
                         while let trial = queue.next() {
-                            try await self.perform(trial, gate: gate, tally: tally, reach: reach)
+                            try await self.perform(trial, gate: gate, tally: tally, reach: reach, costing: costing)
                         }
                         return .worker
                     }
@@ -150,7 +171,8 @@ public struct Runner: Sendable {
         } catch is CancellationError where control.isStopping {
         }
         return Outcome(
-            progress: await tally.snapshot(), stopReason: control.stopReason, pacing: await gate.statistics)
+            progress: await tally.snapshot(), stopReason: control.stopReason, pacing: await gate.statistics,
+            spentUSD: await costing.budget?.spent)
     }
 
     /// The grace period, cut short by `abort`.
@@ -163,25 +185,33 @@ public struct Runner: Sendable {
         }
     }
 
-    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach) async throws {
+    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach, costing: Costing) async throws {
         let started = Date()
-        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally, reach: reach) else { return }
+        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally, reach: reach, costing: costing)
+        else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
         } else {
             scores = []
         }
-        let result = TrialResult(
+        var result = TrialResult(
             trial: trial, outcome: outcome, scores: scores, attempts: attempts, startedAt: started, finishedAt: Date())
+        result.costUSD = costing.cost(of: outcome, model: trial.request?.model)
         try await sink.record(result)
         let progress = await tally.add(result)
         onProgress?(progress)
     }
 
     /// The trial's outcome and the requests it took; `nil` when the run stopped first.
+    ///
+    /// Under a spending limit the trial reserves its high estimate once it may send, and
+    /// keeps it until its answer; a reservation that does not fit stops the run, and the trial
+    /// is left unrecorded for a `--resume`. Retries reuse the reservation after a failure that
+    /// is not billed (an HTTP error, no connection); after one that may have been (a timeout,
+    /// a connection lost midway), the reservation is spent and the retry reserves anew.
     private func outcome(
-        for trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach
+        for trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach, costing: Costing
     ) async throws -> (TrialOutcome, Int)? {
         guard let request = trial.request, let key = trial.key else {
             let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
@@ -190,10 +220,37 @@ public struct Runner: Sendable {
         if useCache, let cached = try await sink.cachedAnswer(forKey: key) {
             return (.answered(cached, cached: true), 0)
         }
+        var claim = BudgetClaim(budget: costing.budget, amount: costing.highEstimate(trial))
+        do {
+            let outcome = try await ask(request, claim: &claim, gate: gate, tally: tally, reach: reach, costing: costing)
+            await claim.release()
+            return outcome
+        } catch {
+            await claim.release()
+            throw error
+        }
+    }
+
+    /// Sends `request` until it is answered, fails for good or the run stops; `claim` holds
+    /// the trial's reservation while it is asked.
+    private func ask(
+        _ request: ModelRequest, claim: inout BudgetClaim, gate: RequestGate, tally: Tally, reach: ServerReach,
+        costing: Costing
+    ) async throws -> (TrialOutcome, Int)? {
         let cost = request.estimatedTokens
         var attempt = 0
         while true {
             guard let permit = try await gate.acquire(cost: cost) else { return nil }
+            if let refusal = await claim.hold() {
+                await gate.release(permit, .abandoned)
+                control.stop(refusal.stopReason)
+                return nil
+            }
+            if control.isStopping {
+                // Stopped while the reservation was being made: the request does not start.
+                await gate.release(permit, .abandoned)
+                return nil
+            }
             attempt += 1
             let failure: ModelFailure
             let start = ContinuousClock.now
@@ -202,12 +259,15 @@ public struct Runner: Sendable {
                 answer.latencyMs = (ContinuousClock.now - start).milliseconds
                 reach.reached()
                 await gate.release(permit, .answered(answer.rateLimit, usedTokens: answer.totalTokens))
+                await claim.settle(cost: costing.cost(of: answer, model: request.model))
                 return (.answered(answer, cached: false), attempt)
             } catch let error as ModelFailure {
                 failure = error
             } catch {
                 if error is CancellationError || Task.isCancelled {
                     await gate.release(permit, .abandoned)
+                    // Cut off in flight: the server may bill it all the same.
+                    await claim.settle(cost: nil)
                     throw CancellationError()
                 }
                 failure = ModelFailure(kind: .transport, message: String(describing: error), retryable: true)
@@ -216,6 +276,7 @@ public struct Runner: Sendable {
                 permit,
                 failure.isRateLimit
                     ? .rateLimited(retryAfter: failure.retryAfter, failure.rateLimit) : .failed(failure.rateLimit))
+            if Self.mayBeBilled(failure) { await claim.settle(cost: nil) }
             if failure.cannotConnect {
                 switch reach.failedToConnect(at: clock.now) {
                 case .unreachable:
@@ -252,6 +313,116 @@ public struct Runner: Sendable {
                 guard try await control.sleep(until: clock.now + wait, on: clock) else { return nil }
             }
         }
+    }
+
+    /// Whether the server may bill a request that failed this way: it timed out, lost its
+    /// connection midway or answered 2xx with something that is not a completion. An HTTP
+    /// error status is not billed, and neither is a request that never connected or was never
+    /// sent (a bad image, `--offline`).
+    static func mayBeBilled(_ failure: ModelFailure) -> Bool {
+        switch failure.kind {
+        case .timeout, .malformed: return true
+        case .transport: return !failure.cannotConnect
+        case .http, .image, .notStored: return false
+        }
+    }
+}
+
+/// A run's prices, looked up once per model, and its spending budget.
+private struct Costing: Sendable {
+    /// The price of every model the trials' requests name, where the table has one.
+    let prices: [String: ModelPrice]
+    let budget: CostBudget?
+
+    init(trials: [Trial], prices table: PriceTable?, maxCost: Double?) {
+        var prices: [String: ModelPrice] = [:]
+        if let table {
+            for model in Set(trials.compactMap(\.request?.model)) {
+                if let found = table.price(forModel: model) { prices[model] = found.price }
+            }
+        }
+        if maxCost != nil {
+            for model in Set(trials.compactMap(\.request?.model)) {
+                precondition(
+                    prices[model] != nil,
+                    "Runner: a run with maxCost needs a price for every model its requests name, and '\(model)' has none in the price table. Check prices before starting such a run."
+                )
+            }
+        }
+        self.prices = prices
+        budget = maxCost.map { CostBudget(limit: $0) }
+    }
+
+    /// USD for the trial's request at its ceiling: every input token uncached and every
+    /// output token it may use; 0 without a limit (nothing reserves).
+    func highEstimate(_ trial: Trial) -> Double {
+        guard budget != nil, let request = trial.request, let price = prices[request.model] else { return 0 }
+        let estimate =
+            trial.estimate
+            ?? RequestEstimate.make(
+                request: request, imageWidth: trial.item.imageInfo?.width, imageHeight: trial.item.imageInfo?.height)
+        return price.cost(inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokensMax)
+    }
+
+    /// USD for one answer from the usage it reports and the model's price; `nil` when the
+    /// answer reports no prompt or completion tokens, or the model has no price.
+    func cost(of answer: ModelAnswer, model: String) -> Double? {
+        guard let price = prices[model], let prompt = answer.promptTokens, let completion = answer.completionTokens
+        else { return nil }
+        return price.cost(TokenUsage(promptTokens: prompt, cachedTokens: answer.cachedTokens ?? 0, completionTokens: completion))
+    }
+
+    /// A finished trial's cost (``TrialResult/costUSD``): 0 for an answer from the store and
+    /// for a failed trial (an HTTP error is not billed; a timed-out request may still have
+    /// been, which only the budget counts), the priced usage of an answer, `nil` when that is
+    /// unknown.
+    func cost(of outcome: TrialOutcome, model: String?) -> Double? {
+        switch outcome {
+        case .answered(_, cached: true), .failed: return 0
+        case .answered(let answer, cached: false):
+            guard let model else { return nil }
+            return cost(of: answer, model: model)
+        }
+    }
+}
+
+/// A trial's reservation in the budget, if the run has one: taken before a request is sent,
+/// settled at the answer's cost or at its whole amount, released when nothing was billed.
+private struct BudgetClaim {
+    let budget: CostBudget?
+    /// The trial's high estimate.
+    let amount: Double
+    private var held: CostBudget.Reservation?
+
+    init(budget: CostBudget?, amount: Double) {
+        self.budget = budget
+        self.amount = amount
+    }
+
+    /// Reserves the amount unless it is held already; the refusal when it does not fit.
+    mutating func hold() async -> CostBudget.Refusal? {
+        guard let budget, held == nil else { return nil }
+        switch await budget.reserve(amount) {
+        case .success(let reservation):
+            held = reservation
+            return nil
+        case .failure(let refusal):
+            return refusal
+        }
+    }
+
+    /// The request was billed `cost` (`nil`: unknown, so the whole reservation).
+    mutating func settle(cost: Double?) async {
+        guard let budget, let reservation = held else { return }
+        held = nil
+        await budget.settle(reservation, cost: cost)
+    }
+
+    /// Nothing (more) was billed: the reservation, if any is held, goes back.
+    mutating func release() async {
+        guard let budget, let reservation = held else { return }
+        held = nil
+        await budget.release(reservation)
     }
 }
 
