@@ -83,7 +83,7 @@ public enum PlanReport {
     public static func json(_ plan: CostPlan, notes: [String]) -> String {
         func cost(low: Double?, high: Double?) -> JSONValue {
             guard let low, let high else { return .null }
-            return .object(["low": .double(low), "high": .double(high)])
+            return .object(["low": .double(CostSummary.roundedUSD(low)), "high": .double(CostSummary.roundedUSD(high))])
         }
         func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
         let pairs: [JSONValue] = plan.pairs.map { pair in

@@ -78,7 +78,7 @@ public enum ReportJSON {
                 "estimated_image_tokens": value(figures.estimatedImageTokens),
                 "compared_prompt_tokens": value(figures.comparedPromptTokens),
                 "reported_to_estimated": value(figures.ratio), "without_usage": figures.withoutUsage,
-                "cost_usd": value(figures.costUSD), "without_cost": figures.withoutCost,
+                "cost_usd": value(figures.costUSD.map(CostSummary.roundedUSD)), "without_cost": figures.withoutCost,
             ]
         }
         return [
@@ -89,7 +89,7 @@ public enum ReportJSON {
             },
             "total": figures(summary.total),
             "billed": !summary.isMock,
-            "max_cost_usd": value(summary.maxCostUSD),
+            "max_cost_usd": value(summary.maxCostUSD.map(CostSummary.roundedUSD)),
             "notes": summary.notes,
         ]
     }

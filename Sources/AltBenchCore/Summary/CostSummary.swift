@@ -206,7 +206,7 @@ public struct CostSummary: Sendable, Hashable {
             }
             if total.ratio != nil {
                 notes.append(
-                    "The mock's prompt tokens are its own rough count, not the model's, so reported/estimated does not test the estimate.")
+                    "The mock reports altbench's own estimate as its usage, so reported/estimated is 1.00× by construction and does not test the estimate; a real server's counts do.")
             }
         }
 
@@ -290,6 +290,13 @@ public struct CostSummary: Sendable, Hashable {
 // MARK: - Formatting
 
 extension CostSummary {
+    /// An amount in USD as JSON carries it: rounded to a ten-billionth of a dollar, so sums
+    /// of per-token prices print as 0.0721026, not 0.07210259999999999.
+    public static func roundedUSD(_ amount: Double) -> Double {
+        guard amount.isFinite else { return amount }
+        return (amount * 1e10).rounded() / 1e10
+    }
+
     /// USD as a reader wants it: cents from a dollar up, with thousands separators
     /// ("$1,234.50", "$1.27"), and two significant digits below a dollar, so a small sum is not
     /// rounded away ("$0.42", "$0.042", "$0.0042"); below a millionth, "<$0.000001".

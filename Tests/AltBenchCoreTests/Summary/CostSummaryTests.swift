@@ -288,7 +288,7 @@ struct CostSummaryTests {
         #expect(
             summary.notes == [
                 "The mock bills nothing: the costs are what gpt-4o-mini would charge at list prices for the mock's token counts.",
-                "The mock's prompt tokens are its own rough count, not the model's, so reported/estimated does not test the estimate.",
+                "The mock reports altbench's own estimate as its usage, so reported/estimated is 1.00× by construction and does not test the estimate; a real server's counts do.",
             ])
         #expect(abs((summary.total.costUSD ?? 0) - 0.00009) < 1e-12)
     }
