@@ -365,6 +365,18 @@ public struct Evaluation: Sendable {
             return normalised(a) == normalised(b)
         }
         check("--provider", options.provider?.rawValue, recorded: run.provider.rawValue) { $0 == run.provider.rawValue }
+        let azure = settings["azure"]
+        let azureEndpoint = azure?["endpoint"]?.stringValue
+        check("--azure-endpoint", options.azureEndpoint, recorded: azureEndpoint ?? "none (provider \(run.provider.rawValue))") { given in
+            guard let azureEndpoint, let a = try? AzureSettings.parseEndpoint(given, source: "--azure-endpoint"),
+                let b = try? AzureSettings.parseEndpoint(azureEndpoint, source: "--azure-endpoint")
+            else { return false }
+            return normalised(a) == normalised(b)
+        }
+        let deployment = azure?["deployment"]?.stringValue
+        check("--azure-deployment", options.azureDeployment, recorded: deployment ?? "none (the v1 API)") { $0 == deployment }
+        let apiVersion = azure?["api_version"]?.stringValue
+        check("--azure-api-version", options.azureAPIVersion, recorded: apiVersion ?? "none") { $0 == apiVersion }
         let repeats = settings["repeats"]?.intValue ?? 1
         check("--repeats", options.repeats.map(String.init), recorded: String(repeats)) { _ in options.repeats == repeats }
         let field = settings["token_field"]?.stringValue

@@ -9,9 +9,12 @@ import Testing
 struct AzureEndToEndTests {
     static let key = "azure" + "-e2e-key-SECRET-" + String(repeating: "9", count: 16)
 
-    static func startServer(in directory: URL) async throws -> (RunningAltbench, endpoint: String) {
+    static func startServer(in directory: URL, latencyMilliseconds: Int = 0) async throws -> (RunningAltbench, endpoint: String) {
         let server = try RunningAltbench.testServer(
-            ["--port", "0", "--azure-api-key", key, "--azure-deployments", "alt-text,gpt-4o-mini"], in: directory)
+            [
+                "--port", "0", "--azure-api-key", key, "--azure-deployments", "alt-text,gpt-4o-mini", "--latency-ms",
+                String(latencyMilliseconds),
+            ], in: directory)
         let baseURL = try #require(try await server.baseURL(), "the test server did not start")
         // "http://127.0.0.1:PORT/v1" → the resource's endpoint, "http://127.0.0.1:PORT".
         return (server, String(baseURL.dropLast("/v1".count)))
@@ -111,5 +114,33 @@ struct AzureEndToEndTests {
             run.stderr.contains(
                 "The resource has no deployment named 'alt-txet': check the deployment name (deployment under azure: in altbench.yml"),
             "\(run.stderr)")
+    }
+
+    @Test func aStoppedAzureRunResumesWithItsOwnDeployment() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let (server, endpoint) = try await Self.startServer(in: workspace.root, latencyMilliseconds: 400)
+        let env = Self.environment(["AZURE_OPENAI_ENDPOINT": endpoint])
+        let first = try await AltbenchProcess.run(
+            ["run", "--azure-deployment", "alt-text", "--max-tokens", "5,50", "--concurrency", "1", "--deadline", "1s"],
+            in: workspace.root, environment: env)
+        #expect(first.status == 124, "\(first.stderr)")
+        let hint = try #require(first.stderr.split(separator: "\n").first { $0.hasPrefix("Continue this run with: ") })
+        let runID = try #require(hint.split(separator: " ").last.map(String.init))
+
+        // Another deployment would ask other questions: refused, naming the run's own.
+        let other = try await AltbenchProcess.run(
+            ["run", "--resume", runID, "--azure-deployment", "gpt-4o-mini"], in: workspace.root, environment: env)
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("--azure-deployment gpt-4o-mini would change what the run asks: the run's own is alt-text"), "\(other.stderr)")
+        // The run's endpoint and deployment come from the store; only the key is needed again.
+        let resumed = try await AltbenchProcess.run(
+            ["run", "--resume", runID], in: workspace.root, environment: Self.environment())
+        _ = try await server.stop()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resuming run \(runID)"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("sending to Azure OpenAI deployment alt-text at \(endpoint)"), "\(resumed.stderr)")
+        let runs = try await AltbenchProcess.run(["runs", "--format", "json"], in: workspace.root)
+        #expect(runs.stdout.contains("\"answered\" : 16"), "\(runs.stdout)")
     }
 }
