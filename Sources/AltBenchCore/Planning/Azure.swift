@@ -207,23 +207,24 @@ extension Experiment {
     static func checkAzureFlags(_ options: RunOptions, flag: String?) throws {
         if options.provider == .azure, options.baseURL != nil {
             throw AltBenchError.invalidSetting(
-                name: "--base-url",
-                message: "does not apply to --provider azure, which sends to the Azure endpoint. Drop --base-url and give the endpoint with --azure-endpoint (or AZURE_OPENAI_ENDPOINT).")
+                name: "--base-url with --provider azure",
+                message: "Azure runs send to the Azure endpoint, so the base URL would be ignored. Drop --base-url and give the endpoint with --azure-endpoint (or AZURE_OPENAI_ENDPOINT).")
         }
         guard let flag else { return }
         if options.baseURL != nil {
             throw AltBenchError.invalidSetting(
-                name: flag,
-                message: "and --base-url both say where requests go. Drop --base-url to send to Azure OpenAI, or drop the --azure-* flags to send to the base URL.")
+                name: "\(flag) with --base-url",
+                message: "both say where requests go. Drop --base-url to send to Azure OpenAI, or drop the --azure-* flags to send to the base URL.")
         }
         if options.proxy != nil {
             throw AltBenchError.invalidSetting(
-                name: flag,
-                message: "and --proxy both say where requests go. Drop --proxy to send to Azure OpenAI, or drop the --azure-* flags to send through the proxy.")
+                name: "\(flag) with --proxy",
+                message: "both say where requests go. Drop --proxy to send to Azure OpenAI, or drop the --azure-* flags to send through the proxy.")
         }
         if let chosen = options.provider, chosen != .azure {
             throw AltBenchError.invalidSetting(
-                name: flag, message: "sends to Azure OpenAI, which --provider \(chosen.rawValue) contradicts. Drop one of them.")
+                name: "\(flag) with --provider \(chosen.rawValue)",
+                message: "the --azure-* flags send to Azure OpenAI, which --provider \(chosen.rawValue) contradicts. Drop one of them.")
         }
     }
 

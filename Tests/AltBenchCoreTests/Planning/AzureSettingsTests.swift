@@ -287,19 +287,19 @@ struct AzureSettingsTests {
         Conflict(
             label: "--azure-endpoint with --base-url",
             edit: { $0.azureEndpoint = endpoint; $0.baseURL = "http://127.0.0.1:8080/v1" },
-            expected: "--azure-endpoint: and --base-url both say where requests go. Drop --base-url"),
+            expected: "--azure-endpoint with --base-url: both say where requests go. Drop --base-url"),
         Conflict(
             label: "--azure-deployment with --proxy",
             edit: { $0.azureDeployment = "d"; $0.proxy = "http://127.0.0.1:8787" },
-            expected: "--azure-deployment: and --proxy both say where requests go. Drop --proxy"),
+            expected: "--azure-deployment with --proxy: both say where requests go. Drop --proxy"),
         Conflict(
             label: "--azure-api-version with --provider openai",
             edit: { $0.azureAPIVersion = "2024-10-21"; $0.provider = .openai },
-            expected: "--azure-api-version: sends to Azure OpenAI, which --provider openai contradicts. Drop one of them."),
+            expected: "--azure-api-version with --provider openai: the --azure-* flags send to Azure OpenAI, which --provider openai contradicts. Drop one of them."),
         Conflict(
             label: "--provider azure with --base-url",
             edit: { $0.provider = .azure; $0.baseURL = "http://127.0.0.1:8080/v1" },
-            expected: "--base-url: does not apply to --provider azure"),
+            expected: "--base-url with --provider azure: Azure runs send to the Azure endpoint"),
         Conflict(
             label: "--azure-api-version without a deployment",
             edit: { $0.azureEndpoint = endpoint; $0.azureAPIVersion = "2024-10-21" },
