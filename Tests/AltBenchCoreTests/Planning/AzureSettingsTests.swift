@@ -423,4 +423,20 @@ struct AzureSettingsTests {
         #expect(config.azure?.apiVersion == "2024-10-21")
         #expect(config.azure?.apiKeyEnv == "K")
     }
+
+    // MARK: - compare and check
+
+    @Test("an Azure run is checked against an OpenAI or proxy baseline, and back; the host is a note")
+    func azureRunsCompare() {
+        let azure = ComparisonTests.snapshot(provider: "azure", host: "my-resource.openai.azure.com")
+        for other in [ComparisonTests.snapshot(), ComparisonTests.snapshot(provider: "proxy", host: "proxy.example.test")] {
+            for verdict in [ComparisonTests.verdict(other, azure), ComparisonTests.verdict(azure, other)] {
+                #expect(verdict.status == .pass, "\(verdict.headline)")
+                #expect(verdict.comparison.mismatches.isEmpty)
+                #expect(verdict.comparison.notes.contains { $0.hasPrefix("The endpoint host differs") })
+            }
+        }
+        let mock = ComparisonTests.verdict(azure, ComparisonTests.snapshot(provider: "mock", host: "mock"))
+        #expect(mock.status == .error)
+    }
 }
