@@ -118,6 +118,12 @@ public struct Evaluation: Sendable {
                 model = OpenAIVisionModel(proxy: session, timeout: experiment.requestTimeout, httpClient: client)
                 console.err(
                     "altbench: sending through the signed proxy \(proxy.url.absoluteString) (session tokens from \(proxy.protocolSettings.authPath), signed with the app key in \(proxy.appKeyVariable)).\n")
+            case .azure:
+                guard let azure = experiment.azure else { preconditionFailure("Experiment.resolve gives an Azure run its settings") }
+                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+                httpClient = client
+                model = OpenAIVisionModel(azure: azure, timeout: experiment.requestTimeout, httpClient: client)
+                console.err("altbench: sending to \(azure.summary).\n")
             }
         }
         defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
@@ -125,7 +131,7 @@ public struct Evaluation: Sendable {
         let planner = Planner(experiment: experiment, endpoint: model.endpoint)
         var trials = planner.plan(variants: prompts, dataset: dataset)
         let resultsDirectory = resolve(experiment.resultsPath)
-        let redactor = Redactor(secrets: [experiment.apiKey?.value, experiment.proxy?.appKey?.value])
+        let redactor = Redactor(secrets: [experiment.apiKey?.value, experiment.proxy?.appKey?.value, experiment.azure?.apiKey?.value])
         if let resumable {
             try Self.checkUnchanged(resumable, prompts: prompts, dataset: dataset, plannedTrials: trials.count, endpoint: model.endpoint)
         }
@@ -308,7 +314,8 @@ public struct Evaluation: Sendable {
         lines.append("Record them with a run that can reach the model (the same prompts, dataset and settings, without --offline).")
         if let most = otherEndpoints.first {
             let listed = otherEndpoints.prefix(3).map { "\($0.endpoint) (\($0.answers) answer\($0.answers == 1 ? "" : "s"))" }
-            lines.append("The store holds answers from \(listed.joined(separator: ", ")). The endpoint is part of each answer's cache key: to replay those, add --base-url \(Self.baseURL(ofEndpoint: most.endpoint)).")
+            let flags = AzureSettings.flags(forEndpoint: most.endpoint) ?? "--base-url \(Self.baseURL(ofEndpoint: most.endpoint))"
+            lines.append("The store holds answers from \(listed.joined(separator: ", ")). The endpoint is part of each answer's cache key: to replay those, add \(flags).")
         }
         console.err(lines.joined(separator: "\n") + "\n")
     }
@@ -338,6 +345,12 @@ public struct Evaluation: Sendable {
         }
         if run.info.provider == .proxy, let proxy = settings["proxy"]?.stringValue, !proxy.isEmpty {
             options.proxy = proxy
+            options.baseURL = nil
+        }
+        if run.info.provider == .azure, let azure = settings["azure"], let endpoint = azure["endpoint"]?.stringValue {
+            options.azureEndpoint = endpoint
+            options.azureDeployment = azure["deployment"]?.stringValue
+            options.azureAPIVersion = azure["api_version"]?.stringValue
             options.baseURL = nil
         }
         options.model = settings["model"]?.stringValue
@@ -401,6 +414,18 @@ public struct Evaluation: Sendable {
             return normalised(a) == normalised(b)
         }
         check("--provider", options.provider?.rawValue, recorded: run.provider.rawValue) { $0 == run.provider.rawValue }
+        let azure = settings["azure"]
+        let azureEndpoint = azure?["endpoint"]?.stringValue
+        check("--azure-endpoint", options.azureEndpoint, recorded: azureEndpoint ?? "none (provider \(run.provider.rawValue))") { given in
+            guard let azureEndpoint, let a = try? AzureSettings.parseEndpoint(given, source: "--azure-endpoint"),
+                let b = try? AzureSettings.parseEndpoint(azureEndpoint, source: "--azure-endpoint")
+            else { return false }
+            return normalised(a) == normalised(b)
+        }
+        let deployment = azure?["deployment"]?.stringValue
+        check("--azure-deployment", options.azureDeployment, recorded: deployment ?? "none (the v1 API)") { $0 == deployment }
+        let apiVersion = azure?["api_version"]?.stringValue
+        check("--azure-api-version", options.azureAPIVersion, recorded: apiVersion ?? "none") { $0 == apiVersion }
         let repeats = settings["repeats"]?.intValue ?? 1
         check("--repeats", options.repeats.map(String.init), recorded: String(repeats)) { _ in options.repeats == repeats }
         let field = settings["token_field"]?.stringValue

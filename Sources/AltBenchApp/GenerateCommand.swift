@@ -96,7 +96,16 @@ public struct GenerateCommand: Sendable {
         runOptions.timeout = options.timeout ?? (config.timeout == nil ? Self.defaultTimeout : nil)
         runOptions.maxRetries = options.maxRetries
         runOptions.concurrency = options.concurrency ?? (config.concurrency == nil ? Self.defaultConcurrency : nil)
-        let experiment = try Experiment.resolve(options: runOptions, config: config, environment: environment)
+        // Image generation through Azure OpenAI is not built: Azure's settings choose nothing here.
+        if (options.provider ?? config.provider) == .azure {
+            throw AltBenchError.invalidSetting(
+                name: "provider azure", message: "datasets generate cannot send to Azure OpenAI yet. Pass --provider openai, proxy or mock.")
+        }
+        var generateConfig = config
+        generateConfig.azure = nil
+        let experiment = try Experiment.resolve(
+            options: runOptions, config: generateConfig,
+            environment: environment.filter { $0.key != AzureSettings.endpointVariable })
         guard ["images", "dalle"].contains(options.proxyRoute) else {
             throw AltBenchError.invalidSetting(name: "--proxy-route", message: "must be images or dalle (got '\(options.proxyRoute)').")
         }
@@ -119,6 +128,8 @@ public struct GenerateCommand: Sendable {
                 route: .direct(baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable),
                 timeout: timeout, httpClient: http)
             endpoint = client!.endpoint
+        case .azure:
+            preconditionFailure("Azure is refused before the provider is chosen")
         case .proxy:
             guard let proxy = experiment.proxy else { preconditionFailure("a proxy run has its proxy settings") }
             let http = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)

@@ -35,10 +35,15 @@ public enum ChatCompletionParser {
         }
         let message = choice["message"]
         let usage = root["usage"]
-        return ModelAnswer(
+        let finishReason = choice["finish_reason"]?.stringValue ?? choice["native_finish_reason"]?.stringValue
+        var refusal = message?["refusal"]?.stringValue
+        if refusal?.contains(where: { !$0.isWhitespace }) != true {
+            refusal = contentFilterRefusal(finishReason: finishReason, choice: choice, root: root) ?? refusal
+        }
+        var answer = ModelAnswer(
             content: message?["content"].flatMap(text(of:)),
-            refusal: message?["refusal"]?.stringValue,
-            finishReason: choice["finish_reason"]?.stringValue ?? choice["native_finish_reason"]?.stringValue,
+            refusal: refusal,
+            finishReason: finishReason,
             responseModel: root["model"]?.stringValue,
             responseID: root["id"]?.stringValue,
             requestID: requestID,
@@ -48,6 +53,63 @@ public enum ChatCompletionParser {
             totalTokens: usage?["total_tokens"]?.intValue,
             reasoningTokens: usage?["completion_tokens_details"]?["reasoning_tokens"]?.intValue,
             rawBody: redactor.redact(String(decoding: body.prefix(rawBodyLimit), as: UTF8.self)))
+        answer.cachedTokens = usage?["prompt_tokens_details"]?["cached_tokens"]?.intValue
+        answer.imageTokens = usage?["prompt_tokens_details"]?["image_tokens"]?.intValue
+        return answer
+    }
+
+    // MARK: Azure's content filters
+
+    /// The refusal text for a completion Azure's content filter stopped: "content filter:
+    /// violence (medium)", with "content filter (prompt): jailbreak" when the prompt's own
+    /// results (`prompt_filter_results`) flag something. `nil` when nothing was filtered.
+    ///
+    /// Recorded as a refusal so the trial scores as one, rather than as an empty answer or a
+    /// failure; the content is kept as sent (Azure may send the part before the cut).
+    static func contentFilterRefusal(finishReason: String?, choice: JSONValue, root: JSONValue) -> String? {
+        let completion = filteredCategories(choice["content_filter_results"])
+        let prompt = (root["prompt_filter_results"]?.arrayValue ?? []).flatMap {
+            filteredCategories($0["content_filter_results"])
+        }
+        var parts: [String] = []
+        if !completion.isEmpty { parts.append("content filter: " + completion.joined(separator: ", ")) }
+        if !prompt.isEmpty { parts.append("content filter (prompt): " + prompt.joined(separator: ", ")) }
+        if parts.isEmpty, finishReason?.lowercased() == "content_filter" { parts.append("content filter") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    /// The answer for Azure's 400 `content_filter`: the prompt (here, the image or the prompt
+    /// text) tripped a filter, so no completion exists. A refusal with no content and finish
+    /// reason `content_filter`; `nil` for every other answer.
+    public static func promptFilteredAnswer(status: Int, body: Data, requestID: String?, redactor: Redactor) -> ModelAnswer? {
+        guard status == 400, let root = try? JSONValue.parse(body), let error = root["error"],
+            error["code"]?.stringValue == "content_filter"
+        else { return nil }
+        let categories = filteredCategories(
+            error["innererror"]?["content_filter_result"] ?? error["innererror"]?["content_filter_results"])
+        let refusal = "content filter (prompt)" + (categories.isEmpty ? "" : ": " + categories.joined(separator: ", "))
+        return ModelAnswer(
+            content: nil, refusal: refusal, finishReason: "content_filter", requestID: requestID,
+            rawBody: redactor.redact(String(decoding: body.prefix(rawBodyLimit), as: UTF8.self)))
+    }
+
+    /// The categories of one `content_filter_results` object whose `filtered` is true, in
+    /// name order: "violence (medium)" for a severity, "jailbreak" for a detection, "custom
+    /// blocklist ID" for each blocklist that matched.
+    static func filteredCategories(_ results: JSONValue?) -> [String] {
+        guard let categories = results?.objectValue else { return [] }
+        return categories.keys.sorted().flatMap { name -> [String] in
+            let result = categories[name]!
+            if let lists = result.arrayValue ?? result["details"]?.arrayValue {
+                // custom_blocklists: [{filtered, id}] (older versions) or {filtered, details: [...]}.
+                let matched = lists.filter { $0["filtered"]?.boolValue == true }
+                    .map { "custom blocklist " + ($0["id"]?.stringValue ?? "?") }
+                if !matched.isEmpty { return matched }
+            }
+            guard result["filtered"]?.boolValue == true else { return [] }
+            if let severity = result["severity"]?.stringValue { return ["\(name) (\(severity))"] }
+            return [name]
+        }
     }
 
     /// `message.content` as text: a string as is, an array as its text parts joined, else nil.

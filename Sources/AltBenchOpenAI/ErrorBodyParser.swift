@@ -13,9 +13,11 @@ public enum ErrorBodyParser {
     ///   - headers: response headers, names lowercased.
     ///   - url: the endpoint, named in the message so the user sees where the answer came from.
     ///   - apiKeyVariable: the environment variable the key came from, named in the 401 advice.
+    ///   - azure: the Azure resource asked, when it is one: the advice then names its settings
+    ///     (deployment, endpoint, key variable, api-version) instead of OpenAI's.
     public static func failure(
         status: Int, headers: [String: String], body: Data, redactor: Redactor, url: String? = nil,
-        apiKeyVariable: String = "OPENAI_API_KEY"
+        apiKeyVariable: String = "OPENAI_API_KEY", azure: AzureSettings? = nil
     ) -> ModelFailure {
         let fields = ErrorFields(body: body)
         // Some servers put whole tracebacks in `message`: keep one readable line.
@@ -57,6 +59,23 @@ public enum ErrorBodyParser {
         let source = url.map { " from \($0)" } ?? ""
         let codeText = [code, param.map { "param \($0)" }].compactMap { $0 }.joined(separator: ", ")
         var text = "HTTP \(status)\(source): \(detail)\(codeText.isEmpty ? "" : " (\(codeText))")"
+        if let azure, let advice = azureAdvice(status: effective, code: code, azure: azure) {
+            text += advice
+        } else {
+            text += openAIAdvice(status: effective, quota: quota, tooLarge: tooLarge, apiKeyVariable: apiKeyVariable)
+        }
+        return ModelFailure(
+            kind: .http, status: status, message: text, code: code, type: type, param: param,
+            requestID: headers["x-request-id"] ?? headers["apim-request-id"], retryable: retryable,
+            // The x-ratelimit-reset-* headers come with every OpenAI answer; they describe the
+            // rate-limit window, so they mean "wait" only when the answer is a rate limit.
+            retryAfter: RetryAfter.parse(headers, includeRateLimitResets: effective == 429), stopsRun: stops,
+            rateLimit: RateLimitStatus.parse(headers))
+    }
+
+    /// What to check after an OpenAI-style error that stops the run; empty for the others.
+    static func openAIAdvice(status effective: Int, quota: Bool, tooLarge: Bool, apiKeyVariable: String) -> String {
+        var text = ""
         switch effective {
         case 401:
             text += ". The server rejected the API key: check \(apiKeyVariable) (or the key your server expects)."
@@ -71,13 +90,33 @@ public enum ErrorBodyParser {
         default:
             break
         }
-        return ModelFailure(
-            kind: .http, status: status, message: text, code: code, type: type, param: param,
-            requestID: headers["x-request-id"] ?? headers["apim-request-id"], retryable: retryable,
-            // The x-ratelimit-reset-* headers come with every OpenAI answer; they describe the
-            // rate-limit window, so they mean "wait" only when the answer is a rate limit.
-            retryAfter: RetryAfter.parse(headers, includeRateLimitResets: effective == 429), stopsRun: stops,
-            rateLimit: RateLimitStatus.parse(headers))
+        return text
+    }
+
+    /// What to check after an Azure OpenAI error that stops the run, naming the run's own
+    /// Azure settings and where each came from; `nil` leaves the OpenAI advice (quota, a
+    /// request too large).
+    static func azureAdvice(status: Int, code: String?, azure: AzureSettings) -> String? {
+        let endpoint = "the endpoint \(azure.endpoint.absoluteString) (\(azure.endpointSource))"
+        let version = azure.apiVersion.map { " and the api-version \($0) (\(azure.apiVersionSource ?? "--azure-api-version"))" } ?? ""
+        switch status {
+        case 401:
+            return ". Azure rejected the key: check that \(azure.apiKeyVariable) holds a key of the resource at \(azure.endpoint.absoluteString) (Keys and Endpoint in the Azure portal), and \(endpoint)."
+        case 403:
+            return ". The key may not use this resource from here: check the resource's networking (firewall, private endpoint), that \(azure.apiKeyVariable) belongs to it, and \(endpoint)."
+        case 404 where code == "DeploymentNotFound":
+            if let deployment = azure.deployment {
+                return ". The resource has no deployment named '\(deployment)': check the deployment name (\(azure.deploymentSource ?? "--azure-deployment"); its name in Azure AI Foundry, not the model's) and \(endpoint)."
+            }
+            return ". The resource has no deployment named by the request's model: in Azure's v1 API --model (or the prompt's model) names the deployment. Check it, or give --azure-deployment NAME, and check \(endpoint)."
+        case 404:
+            if azure.deployment == nil {
+                return ". Nothing there: check \(endpoint), and that the resource offers the v1 API (else give --azure-deployment NAME for the deployment URL)."
+            }
+            return ". Nothing there: check \(endpoint)\(version), and the deployment name '\(azure.deployment ?? "")'."
+        default:
+            return nil
+        }
     }
 
     /// The `error` fields of a body, whichever shape it has.

@@ -17,12 +17,16 @@ public struct OpenAIVisionModel: VisionModel {
         case bearer(Secret?)
         /// Signed with a session token from a team's signed proxy; no key on this machine.
         case signed(ProxySession)
+        /// Azure OpenAI's `api-key: KEY` header (no Authorization header); no header without a key.
+        case azure(Secret?)
     }
 
     /// `{base}/chat/completions`, or the proxy's chat route.
     public let chatCompletionsURL: URL
     let authorization: Authorization
     let apiKeyVariable: String
+    /// The Azure resource, for advice that names its settings; `nil` for other endpoints.
+    let azure: AzureSettings?
     let timeout: Duration
     let httpClient: HTTPClient
     let redactor: Redactor
@@ -39,6 +43,7 @@ public struct OpenAIVisionModel: VisionModel {
         self.chatCompletionsURL = baseURL.appendingPathComponent("chat/completions")
         self.authorization = .bearer(apiKey)
         self.apiKeyVariable = apiKeyVariable
+        self.azure = nil
         self.timeout = timeout
         self.httpClient = httpClient
         self.redactor = Redactor(secrets: [apiKey?.value])
@@ -49,9 +54,22 @@ public struct OpenAIVisionModel: VisionModel {
         self.chatCompletionsURL = session.url(for: session.settings.chatPath)
         self.authorization = .signed(session)
         self.apiKeyVariable = session.appKeyVariable
+        self.azure = nil
         self.timeout = timeout
         self.httpClient = httpClient
         self.redactor = Redactor(secrets: [session.appKey.value])
+    }
+
+    /// A client for an Azure OpenAI resource (`altbench run --provider azure`): its deployment
+    /// URL (or the v1 one), the key in the `api-key` header, and advice naming the Azure settings.
+    public init(azure settings: AzureSettings, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
+        self.chatCompletionsURL = settings.chatCompletionsURL
+        self.authorization = .azure(settings.apiKey)
+        self.apiKeyVariable = settings.apiKeyVariable
+        self.azure = settings
+        self.timeout = timeout
+        self.httpClient = httpClient
+        self.redactor = Redactor(secrets: [settings.apiKey?.value])
     }
 
     public var endpoint: String { chatCompletionsURL.absoluteString }
@@ -116,12 +134,21 @@ public struct OpenAIVisionModel: VisionModel {
                 body, headers: apiKey.map { [("Authorization", "Bearer \($0.value)")] } ?? [])
         case .signed(let session):
             (status, headers, data) = try await postSigned(body, session: session)
+        case .azure(let apiKey):
+            (status, headers, data) = try await post(body, headers: apiKey.map { [("api-key", $0.value)] } ?? [])
         }
         let requestID = headers["x-request-id"] ?? headers["apim-request-id"]
         guard (200..<300).contains(status) else {
+            // Azure's content filter refusing the prompt is an answer (a refusal), not a failure.
+            if var filtered = ChatCompletionParser.promptFilteredAnswer(
+                status: status, body: data, requestID: requestID, redactor: redactor)
+            {
+                filtered.tokenField = request.maxTokens == nil ? nil : request.tokenField.rawValue
+                return filtered
+            }
             throw ErrorBodyParser.failure(
                 status: status, headers: headers, body: data, redactor: redactor, url: endpoint,
-                apiKeyVariable: apiKeyVariable)
+                apiKeyVariable: apiKeyVariable, azure: azure)
         }
         var answer = try ChatCompletionParser.answer(
             from: data, requestID: requestID, redactor: redactor, headers: headers)
@@ -151,8 +178,11 @@ public struct OpenAIVisionModel: VisionModel {
 
     /// The flag that set the URL, for advice.
     var urlSetting: String {
-        if case .signed = authorization { return "--proxy" }
-        return "--base-url"
+        switch authorization {
+        case .signed: return "--proxy"
+        case .azure: return azure?.endpointSource ?? "--azure-endpoint"
+        case .bearer: return "--base-url"
+        }
     }
 }
 

@@ -23,6 +23,15 @@ public struct CompatibleServerOptions: Sendable {
     /// removed model, 404 `model_not_found` with "The model `X` has been deprecated, learn more
     /// here: https://platform.openai.com/docs/deprecations".
     public var removedModels: Set<String>
+    /// Azure routes (see `AzureRoute`): when set, every request to one must carry
+    /// `api-key: <azureAPIKey>`, else Azure's 401.
+    public var azureAPIKey: String?
+    /// Azure deployments that exist; when set, others get 404 `DeploymentNotFound` (on the v1
+    /// route, the body's `model` is the deployment).
+    public var azureDeployments: Set<String>?
+    /// Azure api-versions the deployment route accepts; when set, others get Azure's 404
+    /// "Resource not found" (as a retired or mistyped version does).
+    public var azureAPIVersions: Set<String>?
 
     public init(
         apiKey: String? = nil,
@@ -31,7 +40,10 @@ public struct CompatibleServerOptions: Sendable {
         reasoningModels: Set<String> = [],
         reasoningTokens: Int = 16,
         requireJSONContentType: Bool = true,
-        removedModels: Set<String> = []
+        removedModels: Set<String> = [],
+        azureAPIKey: String? = nil,
+        azureDeployments: Set<String>? = nil,
+        azureAPIVersions: Set<String>? = nil
     ) {
         self.apiKey = apiKey
         self.content = content
@@ -40,6 +52,9 @@ public struct CompatibleServerOptions: Sendable {
         self.reasoningTokens = reasoningTokens
         self.requireJSONContentType = requireJSONContentType
         self.removedModels = removedModels
+        self.azureAPIKey = azureAPIKey
+        self.azureDeployments = azureDeployments
+        self.azureAPIVersions = azureAPIVersions
     }
 }
 
@@ -103,9 +118,12 @@ struct APIError: Error {
     var type = "invalid_request_error"
     var param: String?
     var code: String?
+    /// Set for Azure's own errors, which have only `code` and `message`.
+    var azureCode: String? = nil
 
     var response: ScriptedResponse {
-        .error(status: status, message: message, type: type, code: code, param: param)
+        if let azureCode { return .azureError(status: status, code: azureCode, message: message) }
+        return .error(status: status, message: message, type: type, code: code, param: param)
     }
 }
 
@@ -161,14 +179,25 @@ struct CompatibleHandler {
         }
     }
 
-    /// The `x-request-id` header every answer carries.
+    /// The `x-request-id` header every answer carries; Azure routes send `apim-request-id`.
     static func requestID(_ request: RecordedRequest) -> (String, String) {
-        ("x-request-id", "req_test_\(request.number)")
+        if AzureRoute(request) != nil { return ("apim-request-id", AzureRoute.requestID(number: request.number)) }
+        return ("x-request-id", "req_test_\(request.number)")
     }
 
     /// What a valid chat-completion request asks, or the error the API answers it with.
     func validated(_ request: RecordedRequest) -> Result<Parsed, APIError> {
         do {
+            if let azure = AzureRoute(request) {
+                guard request.method == "POST" else {
+                    throw APIError(status: 404, message: AzureRoute.resourceNotFoundMessage, azureCode: "404")
+                }
+                try checkAzure(azure, request)
+                var parsed = try validate(try parseBody(request))
+                if azure == .v1 { try checkDeployment(parsed.model) }
+                parsed.azure = azure
+                return .success(parsed)
+            }
             guard request.path == "/v1/chat/completions", request.method == "POST" else {
                 throw APIError(status: 404, message: "Invalid URL (\(request.method) \(request.path))")
             }
@@ -243,6 +272,8 @@ struct CompatibleHandler {
         var limit: Int?
         var choices = 1
         var isReasoning = false
+        /// The Azure route asked, if any: its answers carry Azure's filter annotations.
+        var azure: AzureRoute?
     }
 
     func validate(_ body: [String: JSONValue]) throws -> Parsed {
@@ -560,10 +591,14 @@ struct CompatibleHandler {
     }
 
     /// A `chat.completion` for `parsed`: `content` (default: `defaultContent(for:)`) cut to the
-    /// token limit, and `finishReason` in place of the one the cut implies, when given.
+    /// token limit, and `finishReason` in place of the one the cut implies, when given. With
+    /// `contentFilter`, Azure's filter stopped it (see `azureAnnotated`): the content is null
+    /// unless `content` was given. Answers on Azure routes carry Azure's filter results.
     func completion(
-        for parsed: Parsed, number: Int, content: String? = nil, finishReason forcedFinishReason: String? = nil
+        for parsed: Parsed, number: Int, content: String? = nil, finishReason forcedFinishReason: String? = nil,
+        contentFilter: [ContentFilterCategory]? = nil
     ) -> ScriptedResponse {
+        let contentGiven = content != nil
         let full = content ?? defaultContent(for: parsed)
         let words = full.split(separator: " ", omittingEmptySubsequences: true)
 
@@ -615,6 +650,9 @@ struct CompatibleHandler {
             ],
             "system_fingerprint": "fp_altbench_test",
         ]
+        if parsed.azure != nil || contentFilter != nil {
+            return .json(value: Self.azureAnnotated(body, filter: contentFilter, keepContent: contentGiven))
+        }
         return .json(value: body)
     }
 }

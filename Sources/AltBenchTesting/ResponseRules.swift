@@ -81,12 +81,20 @@ public struct ResponseRule: Sendable {
         /// Image generations only: what each generated image's bytes are (default `.png`);
         /// `.html` serves an HTML page with status 200 at the image's `url` (or in `b64_json`).
         public var imageContent: GeneratedImageContent?
+        /// Chat only: Azure's content filter stopped the completion (200, `finish_reason`
+        /// `content_filter`, these categories flagged in the choice's `content_filter_results`;
+        /// the content is `answer` when given, else null).
+        public var contentFilter: [ContentFilterCategory]?
+        /// Chat only: Azure's content filter refused the prompt (`ScriptedResponse.azurePromptFiltered`):
+        /// 400 `content_filter` with these categories in `innererror.content_filter_result`.
+        public var promptFilter: [ContentFilterCategory]?
 
         public init(
             answer: String? = nil, finishReason: String? = nil, status: Int = 200, errorMessage: String? = nil,
             errorType: String? = nil, errorCode: String? = nil, errorParam: String? = nil,
             headers: [(name: String, value: String)] = [], latency: Duration? = nil,
-            contentPolicy: Bool = false, removedModel: Bool = false, imageContent: GeneratedImageContent? = nil
+            contentPolicy: Bool = false, removedModel: Bool = false, imageContent: GeneratedImageContent? = nil,
+            contentFilter: [ContentFilterCategory]? = nil, promptFilter: [ContentFilterCategory]? = nil
         ) {
             self.answer = answer
             self.finishReason = finishReason
@@ -100,15 +108,17 @@ public struct ResponseRule: Sendable {
             self.contentPolicy = contentPolicy
             self.removedModel = removedModel
             self.imageContent = imageContent
+            self.contentFilter = contentFilter
+            self.promptFilter = promptFilter
         }
 
         /// Whether the answer is an error body rather than a completion or images.
-        public var isError: Bool { status >= 300 || contentPolicy || removedModel }
+        public var isError: Bool { status >= 300 || contentPolicy || removedModel || promptFilter != nil }
 
         /// The only endpoint this reply can answer: `.chat` with `answer` or `finishReason`,
         /// `.images` with `contentPolicy` or `imageContent`; nil when it fits both.
         public var endpoint: Endpoint? {
-            if answer != nil || finishReason != nil { return .chat }
+            if answer != nil || finishReason != nil || contentFilter != nil || promptFilter != nil { return .chat }
             if contentPolicy || imageContent != nil { return .images }
             return nil
         }
@@ -275,7 +285,8 @@ public actor ResponseRules {
                 $0.replacingOccurrences(of: "{answer}", with: compatible.defaultContent(for: parsed))
             }
             response = compatible.completion(
-                for: parsed, number: request.number, content: content, finishReason: reply.finishReason)
+                for: parsed, number: request.number, content: content, finishReason: reply.finishReason,
+                contentFilter: reply.contentFilter)
             response.status = reply.status
         }
         return finish(response, reply: reply, request: request)
@@ -288,7 +299,11 @@ public actor ResponseRules {
             return .contentPolicyRefusal(model: model, requestID: CompatibleHandler.requestID(request).1)
         }
         if reply.removedModel { return .removedModel(model) }
+        if let categories = reply.promptFilter { return .azurePromptFiltered(categories) }
         guard reply.isError else { return nil }
+        if case let route? = AzureRoute(request), reply.errorType == nil {
+            return azureError(reply, route: route)
+        }
         let defaults = defaultError(status: reply.status, model: model)
         return .error(
             status: reply.status, message: reply.errorMessage ?? defaults.message, type: reply.errorType ?? defaults.type,
@@ -301,6 +316,28 @@ public actor ResponseRules {
         response = response.adding(headers: reply.headers.map { ($0.name, $0.value) })
         response.delay = reply.latency
         return response
+    }
+
+    /// A scripted error on an Azure route, in Azure's shape (`code` and `message` only) and,
+    /// unless the rule says otherwise, Azure's words: a 429 names the route's api-version and
+    /// comes with `retry-after: 6`.
+    static func azureError(_ reply: ResponseRule.Reply, route: AzureRoute) -> ScriptedResponse {
+        let message: String
+        var headers: [(String, String)] = []
+        switch reply.status {
+        case 401: message = AzureRoute.invalidKeyMessage
+        case 404: message = reply.errorCode == "DeploymentNotFound" ? AzureRoute.deploymentNotFoundMessage : AzureRoute.resourceNotFoundMessage
+        case 429:
+            var version = AzureSettings.defaultAPIVersion
+            if case .deployment(_, let given?) = route { version = given }
+            message = AzureRoute.rateLimitMessage(apiVersion: version, seconds: 6)
+            if !reply.headers.contains(where: { ["retry-after", "retry-after-ms"].contains($0.name.lowercased()) }) {
+                headers = [("retry-after", "6")]
+            }
+        case 500: message = "The server had an error while processing your request. Sorry about that!"
+        default: message = "HTTP \(reply.status) (scripted by altbench-test-server)."
+        }
+        return .azureError(status: reply.status, code: reply.errorCode, message: reply.errorMessage ?? message, headers: headers)
     }
 
     /// OpenAI's error for `status` when the script gives none: its message, type and code.
@@ -440,7 +477,7 @@ private struct ScriptReader {
     static let matchKeys = ["prompt", "prompt_regex", "image", "image_sha256", "model", "requests", "endpoint"]
     static let respondKeys = [
         "answer", "finish_reason", "status", "error", "headers", "latency_ms", "content_policy", "removed_model",
-        "image_content",
+        "image_content", "content_filter", "prompt_filter",
     ]
     static let errorKeys = ["message", "type", "code", "param"]
     static let finishReasons = ["stop", "length", "content_filter", "tool_calls", "function_call"]
@@ -485,7 +522,8 @@ private struct ScriptReader {
         }
         rule.reply = try reply(respond, rule: number)
         if let wanted = rule.match.endpoint, let fits = rule.reply.endpoint, wanted != fits {
-            let key = fits == .chat ? (rule.reply.answer != nil ? "answer" : "finish_reason")
+            let chatKey = ["answer", "finish_reason", "content_filter", "prompt_filter"].first { respond.mapping?[$0] != nil }
+            let key = fits == .chat ? (chatKey ?? "answer")
                 : (rule.reply.contentPolicy ? "content_policy" : "image_content")
             throw fail(
                 respond.mapping?[key], Context(rule: number, field: "respond.\(key)"),
@@ -625,6 +663,13 @@ private struct ScriptReader {
         if let value = mapping["removed_model"] {
             reply.removedModel = try boolean(value, context("removed_model"))
         }
+        if let value = mapping["content_filter"] {
+            reply.contentFilter = try filterCategories(value, context("content_filter"))
+        }
+        if let value = mapping["prompt_filter"] {
+            reply.promptFilter = try filterCategories(value, context("prompt_filter"))
+        }
+        try checkFilters(reply, mapping: mapping, context: context)
         if let value = mapping["image_content"] {
             let text = try nonEmptyString(value, context("image_content"))
             guard let content = GeneratedImageContent(rawValue: text) else {
@@ -659,6 +704,67 @@ private struct ScriptReader {
             reply.latency = .milliseconds(milliseconds)
         }
         return reply
+    }
+
+    /// Azure's filters are whole answers of their own: `prompt_filter` is a 400 that takes
+    /// nothing but headers and latency; `content_filter` sets the finish reason and status
+    /// itself, and may keep a partial `answer`.
+    func checkFilters(_ reply: ResponseRule.Reply, mapping: Node.Mapping, context: (String) -> Context) throws {
+        let others = ["content_policy", "removed_model", "image_content"]
+        if reply.promptFilter != nil {
+            for other in ["answer", "finish_reason", "status", "error", "content_filter"] + others where mapping[other] != nil {
+                throw fail(
+                    mapping[other], context(other),
+                    "cannot go with `prompt_filter`, which is a whole answer of its own (400 content_filter). Remove one.")
+            }
+        }
+        if reply.contentFilter != nil {
+            for other in ["finish_reason", "error"] + others where mapping[other] != nil {
+                throw fail(
+                    mapping[other], context(other),
+                    "cannot go with `content_filter`, which answers with finish_reason content_filter. Remove one.")
+            }
+            if reply.status >= 300, let status = mapping["status"] {
+                throw fail(status, context("status"), "cannot be \(reply.status) beside `content_filter`, which is a 200 answer; remove it.")
+            }
+        }
+    }
+
+    /// `{violence: medium, jailbreak: detected}`, a list of names, or one name: the categories
+    /// Azure's filter flags. Severity categories take low, medium or high (default medium);
+    /// detection categories take `detected` (or true).
+    func filterCategories(_ node: Node, _ context: Context) throws -> [ContentFilterCategory] {
+        let severity = ContentFilterCategory.severityCategories
+        let detection = ContentFilterCategory.detectionCategories
+        let example = "e.g. `{violence: medium}` or `[jailbreak]`"
+        func category(_ nameNode: Node, level levelNode: Node?) throws -> ContentFilterCategory {
+            let name = try nonEmptyString(nameNode, context)
+            guard severity.contains(name) || detection.contains(name) else {
+                throw fail(nameNode, context, "'\(name)' is not a content-filter category. Categories: \((severity + detection).joined(separator: ", ")).")
+            }
+            guard let levelNode else { return ContentFilterCategory(name) }
+            let level = try nonEmptyString(levelNode, context).lowercased()
+            if severity.contains(name) {
+                guard ContentFilterCategory.severities.contains(level) else {
+                    throw fail(levelNode, context, "`\(name)` takes a severity of low, medium or high, not '\(level)'.")
+                }
+                return ContentFilterCategory(name, level)
+            }
+            guard level == "detected" || level == "true" else {
+                throw fail(levelNode, context, "`\(name)` is detected or not: write `\(name): detected`, not '\(level)'.")
+            }
+            return ContentFilterCategory(name, "detected")
+        }
+        var categories: [ContentFilterCategory] = []
+        if let entries = node.mapping {
+            for (name, level) in entries { categories.append(try category(name, level: level)) }
+        } else if let list = node.sequence {
+            for name in list { categories.append(try category(name, level: nil)) }
+        } else if node.scalar != nil {
+            categories.append(try category(node, level: nil))
+        }
+        guard !categories.isEmpty else { throw fail(node, context, "names no category: \(example).") }
+        return categories
     }
 
     // MARK: Values

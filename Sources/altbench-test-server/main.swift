@@ -4,6 +4,7 @@
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
 //                                  [--requests-per-second R [--burst N] [--announce-per-minute]]
 //                                  [--script FILE] [--removed-models M1,M2]
+//                                  [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]
 //
 // Binds 127.0.0.1 only (port 0, the default, picks a free port), prints
 // "listening on http://127.0.0.1:PORT/v1", and serves until SIGINT or SIGTERM.
@@ -24,6 +25,13 @@
 // dall-e-2 and dall-e-3 on 2026-05-12): chat and image requests naming one get 404
 // model_not_found, "The model `M1` has been deprecated, learn more here: …".
 //
+// Azure OpenAI's routes are served too: POST /openai/deployments/{deployment}/chat/completions
+// (which needs ?api-version=V, else Azure's 404 "Resource not found") and
+// /openai/v1/chat/completions, answering with apim-request-id and Azure's content-filter
+// results. --azure-api-key KEY requires `api-key: KEY` there (else Azure's 401);
+// --azure-deployments D1,D2 answers 404 DeploymentNotFound for any other deployment (on the v1
+// route, the body's model); --azure-api-versions V1,V2 answers 404 for any other api-version.
+//
 // Besides chat completions it serves the Images API, POST /v1/images/generations (DALL·E and
 // GPT image models), and the generated images' URLs, GET /generated/<sha256>.png.
 
@@ -32,7 +40,7 @@ import Dispatch
 import Foundation
 
 let usage =
-    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE] [--removed-models M1,M2]"
+    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE] [--removed-models M1,M2] [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -47,6 +55,9 @@ var burst: Int?
 var scriptPath: String?
 var announcePerMinute = false
 var removedModels: Set<String> = []
+var azureAPIKey: String?
+var azureDeployments: Set<String>?
+var azureAPIVersions: Set<String>?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -85,6 +96,20 @@ while let argument = arguments.popFirst() {
             fail("--removed-models takes model names separated by commas, e.g. dall-e-2,dall-e-3, not '\(text)'")
         }
         removedModels.formUnion(names)
+    case "--azure-api-key":
+        guard let value = inlineValue ?? arguments.popFirst(), !value.isEmpty else { fail("--azure-api-key needs a value") }
+        azureAPIKey = value
+    case "--azure-deployments", "--azure-api-versions":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("\(name) needs a list") }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else {
+            fail("\(name) takes names separated by commas, e.g. \(name == "--azure-deployments" ? "gpt-4o-mini,alt-text" : "2024-10-21,2025-04-01-preview"), not '\(text)'")
+        }
+        if name == "--azure-deployments" {
+            azureDeployments = (azureDeployments ?? []).union(names)
+        } else {
+            azureAPIVersions = (azureAPIVersions ?? []).union(names)
+        }
     case "--announce-per-minute":
         if inlineValue != nil { fail("--announce-per-minute takes no value") }
         announcePerMinute = true
@@ -99,7 +124,9 @@ while let argument = arguments.popFirst() {
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
 if announcePerMinute && requestsPerSecond == nil { fail("--announce-per-minute needs --requests-per-second") }
 
-let options = CompatibleServerOptions(apiKey: apiKey, removedModels: removedModels)
+let options = CompatibleServerOptions(
+    apiKey: apiKey, removedModels: removedModels, azureAPIKey: azureAPIKey, azureDeployments: azureDeployments,
+    azureAPIVersions: azureAPIVersions)
 var handler = OpenAITestServer.compatible(options: options)
 var script: ResponseRules?
 if let scriptPath {

@@ -108,7 +108,8 @@ extension AltBench.Datasets {
         var dryRun = false
 
         func validate() throws {
-            if let provider, Provider(rawValue: provider) == nil {
+            // Image generation through Azure OpenAI is not built.
+            if let provider, Provider(rawValue: provider) == nil || provider == Provider.azure.rawValue {
                 throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
             }
             if !["images", "dalle"].contains(proxyRoute) {

@@ -11,7 +11,9 @@ extension AltBench {
                 Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
                 altbench.yml, then defaults. With --proxy URL (or proxy: in altbench.yml) every request goes \
                 through a team's signed proxy, signed with session tokens minted from the app key in \
-                ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed. Exit status: 0 when every trial got an answer, 3 when some \
+                ALTBENCH_PROXY_APP_KEY; no OpenAI key is needed. With --azure-endpoint (or AZURE_OPENAI_ENDPOINT \
+                when no OpenAI key or base URL is set) requests go to Azure OpenAI, the key from \
+                AZURE_OPENAI_API_KEY. Exit status: 0 when every trial got an answer, 3 when some \
                 failed or --offline found no stored answer (everything else is still written), 1 when the \
                 run could not start (a bad file: altbench.yml, prompts, dataset) or was stopped by a \
                 configuration error (bad key, unknown model or URL, no quota, or a server that no request \
@@ -105,9 +107,28 @@ struct RunFlags: ParsableArguments {
     var proxy: String?
 
     @Option(
+        name: .customLong("azure-endpoint"),
+        help: ArgumentHelp(
+            "An Azure OpenAI resource's endpoint, e.g. https://my-resource.openai.azure.com (else AZURE_OPENAI_ENDPOINT); the key comes from AZURE_OPENAI_API_KEY.",
+            valueName: "url"))
+    var azureEndpoint: String?
+
+    @Option(
+        name: .customLong("azure-deployment"),
+        help: ArgumentHelp(
+            "The Azure deployment to ask (its name in Azure, not the model's). Without one, Azure's v1 API is used and --model names the deployment.",
+            valueName: "name"))
+    var azureDeployment: String?
+
+    @Option(
+        name: .customLong("azure-api-version"),
+        help: ArgumentHelp("The api-version of the deployment's URL (else OPENAI_API_VERSION). Default: 2024-10-21.", valueName: "version"))
+    var azureAPIVersion: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
-            "openai, proxy or mock. Default: proxy when a proxy URL is set, openai when a key or base URL is set, else mock.",
+            "openai, azure, proxy or mock. Default: proxy when a proxy URL is set, azure when an Azure endpoint is (AZURE_OPENAI_ENDPOINT only without an OpenAI key or base URL), openai when a key or base URL is set, else mock.",
             valueName: "name"))
     var provider: String?
 
@@ -165,7 +186,7 @@ struct RunFlags: ParsableArguments {
 
     func validate() throws {
         if let provider, Provider(rawValue: provider) == nil {
-            throw ValidationError("--provider must be openai, proxy or mock, not '\(provider)'.")
+            throw ValidationError("--provider must be openai, azure, proxy or mock, not '\(provider)'.")
         }
         if let tokenField, tokenField != "auto", TokenField(rawValue: tokenField) == nil {
             throw ValidationError("--token-field must be max_tokens, max_completion_tokens or auto.")
@@ -216,6 +237,14 @@ struct RunFlags: ParsableArguments {
                 throw ValidationError("--proxy sends every request through a signed proxy, which --provider \(provider) contradicts. Drop one of them.")
             }
         }
+        do {
+            if let azureEndpoint { _ = try AzureSettings.parseEndpoint(azureEndpoint, source: "--azure-endpoint") }
+            if let azureDeployment { _ = try AzureSettings.parseDeployment(azureDeployment, source: "--azure-deployment") }
+            if let azureAPIVersion { _ = try AzureSettings.parseAPIVersion(azureAPIVersion, source: "--azure-api-version") }
+            try Experiment.checkAzureFlags(try options())
+        } catch let error as AltBenchError {
+            throw ValidationError(error.description)
+        }
         if offline && noCache {
             throw ValidationError("--offline answers only from the store, which --no-cache turns off. Give one of them.")
         }
@@ -254,6 +283,9 @@ struct RunFlags: ParsableArguments {
         options.model = model
         options.baseURL = baseURL
         options.proxy = proxy
+        options.azureEndpoint = azureEndpoint
+        options.azureDeployment = azureDeployment
+        options.azureAPIVersion = azureAPIVersion
         options.provider = provider.flatMap(Provider.init(rawValue:))
         options.maxTokens = try parsedMaxTokens()
         options.concurrency = concurrency

@@ -26,7 +26,10 @@ struct AltbenchProcess {
     /// The environment a user without any OpenAI settings has (and not in CI).
     static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CI", "GITHUB_STEP_SUMMARY"] { environment.removeValue(forKey: name) }
+        for name in [
+            "OPENAI_API_KEY", "OPENAI_BASE_URL", "CI", "GITHUB_STEP_SUMMARY", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY",
+            "OPENAI_API_VERSION",
+        ] { environment.removeValue(forKey: name) }
         environment.merge(extra) { _, new in new }
         return environment
     }

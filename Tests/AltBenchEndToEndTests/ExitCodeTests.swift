@@ -25,7 +25,11 @@ struct ExitCodeTests {
         Case(arguments: ["run", "--timeout", "0"], status: 64, message: "--timeout takes a positive number of seconds"),
         Case(arguments: ["run", "--brevity-budget", "0"], status: 64, message: "--brevity-budget takes a positive number"),
         Case(arguments: ["run", "--max-tokens", "50,abc"], status: 64, message: "--max-tokens takes positive whole numbers"),
-        Case(arguments: ["run", "--provider", "azure"], status: 64, message: "--provider must be openai, proxy or mock"),
+        Case(arguments: ["run", "--provider", "bedrock"], status: 64, message: "--provider must be openai, azure, proxy or mock"),
+        Case(
+            arguments: ["run", "--azure-endpoint", "https://r.openai.azure.com", "--base-url", "http://127.0.0.1:1/v1"], status: 64,
+            message: "--azure-endpoint with --base-url: both say where requests go"),
+        Case(arguments: ["run", "--azure-deployment", "a/b"], status: 64, message: "--azure-deployment: 'a/b' is not a deployment name"),
         Case(arguments: ["run", "--base-url", "localhost:8080"], status: 64, message: "is not an http(s) URL"),
         Case(arguments: ["run", "--model", " "], status: 64, message: "--model needs a model name"),
         Case(arguments: ["run", "--deadline", "soon"], status: 64, message: "--deadline takes a duration"),

@@ -42,9 +42,11 @@ public struct Comparison: Sendable, Hashable, Encodable {
         self.after = after
         self.alpha = alpha
         var mismatches: [Mismatch] = []
-        // A run through a team's signed proxy asks the same API as a direct one (the model and
-        // the endpoint host tell them apart): only a change to or from the mock is a mismatch.
-        let sameKind = Set([before.provider, after.provider]).isSubset(of: [Provider.openai.rawValue, Provider.proxy.rawValue])
+        // A run through a team's signed proxy or Azure OpenAI asks the same API as a direct one
+        // (the model and the endpoint host tell them apart): only a change to or from the mock
+        // is a mismatch.
+        let sameKind = Set([before.provider, after.provider]).isSubset(
+            of: [Provider.openai.rawValue, Provider.proxy.rawValue, Provider.azure.rawValue])
         if before.provider != after.provider && !sameKind {
             mismatches.append(Mismatch(field: "provider", before: before.provider, after: after.provider))
         }

@@ -61,7 +61,7 @@ extension ConfigFile {
             case "base_url": config.baseURL = try text()
             case "api_key_env": config.apiKeyEnv = try text()
             case "provider":
-                guard let provider = Provider(rawValue: try text()) else { throw fail("must be openai, proxy or mock.") }
+                guard let provider = Provider(rawValue: try text()) else { throw fail("must be openai, azure, proxy or mock.") }
                 config.provider = provider
             case "max_tokens":
                 let nodes = value.sequence.map(Array.init) ?? [value]
@@ -175,6 +175,8 @@ extension ConfigFile {
                 config.maxCost = number
             case "prices":
                 config.prices = try PriceTable.parse(value, line: line, displayPath: displayPath)
+            case "azure":
+                config.azure = try azureConfig(value, line: line, displayPath: displayPath)
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")

@@ -9,6 +9,9 @@ public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
     /// A team's signed proxy (`--proxy URL`): requests are signed with a short-lived session
     /// token minted from the team's app key; no OpenAI key on this machine.
     case proxy
+    /// Azure OpenAI (`--azure-endpoint`, AZURE_OPENAI_ENDPOINT or `azure:`): the same API at a
+    /// resource's endpoint, the key in an `api-key` header.
+    case azure
 }
 
 /// `proxy:` in altbench.yml: where a team's signed proxy is and how it differs from the
@@ -89,6 +92,8 @@ public struct ConfigFile: Sendable, Hashable {
     public var baseline: String?
     /// `proxy:`: a team's signed proxy.
     public var proxy: ProxyConfig?
+    /// `azure:`: an Azure OpenAI resource.
+    public var azure: AzureConfig?
     /// `detail:`: replaces every prompt's own image detail.
     public var detail: ImageDetail?
     /// `max_cost:` in USD.
@@ -118,6 +123,7 @@ public struct ConfigFile: Sendable, Hashable {
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
         "check", "baseline", "proxy", "detail", "max_cost", "prices",
+        "azure",
     ]
 }
 
@@ -163,6 +169,8 @@ public struct Experiment: Sendable, Hashable {
     public var baseline: String? = nil
     /// The signed proxy requests go through (provider `proxy`).
     public var proxy: ProxySettings? = nil
+    /// The Azure OpenAI resource requests go to (provider `azure`).
+    public var azure: AzureSettings? = nil
     /// `--detail`/`detail:`: the image detail sent for every prompt; `nil` keeps each prompt's.
     public var detail: ImageDetail? = nil
     /// `--max-cost`/`max_cost:` in USD: the most the run may spend.
@@ -182,6 +190,7 @@ public struct Experiment: Sendable, Hashable {
     /// endpoint's identity in cache keys.
     public var chatCompletionsURL: URL {
         if let proxy { return proxy.url(for: proxy.protocolSettings.chatPath) }
+        if let azure { return azure.chatCompletionsURL }
         return baseURL.appendingPathComponent("chat/completions")
     }
 
@@ -200,6 +209,10 @@ public struct RunOptions: Sendable, Hashable {
     public var baseURL: String?
     /// `--proxy URL`: a signed proxy's base URL.
     public var proxy: String?
+    /// `--azure-endpoint`, `--azure-deployment`, `--azure-api-version`.
+    public var azureEndpoint: String?
+    public var azureDeployment: String?
+    public var azureAPIVersion: String?
     public var provider: Provider?
     public var maxTokens: [Int]?
     public var repeats: Int?
@@ -261,7 +274,34 @@ extension Experiment {
         let chosenBy = { (provider: Provider) in
             options.provider != nil ? "--provider \(provider.rawValue)" : "provider: \(provider.rawValue) in altbench.yml"
         }
+        // Azure OpenAI: chosen by name, by an --azure-* flag, by azure.endpoint in the file, or by
+        // AZURE_OPENAI_ENDPOINT alone where the run would otherwise fall back to the mock.
+        let azureSources = AzureSources(options: options, config: config, environment: environment)
+        try checkAzureFlags(options, flag: azureSources.flag)
+        var azureChoice: (reason: String, name: String)?
         switch options.provider ?? config.provider {
+        case .azure?: azureChoice = (chosenBy(.azure), chosenBy(.azure))
+        case nil:
+            if let flag = azureSources.flag {
+                azureChoice = ("\(flag) is set", flag)
+            } else if proxyURL != nil {
+                if options.proxy == nil, azureSources.fileEndpoint != nil {
+                    throw AltBenchError.invalidSetting(
+                        name: "altbench.yml", message: "sets both proxy.url and azure.endpoint, two places to send requests. Remove one, or choose with --provider proxy or --provider azure.")
+                }
+            } else if azureSources.fileEndpoint != nil, options.baseURL == nil {
+                azureChoice = ("endpoint under azure: in altbench.yml is set", "azure.endpoint")
+            } else if azureSources.environmentEndpoint != nil, key == nil, !baseConfigured {
+                azureChoice = ("\(AzureSettings.endpointVariable) is set", AzureSettings.endpointVariable)
+            }
+        default: break
+        }
+        switch options.provider ?? config.provider {
+        case .azure:
+            fallthrough
+        case nil where azureChoice != nil:
+            provider = .azure
+            reason = options.offline ? "--offline: answers replayed from the store" : azureChoice?.reason ?? chosenBy(.azure)
         case .proxy where proxyURL == nil:
             throw AltBenchError.invalidSetting(
                 name: options.provider != nil ? "--provider proxy" : "provider: proxy in altbench.yml",
@@ -346,6 +386,9 @@ extension Experiment {
             throw AltBenchError.invalidSetting(name: "model", message: "must not be empty.")
         }
 
+        let azure = try azureChoice.map {
+            try resolveAzure(options: options, config: config, environment: environment, name: $0.name)
+        }
         var proxy: ProxySettings?
         if provider == .proxy, let proxyURL {
             let variable = config.proxy?.appKeyEnv ?? ProxySettings.defaultAppKeyVariable
@@ -369,8 +412,9 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
-            scoring: scoring, baseline: config.baseline, proxy: proxy, detail: options.detail ?? config.detail,
-            maxCost: options.maxCost ?? config.maxCost, priceOverrides: config.prices)
+            scoring: scoring, baseline: config.baseline, proxy: proxy, azure: azure,
+            detail: options.detail ?? config.detail, maxCost: options.maxCost ?? config.maxCost,
+            priceOverrides: config.prices)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -472,6 +516,10 @@ extension Experiment {
         if let maxCost { object["max_cost"] = .double(maxCost) }
         if let proxy {
             object["proxy"] = .string(proxy.url.absoluteString)
+            object["base_url"] = .string("")
+        }
+        if let azure {
+            object["azure"] = azure.recorded
             object["base_url"] = .string("")
         }
         return .object(object)

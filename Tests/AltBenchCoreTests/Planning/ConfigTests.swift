@@ -97,6 +97,7 @@ struct ConfigTests {
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
                 "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
                 "quality_weights", "hard_fails", "check", "baseline", "proxy", "detail", "max_cost", "prices",
+                "azure",
             ])
     }
 
@@ -180,7 +181,7 @@ struct ConfigTests {
         ErrorCase(
             label: "platform_limit -5", yaml: "platform_limit: -5\n", line: 1, mentions: ["`platform_limit`"]),
         ErrorCase(
-            label: "provider azure", yaml: "provider: azure\n", line: 1, mentions: ["`provider` must be openai, proxy or mock"]),
+            label: "provider bedrock", yaml: "provider: bedrock\n", line: 1, mentions: ["`provider` must be openai, azure, proxy or mock"]),
         ErrorCase(
             label: "max_tokens 0", yaml: "max_tokens: 0\n", line: 1,
             mentions: ["`max_tokens` must be a positive whole number", "[30, 50, 100]"]),
