@@ -416,6 +416,19 @@ struct CompatibleHandler {
         }
     }
 
+    /// What the image costs the way the API counts it: the model family's published rule
+    /// (gpt-4o's for a model without one) from the size in the data URL's image header; a
+    /// remote URL, whose bytes the server does not fetch, at gpt-4o's 1024×1024 price.
+    static func imageTokens(url: String, detail: String, model: String) -> Int {
+        let formula = (ImageTokenFamily.forModel(model) ?? ImageTokenFamily.fallback).formula
+        let level = ImageDetail(rawValue: detail)
+        guard url.hasPrefix("data:"), let comma = url.firstIndex(of: ","),
+            let bytes = Data(base64Encoded: String(url[url.index(after: comma)...])),
+            let header = try? ImageSniffer.sniff(bytes, path: "image_url")
+        else { return formula.tokens(width: 1024, height: 1024, detail: level) }
+        return formula.tokens(width: header.width, height: header.height, detail: level)
+    }
+
     private func validateImageURL(_ url: String, param: String) throws {
         let lowered = url.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
@@ -618,7 +631,7 @@ struct CompatibleHandler {
         }
 
         let textTokens = parsed.texts.reduce(0) { $0 + $1.split(whereSeparator: \.isWhitespace).count }
-        let imageTokens = parsed.images.reduce(0) { $0 + ($1.detail == "low" ? 85 : 765) }
+        let imageTokens = parsed.images.reduce(0) { $0 + Self.imageTokens(url: $1.url, detail: $1.detail, model: parsed.model) }
         let promptTokens = textTokens + imageTokens
         let completionTokens = visibleTokens + reasoning
 

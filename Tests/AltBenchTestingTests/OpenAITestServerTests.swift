@@ -198,7 +198,8 @@ struct OpenAITestServerTests {
         #expect(json["choices"]?[0]?["message"]?["refusal"]?.isNull == true)
         #expect(json["choices"]?[0]?["finish_reason"]?.stringValue == "stop")
         #expect(json["usage"]?["completion_tokens"]?.intValue == 9)
-        #expect(json["usage"]?["prompt_tokens"]?.intValue == 4 + 7 + 85)
+        // Words of the two messages, and the image at gpt-4o-mini's low-detail price.
+        #expect(json["usage"]?["prompt_tokens"]?.intValue == 4 + 7 + 2833)
         #expect(expected.hasPrefix("A test description of image \(OpenAITestServer.shortHash(pngDataURL)) for prompt "))
 
         let recorded = try #require(requests.first)
