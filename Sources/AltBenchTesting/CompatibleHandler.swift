@@ -609,7 +609,7 @@ struct CompatibleHandler {
     /// unless `content` was given. Answers on Azure routes carry Azure's filter results.
     func completion(
         for parsed: Parsed, number: Int, content: String? = nil, finishReason forcedFinishReason: String? = nil,
-        contentFilter: [ContentFilterCategory]? = nil
+        contentFilter: [ContentFilterCategory]? = nil, promptTokens forcedPromptTokens: Int? = nil
     ) -> ScriptedResponse {
         let contentGiven = content != nil
         let full = content ?? defaultContent(for: parsed)
@@ -632,7 +632,7 @@ struct CompatibleHandler {
 
         let textTokens = parsed.texts.reduce(0) { $0 + $1.split(whereSeparator: \.isWhitespace).count }
         let imageTokens = parsed.images.reduce(0) { $0 + Self.imageTokens(url: $1.url, detail: $1.detail, model: parsed.model) }
-        let promptTokens = textTokens + imageTokens
+        let promptTokens = forcedPromptTokens ?? textTokens + imageTokens
         let completionTokens = visibleTokens + reasoning
 
         let choice: (Int) -> JSONValue = { index in

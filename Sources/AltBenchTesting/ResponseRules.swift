@@ -88,13 +88,17 @@ public struct ResponseRule: Sendable {
         /// Chat only: Azure's content filter refused the prompt (`ScriptedResponse.azurePromptFiltered`):
         /// 400 `content_filter` with these categories in `innererror.content_filter_result`.
         public var promptFilter: [ContentFilterCategory]?
+        /// Chat only: `usage.prompt_tokens` in place of the server's own count, as a server
+        /// that counts more than the published rules (one that enlarges images) answers.
+        public var promptTokens: Int?
 
         public init(
             answer: String? = nil, finishReason: String? = nil, status: Int = 200, errorMessage: String? = nil,
             errorType: String? = nil, errorCode: String? = nil, errorParam: String? = nil,
             headers: [(name: String, value: String)] = [], latency: Duration? = nil,
             contentPolicy: Bool = false, removedModel: Bool = false, imageContent: GeneratedImageContent? = nil,
-            contentFilter: [ContentFilterCategory]? = nil, promptFilter: [ContentFilterCategory]? = nil
+            contentFilter: [ContentFilterCategory]? = nil, promptFilter: [ContentFilterCategory]? = nil,
+            promptTokens: Int? = nil
         ) {
             self.answer = answer
             self.finishReason = finishReason
@@ -110,6 +114,7 @@ public struct ResponseRule: Sendable {
             self.imageContent = imageContent
             self.contentFilter = contentFilter
             self.promptFilter = promptFilter
+            self.promptTokens = promptTokens
         }
 
         /// Whether the answer is an error body rather than a completion or images.
@@ -118,7 +123,9 @@ public struct ResponseRule: Sendable {
         /// The only endpoint this reply can answer: `.chat` with `answer` or `finishReason`,
         /// `.images` with `contentPolicy` or `imageContent`; nil when it fits both.
         public var endpoint: Endpoint? {
-            if answer != nil || finishReason != nil || contentFilter != nil || promptFilter != nil { return .chat }
+            if answer != nil || finishReason != nil || contentFilter != nil || promptFilter != nil || promptTokens != nil {
+                return .chat
+            }
             if contentPolicy || imageContent != nil { return .images }
             return nil
         }
@@ -286,7 +293,7 @@ public actor ResponseRules {
             }
             response = compatible.completion(
                 for: parsed, number: request.number, content: content, finishReason: reply.finishReason,
-                contentFilter: reply.contentFilter)
+                contentFilter: reply.contentFilter, promptTokens: reply.promptTokens)
             response.status = reply.status
         }
         return finish(response, reply: reply, request: request)
@@ -477,7 +484,7 @@ private struct ScriptReader {
     static let matchKeys = ["prompt", "prompt_regex", "image", "image_sha256", "model", "requests", "endpoint"]
     static let respondKeys = [
         "answer", "finish_reason", "status", "error", "headers", "latency_ms", "content_policy", "removed_model",
-        "image_content", "content_filter", "prompt_filter",
+        "image_content", "content_filter", "prompt_filter", "prompt_tokens",
     ]
     static let errorKeys = ["message", "type", "code", "param"]
     static let finishReasons = ["stop", "length", "content_filter", "tool_calls", "function_call"]
@@ -522,7 +529,7 @@ private struct ScriptReader {
         }
         rule.reply = try reply(respond, rule: number)
         if let wanted = rule.match.endpoint, let fits = rule.reply.endpoint, wanted != fits {
-            let chatKey = ["answer", "finish_reason", "content_filter", "prompt_filter"].first { respond.mapping?[$0] != nil }
+            let chatKey = ["answer", "finish_reason", "content_filter", "prompt_filter", "prompt_tokens"].first { respond.mapping?[$0] != nil }
             let key = fits == .chat ? (chatKey ?? "answer")
                 : (rule.reply.contentPolicy ? "content_policy" : "image_content")
             throw fail(
@@ -607,6 +614,9 @@ private struct ScriptReader {
             guard let scalar = value.scalar else { throw fail(value, context("answer"), "must be text.") }
             reply.answer = scalar.string
         }
+        if let value = mapping["prompt_tokens"] {
+            reply.promptTokens = try integer(value, context("prompt_tokens"), in: 0...100_000_000, example: "120000")
+        }
         if let value = mapping["finish_reason"] {
             let reason = try nonEmptyString(value, context("finish_reason"))
             guard Self.finishReasons.contains(reason) else {
@@ -629,7 +639,7 @@ private struct ScriptReader {
             }
         }
         if reply.isError {
-            for key in ["answer", "finish_reason"] where mapping[key] != nil {
+            for key in ["answer", "finish_reason", "prompt_tokens"] where mapping[key] != nil {
                 throw fail(
                     mapping[key], context(key),
                     "cannot go with status \(reply.status), which answers with an error body. Remove it, or use a 2xx status.")

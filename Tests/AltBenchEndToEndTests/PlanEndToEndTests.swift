@@ -160,4 +160,46 @@ struct PlanEndToEndTests {
         #expect((spent ?? 0) > 0 && (spent ?? 0) <= high)
         await server.stop()
     }
+
+    /// A server that counts far more prompt tokens than the published rules: the first check
+    /// passes, and the reservations stop the run once what was spent leaves no room for the
+    /// next request; `--resume` with a higher limit finishes it.
+    @Test func aServerThatCountsMoreIsStoppedAtTheLimitAndTheRunResumes() async throws {
+        let rules = try ResponseRules.parse(
+            "rules:\n  - respond: {prompt_tokens: 2000000}\n", displayPath: "overcount.yml")
+        let server = try await OpenAITestServer.start(handler: ResponseRules(rules).handler)
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        // 2,000,000 prompt tokens at gpt-4o-mini's $0.15 per million: $0.30 a request, where
+        // the plan expects well under a cent.
+        let base = ["--base-url", server.baseURL, "--max-tokens", "50", "--concurrency", "1"]
+        let stopped = try await AltbenchProcess.run(
+            ["run"] + base + ["--max-cost", "0.5"], in: workspace.root, environment: environment)
+        #expect(stopped.status == 4, "\(stopped.stderr)")
+        #expect(await server.requests().count == 2)
+        #expect(stopped.stderr.contains("spending limit"), "\(stopped.stderr)")
+        let resume = try #require(
+            stopped.stderr.split(separator: "\n").first { $0.contains("--resume") }.flatMap { line in
+                line.split(separator: " ").drop { $0 != "--resume" }.dropFirst().first.map(String.init)
+            })
+        let db = try DatabaseQueue(path: workspace.url("results/altbench.sqlite").path)
+        let (recorded, spent, stoppedBy) = try await db.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM trial") ?? 0,
+                try Double.fetchOne(db, sql: "SELECT sum(cost_usd) FROM trial") ?? 0,
+                try String.fetchOne(db, sql: "SELECT stopped_by FROM run")
+            )
+        }
+        #expect(recorded == 2)
+        #expect(abs(spent - 0.6) < 0.01)
+        #expect(stoppedBy == "cost_limit")
+        #expect(try workspace.read("results/latest.md").contains("ncomplete"))
+
+        let finished = try await AltbenchProcess.run(
+            ["run", "--resume", resume, "--max-cost", "100"], in: workspace.root, environment: environment)
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(await server.requests().count == 8)
+        await server.stop()
+    }
 }
