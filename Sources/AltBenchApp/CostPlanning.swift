@@ -58,6 +58,10 @@ public struct CostPlanning: Sendable {
             notes.append("altbench run would stop before sending: \(variable) is not set (\(reason)).")
             experiment = try Experiment.resolve(
                 options: options, config: config, environment: environment.merging([variable: "unset"]) { $1 })
+        } catch AltBenchError.missingAzureKey(let variable, let endpoint) {
+            notes.append("altbench run would stop before sending: \(variable) is not set (Azure OpenAI at \(endpoint) needs it).")
+            experiment = try Experiment.resolve(
+                options: options, config: config, environment: environment.merging([variable: "unset"]) { $1 })
         } catch AltBenchError.missingProxyAppKey(let variable, _) {
             notes.append("altbench run would stop before sending: \(variable), the proxy's app key, is not set.")
             experiment = try Experiment.resolve(

@@ -125,6 +125,19 @@ struct PlanEndToEndTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("OPENAI_API_KEY is not set"), "\(output.stdout)")
         #expect(output.stdout.contains("https://api.openai.com/v1/chat/completions"))
+
+        // Azure: the deployment's URL, and the Azure key the run would need.
+        let azure = try await AltbenchProcess.run(
+            ["plan", "--azure-endpoint", "https://my-resource.openai.azure.com", "--azure-deployment", "alt-text",
+             "--model", "gpt-4o"],
+            in: workspace.root, environment: AltbenchProcess.cleanEnvironment())
+        #expect(azure.status == 0, "\(azure.stderr)")
+        #expect(azure.stdout.contains("AZURE_OPENAI_API_KEY is not set"), "\(azure.stdout)")
+        #expect(
+            azure.stdout.contains(
+                "https://my-resource.openai.azure.com/openai/deployments/alt-text/chat/completions?api-version=2024-10-21"))
+        #expect(azure.stdout.contains("gpt-4o"))
+        #expect(!azure.stdout.contains("no price"))
     }
 
     @Test func aRunAboveMaxCostSendsNothingAndSaysWhatToCut() async throws {

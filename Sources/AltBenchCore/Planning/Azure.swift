@@ -272,9 +272,7 @@ extension Experiment {
         let variable = file.apiKeyEnv ?? AzureSettings.defaultAPIKeyVariable
         let key = environment[variable].flatMap { $0.isEmpty ? nil : Secret($0) }
         if key == nil && !options.offline {
-            throw AltBenchError.missingAPIKey(
-                variable: variable,
-                reason: "the Azure OpenAI endpoint \(endpoint.absoluteString) needs it in the api-key header (a key from the resource's Keys and Endpoint page; name another variable with `api_key_env` under `azure:` in altbench.yml)")
+            throw AltBenchError.missingAzureKey(variable: variable, endpoint: endpoint.absoluteString)
         }
         return AzureSettings(
             endpoint: endpoint, deployment: deployment, apiVersion: apiVersion, apiKey: options.offline ? nil : key,

@@ -332,9 +332,12 @@ public struct Runner: Sendable {
 private struct Costing: Sendable {
     /// The price of every model the trials' requests name, where the table has one.
     let prices: [String: ModelPrice]
+    /// The whole table, for the model an answer says answered it.
+    let table: PriceTable?
     let budget: CostBudget?
 
     init(trials: [Trial], prices table: PriceTable?, maxCost: Double?) {
+        self.table = table
         var prices: [String: ModelPrice] = [:]
         if let table {
             for model in Set(trials.compactMap(\.request?.model)) {
@@ -365,9 +368,14 @@ private struct Costing: Sendable {
     }
 
     /// USD for one answer from the usage it reports and the model's price; `nil` when the
-    /// answer reports no prompt or completion tokens, or the model has no price.
+    /// answer reports no prompt or completion tokens, or no price is known.
+    ///
+    /// A request model without a price is priced by the model the server says answered
+    /// (`responseModel`): Azure's v1 API and many proxies take a deployment or route name as
+    /// `model` and answer with the real model's name (`gpt-4o-2024-08-06`).
     func cost(of answer: ModelAnswer, model: String) -> Double? {
-        guard let price = prices[model], let prompt = answer.promptTokens, let completion = answer.completionTokens
+        let price = prices[model] ?? answer.responseModel.flatMap { table?.price(forModel: $0)?.price }
+        guard let price, let prompt = answer.promptTokens, let completion = answer.completionTokens
         else { return nil }
         return price.cost(TokenUsage(promptTokens: prompt, cachedTokens: answer.cachedTokens ?? 0, completionTokens: completion))
     }

@@ -21,6 +21,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `--max-cost` below what the plan may spend, or a model the limit cannot price.
     case overBudget(message: String)
     case missingAPIKey(variable: String, reason: String)
+    /// An Azure OpenAI run without the resource's key.
+    case missingAzureKey(variable: String, endpoint: String)
     /// A run through a signed proxy without the app key that mints its session tokens.
     case missingProxyAppKey(variable: String, proxy: String)
     case runNotFound(id: String, database: String)
@@ -62,6 +64,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the run will not start: \(message)"
         case .missingAPIKey(let variable, let reason):
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
+        case .missingAzureKey(let variable, let endpoint):
+            return "\(variable) is not set, and the Azure OpenAI endpoint \(endpoint) needs it in the api-key header. Export \(variable)=... (a key from the resource's Keys and Endpoint page in the Azure portal), or name another variable with `api_key_env` under `azure:` in altbench.yml, or pass --provider mock to use the offline mock on purpose."
         case .missingProxyAppKey(let variable, let proxy):
             return "\(variable) is not set, and the signed proxy \(proxy) needs it: altbench signs its token requests with the team's app key. Export \(variable)=... (ask whoever runs the proxy), or name another variable with `app_key_env` under `proxy:` in altbench.yml. No OpenAI key is needed."
         case .runNotFound(let id, let database):

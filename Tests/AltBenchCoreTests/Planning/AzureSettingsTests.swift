@@ -260,13 +260,14 @@ struct AzureSettingsTests {
         let error = try #require(throws: AltBenchError.self) {
             try Self.resolve(env: ["AZURE_OPENAI_ENDPOINT": Self.endpoint, "CI": "true"])
         }
-        guard case .missingAPIKey(let variable, let reason) = error else {
+        guard case .missingAzureKey(let variable, let endpoint) = error else {
             Issue.record("not a missing key: \(error)")
             return
         }
         #expect(variable == "AZURE_OPENAI_API_KEY")
-        #expect(reason.contains(Self.endpoint))
+        #expect(endpoint.contains(Self.endpoint))
         #expect(error.description.hasPrefix("AZURE_OPENAI_API_KEY is not set, and the Azure OpenAI endpoint \(Self.endpoint) needs it"))
+        #expect(!error.description.contains("OPENAI_BASE_URL"), "no OpenAI advice for an Azure key")
 
         let configured = Self.message {
             try Self.resolve(

@@ -132,6 +132,22 @@ struct RunnerCostTests {
         #expect(results.map(\.costUSD) == [0, nil, 0])
     }
 
+    @Test("a request model without a price is priced by the model the answer names (Azure's v1 API, proxies)")
+    func pricedByTheAnsweringModel() async throws {
+        let table = PriceTable(models: ["gpt-4o": ModelPrice(input: 1000, cachedInput: 500, output: 2000)])
+        var named = Self.usage()
+        named.responseModel = "gpt-4o-2024-08-06"
+        var unknown = Self.usage()
+        unknown.responseModel = "alt-text-deployment"
+        let sink = Collected()
+        try await Runner(
+            model: PricedModel([.success(named), .success(unknown)]), sink: sink, concurrency: 1, prices: table
+        ).run(Self.trials(2))
+        let results = await sink.results.sorted { $0.trial.id < $1.trial.id }
+        #expect(Self.close(results[0].costUSD, Self.actual))
+        #expect(results[1].costUSD == nil)
+    }
+
     // MARK: The spending limit, one request at a time
 
     @Test(arguments: [1, 2, 5])
