@@ -249,6 +249,9 @@ public actor TokenBucketServerLimiter {
     private let tokenCost: @Sendable (RecordedRequest) -> Int
     private let wrapped: OpenAITestServer.Handler
     private var counters = RateLimitStats()
+    /// The time the buckets refill by: the real clock, or a fixed instant in tests that count
+    /// what a burst admits (no refill between requests, however slow the machine).
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     public init(
         requestsPerSecond: Double,
@@ -257,12 +260,14 @@ public actor TokenBucketServerLimiter {
         tokenCost: @escaping @Sendable (RecordedRequest) -> Int = TokenBucketServerLimiter.estimatedTokens,
         model: String = "gpt-4o-mini",
         announcing announcement: Announcement = .bucket,
-        wrapping handler: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible()
+        wrapping handler: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible(),
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         precondition(requestsPerSecond > 0 && requestsPerSecond.isFinite, "requestsPerSecond must be positive")
         precondition(burst >= 1, "burst must be at least 1")
         precondition(tokensPerMinute.map { $0 >= 1 } ?? true, "tokensPerMinute must be at least 1")
-        let now = ContinuousClock.now
+        let now = clock()
+        self.now = clock
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst
         self.tokensPerMinute = tokensPerMinute
@@ -304,7 +309,7 @@ public actor TokenBucketServerLimiter {
     /// URLs from storage, outside the API's rate limits.
     public func respond(to request: RecordedRequest) async -> ScriptedResponse {
         if case .download = CompatibleHandler.Route(request) { return await wrapped(request) }
-        let now = ContinuousClock.now
+        let now = self.now()
         counters.requests += 1
         requestBucket.refill(at: now)
         announcedBucket?.refill(at: now)
