@@ -552,8 +552,37 @@ public struct Reporting: Sendable {
         }
         if results.info.isMock { console.out("MOCK RESULTS (offline mock model, not a vision model)\n") }
         console.out(TerminalSummary.render(results))
+        if let line = Self.costLine(results) { console.err(line + "\n") }
         console.err("report: \(html.last!) (open it in a browser); also \((html.dropLast() + markdown).joined(separator: ", ")); database: \(displayResults)/altbench.sqlite\n")
         return (results, markdown.last!)
+    }
+}
+
+extension Reporting {
+    /// One line on what the run cost, for the end of `run` and `report`; `nil` for a run that
+    /// holds no usage or cost at all. The report's Cost section has the details.
+    static func costLine(_ results: RunResults) -> String? {
+        guard let summary = CostSummary.make(results), summary.total.sent + summary.total.fromStore > 0 else { return nil }
+        let total = summary.total
+        let requests = "\(CostSummary.count(total.sent)) request\(total.sent == 1 ? "" : "s")"
+        let stored = total.fromStore > 0 ? ", \(CostSummary.count(total.fromStore)) answered from the store" : ""
+        let models = Array(Set(summary.pairs.flatMap(\.models))).sorted().joined(separator: ", ")
+        if total.sent == 0 {
+            let answers = total.fromStore == 1 ? "the one answer" : "all \(CostSummary.count(total.fromStore)) answers"
+            return "cost: $0.00: \(answers) came from the store, and no request was sent."
+        }
+        guard let usd = total.costUSD else {
+            let priced = Set(results.info.settings["prices"]?.objectValue?.keys.map { $0 } ?? [])
+            let unpriced = Array(Set(summary.pairs.flatMap(\.models))).filter { !priced.contains($0) }.sorted()
+            if !unpriced.isEmpty {
+                return "cost: unknown for \(requests)\(stored): \(unpriced.joined(separator: ", ")) \(unpriced.count == 1 ? "has" : "have") no price (add it under prices: in altbench.yml)."
+            }
+            return "cost: unknown for \(requests)\(stored): \(CostSummary.count(total.withoutUsage)) answer\(total.withoutUsage == 1 ? "" : "s") reported no usage."
+        }
+        if summary.isMock {
+            return "cost: \(CostSummary.usd(usd)) for \(requests)\(stored), at \(models.isEmpty ? "the models'" : models + "'s") list prices; the mock bills nothing."
+        }
+        return "cost: \(CostSummary.usd(usd)) for \(requests)\(stored), from the usage the server reported."
     }
 }
 
