@@ -95,15 +95,3 @@ public struct ModelRequest: Sendable, Hashable {
         body(imageURL: imageIdentity)
     }
 }
-
-extension ModelRequest {
-    /// A rough count of the tokens this request spends against a tokens-per-minute limit:
-    /// the text, an image at the cost of a 1024-pixel tile image (765; 85 with `detail: low`),
-    /// and the whole token limit, which OpenAI reserves up front. Pacing corrects it with the
-    /// answer's `usage`.
-    public var estimatedTokens: Double {
-        let text = ApproximateTokenizer.count(prompt + (system ?? ""))
-        let image = detail == .low ? 85 : 765
-        return Double(text + image + (maxTokens ?? 300))
-    }
-}

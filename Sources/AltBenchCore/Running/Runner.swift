@@ -222,7 +222,12 @@ public struct Runner: Sendable {
         }
         var claim = BudgetClaim(budget: costing.budget, amount: costing.highEstimate(trial))
         do {
-            let outcome = try await ask(request, claim: &claim, gate: gate, tally: tally, reach: reach, costing: costing)
+            // Pacing counts what OpenAI counts against a tokens-per-minute limit: the input and
+            // the whole output ceiling, reserved up front; the answer's usage corrects it.
+            let estimate = Costing.estimate(trial, request: request)
+            let tokens = Double(estimate.inputTokens + estimate.outputTokensMax)
+            let outcome = try await ask(
+                request, tokens: tokens, claim: &claim, gate: gate, tally: tally, reach: reach, costing: costing)
             await claim.release()
             return outcome
         } catch {
@@ -234,10 +239,9 @@ public struct Runner: Sendable {
     /// Sends `request` until it is answered, fails for good or the run stops; `claim` holds
     /// the trial's reservation while it is asked.
     private func ask(
-        _ request: ModelRequest, claim: inout BudgetClaim, gate: RequestGate, tally: Tally, reach: ServerReach,
-        costing: Costing
+        _ request: ModelRequest, tokens cost: Double, claim: inout BudgetClaim, gate: RequestGate, tally: Tally,
+        reach: ServerReach, costing: Costing
     ) async throws -> (TrialOutcome, Int)? {
-        let cost = request.estimatedTokens
         var attempt = 0
         while true {
             guard let permit = try await gate.acquire(cost: cost) else { return nil }
@@ -360,11 +364,16 @@ private struct Costing: Sendable {
     /// output token it may use; 0 without a limit (nothing reserves).
     func highEstimate(_ trial: Trial) -> Double {
         guard budget != nil, let request = trial.request, let price = prices[request.model] else { return 0 }
-        let estimate =
-            trial.estimate
+        let estimate = Self.estimate(trial, request: request)
+        return price.cost(inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokensMax)
+    }
+
+    /// The planner's estimate for the trial's request, or one made now for a trial built
+    /// without it.
+    static func estimate(_ trial: Trial, request: ModelRequest) -> RequestEstimate {
+        trial.estimate
             ?? RequestEstimate.make(
                 request: request, imageWidth: trial.item.imageInfo?.width, imageHeight: trial.item.imageInfo?.height)
-        return price.cost(inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokensMax)
     }
 
     /// USD for one answer from the usage it reports and the model's price; `nil` when the
