@@ -264,6 +264,7 @@ struct EvaluationTests {
         options.repeats = 2
         options.tokenField = .maxTokens
         options.brevityBudget = 120
+        options.detail = .low
         edit(&options)
         let experiment = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
         return RunResults.Info(
@@ -284,6 +285,7 @@ struct EvaluationTests {
         same.repeats = 2
         same.tokenField = .maxTokens
         same.brevityBudget = 120
+        same.detail = .low
         #expect(Evaluation.resumeConflicts(run, same) == [])
         same.baseURL = "http://127.0.0.1:8080/v1/chat/completions"
         #expect(Evaluation.resumeConflicts(run, same) == [])
@@ -309,6 +311,7 @@ struct EvaluationTests {
             ("--repeats", "2", "3", { $0.repeats = 3 }),
             ("--token-field", "max_tokens", "max_completion_tokens", { $0.tokenField = .maxCompletionTokens }),
             ("--brevity-budget", "120", "150", { $0.brevityBudget = 150 }),
+            ("--detail", "low", "high", { $0.detail = .high }),
         ]
         for (flag, recorded, given, edit) in cases {
             var options = RunOptions()
@@ -324,6 +327,11 @@ struct EvaluationTests {
                 .init(flag: "--max-tokens", recorded: "each prompt's own", given: "50"),
                 .init(flag: "--model", recorded: "each prompt's own", given: "gpt-4o-mini"),
             ])
+        // A run that let prompts choose their detail refuses a --detail on resume.
+        let ownDetail = try Self.recordedRun { $0.detail = nil }
+        var detail = RunOptions()
+        detail.detail = .low
+        #expect(Evaluation.resumeConflicts(ownDetail, detail) == [.init(flag: "--detail", recorded: "each prompt's own", given: "low")])
     }
 
     @Test func runIDsSortByTime() {

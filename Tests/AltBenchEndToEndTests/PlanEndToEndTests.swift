@@ -215,4 +215,34 @@ struct PlanEndToEndTests {
         #expect(await server.requests().count == 8)
         await server.stop()
     }
+
+    /// `--detail` is part of what a run asks: a resumed run keeps it, and every request of
+    /// both halves carries it.
+    @Test func aResumedRunKeepsItsDetail() async throws {
+        let rules = try ResponseRules.parse("rules:\n  - respond: {latency_ms: 400}\n", displayPath: "slow.yml")
+        let server = try await OpenAITestServer.start(handler: ResponseRules(rules).handler)
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let first = try await AltbenchProcess.run(
+            ["run", "--base-url", server.baseURL, "--max-tokens", "50", "--detail", "low", "--concurrency", "1",
+             "--deadline", "1s"],
+            in: workspace.root, environment: environment)
+        #expect(first.status == 124, "\(first.stderr)")
+        let hint = try #require(first.stderr.split(separator: "\n").first { $0.hasPrefix("Continue this run with: ") })
+        let runID = try #require(hint.split(separator: " ").last.map(String.init))
+        let high = try await AltbenchProcess.run(
+            ["run", "--resume", runID, "--detail", "high"], in: workspace.root, environment: environment)
+        #expect(high.status == 1)
+        #expect(high.stderr.contains("--detail high would change what the run asks: the run's own is low"), "\(high.stderr)")
+        let resumed = try await AltbenchProcess.run(["run", "--resume", runID], in: workspace.root, environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let requests = await server.requests()
+        await server.stop()
+        #expect(requests.count == 8)
+        for request in requests {
+            let body = try request.json()
+            #expect(body["messages"]?[0]?["content"]?[1]?["image_url"]?["detail"] == "low")
+        }
+    }
 }
