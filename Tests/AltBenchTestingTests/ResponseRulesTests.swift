@@ -244,6 +244,13 @@ struct ResponseRulesTests {
             name: "bad finish reason", file: "s.yml", text: "rules:\n  - respond: {finish_reason: done}\n",
             error: "rule 1, `respond.finish_reason`: must be one of stop, length, content_filter"),
         BadScript(
+            name: "prompt tokens not a number", file: "s.yml", text: "rules:\n  - respond: {prompt_tokens: many}\n",
+            error: "rule 1, `respond.prompt_tokens`:"),
+        BadScript(
+            name: "prompt tokens on an error", file: "s.yml",
+            text: "rules:\n  - respond: {status: 500, prompt_tokens: 10}\n",
+            error: "rule 1, `respond.prompt_tokens`: cannot go with status 500"),
+        BadScript(
             name: "negative latency", file: "s.yml", text: "rules:\n  - respond: {latency_ms: -5}\n",
             error: "s.yml:2: rule 1, `respond.latency_ms`: takes milliseconds"),
         BadScript(
