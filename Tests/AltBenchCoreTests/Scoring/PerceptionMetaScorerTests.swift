@@ -66,4 +66,57 @@ struct PerceptionMetaScorerTests {
     func flagsTalkAboutSeeingInTheModelsOwnVoice(_ row: ScoringFlagCase) {
         expectFlag(PerceptionMetaScorer(), name: ScoreName.perceptionMeta, row)
     }
+
+    // MARK: - The picture named in other words and places
+
+    static let pictureTalk: [ScoringFlagCase] = [
+        .flag("A red bus on a street. The image is a photograph of a city.", "The image is a photograph of"),
+        .flag("A cat on a rug. The photograph showcases its fur.", "The photograph showcases"),
+        .flag("A grinning dog. This photo is a cartoon from a comic.", "This photo is a"),
+        .flag("A busy road; the picture shows three cars.", "the picture shows"),
+        .flag("A settings page. This screenshot shows the Wi-Fi toggle.", "This screenshot shows"),
+        .flag("A fox. This illustration depicts it in winter.", "This illustration depicts"),
+        .flag("A bowl of fruit. The painting features apples and pears.", "The painting features"),
+        .flag("A man on a bike. The image highlights his helmet.", "The image highlights"),
+        .flag("A lake at dawn. The picture appears to be a close-up of reeds.", "The picture appears to be a close-up of"),
+        .flag("A cat on a sofa. The image appears to show a tabby.", "The image appears to show"),
+        .flag("A cat on a sofa. The image is of a tabby.", "The image is of"),
+        // After an opening label the statement is the model's again.
+        .flag("Alt text: The image shows a dog on a beach.", "The image shows"),
+        .flag("**Alt text:** The image shows a dog.", "The image shows"),
+        .flag("Image description: this photo captures a storm.", "this photo captures"),
+        // Captioners: lowercase, bare verbs.
+        .flag("Caption: this image depict a bus", "this image depict"),
+        .flag("two dogs on grass, the image show two dogs playing", "the image show"),
+    ]
+
+    static let notPictureTalk: [ScoringFlagCase] = [
+        // Opening statements belong to redundant_prefix.
+        .pass("The photograph showcases a lake at dawn."),
+        .pass("The image is a photograph of a city."),
+        .pass("this image depict a bus"),
+        // A picture in the picture.
+        .pass("A woman holds a painting; the painting shows a ship."),
+        .pass("A child's drawing on a fridge; that drawing shows a house."),
+        .pass("A phone open on a photo app; the photo shows a dog."),
+        .pass("A photograph of a photograph on a wall."),
+        // Reported text, sign text and titles.
+        .pass("A sign reading THE IMAGE SHOWS hangs above the door."),
+        .pass("A sign reading the image shows nothing, on a fence."),
+        .pass("A tweet reads: the image shows my cat."),
+        .pass("A poster with The Picture Shows Everything in gold letters."),
+        .pass("A T-shirt printed with \u{201C}this photo is a lie\u{201D}."),
+        // Compounds, idioms and the medium named.
+        .pass("An old picture frame on a shelf."),
+        .pass("A drawing room with a piano."),
+        .pass("Stained glass made in the image of God."),
+        .pass("A screenshot of a settings page."),
+        .pass("Label: a jar of honey. The label shows a bee."),
+        .pass("Alt text: a dog on a beach."),
+    ]
+
+    @Test(arguments: pictureTalk + notPictureTalk)
+    func flagsThePictureNamedInOtherWordsAndPlaces(_ row: ScoringFlagCase) {
+        expectFlag(PerceptionMetaScorer(), name: ScoreName.perceptionMeta, row)
+    }
 }
