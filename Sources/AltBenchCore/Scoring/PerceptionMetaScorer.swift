@@ -27,7 +27,8 @@
 ///   image ("A woman holds a photo; in the photo, a baby smiles"). "this image" always means
 ///   the image itself.
 /// - Compounds and idioms after "in the picture": "in the picture frame", "in the photo
-///   booth", "in the image of God" (``compoundHeads``). "Visible in the background", "seen
+///   booth", "in the image of God" (``compoundHeads``); a picture word and a verb that make
+///   a noun: "the picture show" (``nounCompounds``). "Visible in the background", "seen
 ///   from above" and "a seesaw" name no picture.
 ///
 /// The detail is the first phrase found, as written: "can be seen", "In this image".
@@ -53,13 +54,19 @@ public struct PerceptionMetaScorer: Scorer {
 
     /// Verbs that make "the image …" a statement about the picture, with the bare forms
     /// captioners write ("the image show two dogs").
+    /// The bare forms that are also nouns ("the photo display", "a photo feature") are left
+    /// out.
     static let verbs: Set<String> = [
-        "shows", "show", "showing", "depicts", "depict", "depicting", "features", "feature",
-        "featuring", "displays", "display", "displaying", "captures", "capture", "capturing",
-        "contains", "contain", "containing", "illustrates", "illustrate", "illustrating",
-        "portrays", "portray", "portraying", "presents", "present", "presenting", "reveals",
-        "reveal", "showcases", "showcase", "showcasing", "highlights", "highlight",
+        "shows", "show", "showing", "depicts", "depict", "depicting", "features", "featuring",
+        "displays", "displaying", "captures", "capture", "capturing", "contains", "contain",
+        "containing", "illustrates", "illustrate", "illustrating", "portrays", "portray",
+        "portraying", "presents", "presenting", "reveals", "revealing", "showcases", "showcase",
+        "showcasing", "highlights", "highlighting",
     ]
+
+    /// A picture word and a verb that are a noun together: "the picture show", "photo
+    /// highlights of the wedding".
+    static let nounCompounds = WordPattern.list(["picture|photo show", "{media} {verbs} of"], sets)
 
     /// Shots that "the image is a … of": "is a close-up of", "is a shot of".
     static let shots: Set<String> = ["close-up", "closeup", "shot", "snapshot", "view"]
@@ -133,6 +140,7 @@ public struct PerceptionMetaScorer: Scorer {
             if let end = WordPattern.longestMatch(statements, in: words, at: index, chars: chars),
                 !isSignTextOrTitle(words[index..<end]),
                 index > 0 || voice.afterLabel,
+                !nounCompounds.contains(where: { $0.end(in: words, at: index + 1, chars: chars) != nil }),
                 words[index].normalized == "this" || !refersBack(to: words[index + 1], before: index, in: words)
             {
                 return written(words[index..<end], in: chars)

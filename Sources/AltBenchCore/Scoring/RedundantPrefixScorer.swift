@@ -18,7 +18,7 @@
 ///   A screenshot, a painting or a drawing is announced only with a picture verb or copula
 ///   ("This screenshot shows").
 /// - Titles in Title Case ("Picture Of The Day"), idioms (``idioms``: "The image of God",
-///   "the picture of health"), other words ("Image-of-the-day", "Imagery"), and anything
+///   "the picture of health", "Photo highlights of the day"), other words ("Image-of-the-day", "Imagery"), and anything
 ///   after the opening. "Image:" and "Photo:" labels are left to `meta_label`; picture talk
 ///   later in the answer to `perception_meta`.
 public struct RedundantPrefixScorer: Scorer {
@@ -53,7 +53,8 @@ public struct RedundantPrefixScorer: Scorer {
         } + PerceptionMetaScorer.statements
 
     /// A picture word and what follows it that name something else.
-    static let idioms = WordPattern.list(["image of god|christ", "picture of health|innocence"])
+    static let idioms =
+        WordPattern.list(["image of god|christ", "picture of health|innocence"]) + PerceptionMetaScorer.nounCompounds
 
     /// The announcing opening of `text` as written (e.g. "This image shows"), or `nil`.
     static func redundantPrefix(in text: String) -> String? {

@@ -109,6 +109,9 @@ struct PerceptionMetaScorerTests {
         // Compounds, idioms and the medium named.
         .pass("An old picture frame on a shelf."),
         .pass("A drawing room with a piano."),
+        .pass("A queue of people with tickets for the picture show."),
+        .pass("A magazine spread; the photo highlights of the week on the left page."),
+        .pass("A table at a fair; the photo display is lit by lamps."),
         .pass("Stained glass made in the image of God."),
         .pass("A screenshot of a settings page."),
         .pass("Label: a jar of honey. The label shows a bee."),

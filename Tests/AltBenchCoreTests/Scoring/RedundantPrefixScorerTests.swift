@@ -77,6 +77,9 @@ struct RedundantPrefixScorerTests {
         .pass("Picture Of The Day: a red fox."),
         .pass("The image of God in a stained-glass window."),
         .pass("The picture of health: a runner at dawn."),
+        .pass("Photo highlights of the wedding day."),
+        .pass("Photo display of old cameras."),
+        .pass("The picture show starts at eight: a cinema front."),
         // Not the opening: a label (meta_label) or later picture talk (perception_meta).
         .pass("Alt text: The image shows a dog."),
         .pass("A cat. The image shows it asleep."),
