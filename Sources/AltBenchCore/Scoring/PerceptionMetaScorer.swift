@@ -1,27 +1,35 @@
 /// Flags the model talking about seeing or about the picture (altbench research; WebAIM).
 ///
 /// WebAIM advises against announcing the image in its alt text ("image of", "graphic of"):
-/// a screen reader has already said "image". Talking about looking at it is the same
-/// redundancy, and a "fail" in the scoring research. Flagged phrases, as whole words with
-/// only spaces between:
-/// - Seeing: "I see", "I/we/you/one can see" (also "could", and "can also/clearly see"),
-///   "we see", "can be seen", "could be seen", "we are / you are / I am looking at".
-/// - The picture: "in this/the image", "in this/the picture", "in this/the photo" (also
-///   "pic" and "photograph"), and "this/the image shows" (depicts, features, displays,
-///   captures, contains, illustrates, portrays, presents, reveals).
+/// a screen reader has already said "image". Talking about looking at it, or about the
+/// picture as a picture, is the same redundancy, and a "fail" in the scoring research.
+/// Flagged, anywhere in the model's own voice, as whole words with only spaces between
+/// (the tables below, in lowercase, any case in the text):
+/// - Seeing: "I see", "we/you/one can see" (could; can also/clearly see), "can be seen",
+///   "we are / I am looking at" (``seeing``).
+/// - Where: "in this/the image" (picture, photo, pic, photograph) (``inPicture``).
+/// - The picture as the subject of a picture verb or of a copula (``statements``): "the image
+///   shows", "this photo depicts", "the photograph showcases", "the image show" (captioners
+///   drop the -s), "the picture is of", "the image is a photograph of", "the photo appears
+///   to be a close-up of", "this photo is a cartoon of". The picture words are ``media``:
+///   image, picture, photo, pic, photograph, illustration, screenshot, drawing, graphic,
+///   artwork, painting; the verbs are ``verbs``.
 ///
 /// Not flagged:
-/// - Reported text: quotations and signs, captions and titles are removed first with
-///   ``TextAnalysis/ownVoice(_:)`` ("A sign reading YOU CAN SEE THE SEA", “we see you”).
-/// - All-caps words ("A poster: WE SEE YOU") are sign text, and a phrase whose every word is
-///   capitalised ("the song We Can See", "In This Picture") is a name or a title.
-/// - An opening "The image shows" (the first word of the text): the start belongs to
-///   `redundant_prefix`, so one habit is not counted twice.
-/// - "the picture/photo ..." when the same word came earlier: then the model is describing
-///   a photo in the image ("A woman holds a photo; in the photo, a baby smiles"). "this
-///   image" always means the image itself.
-/// - Compounds and idioms: "in the picture frame", "in the photo booth", "in the image of
-///   God". "Visible in the background", "seen from above" and "a seesaw" name no picture.
+/// - Reported text: quotations, and what follows a reporting word (a sign reading …, a
+///   caption saying …) are not the model's own voice (``TermMatching/ownVoice(of:)``).
+/// - A phrase with an all-caps word ("A billboard: WE SEE YOU") is sign text, and one whose
+///   every word is capitalised ("the song We Can See", "In This Picture") is a title.
+/// - A statement opening the answer ("The image shows a dog."): the opening belongs to
+///   `redundant_prefix`, so one habit is not counted twice. After an opening label ("Alt
+///   text: The image shows …", ``labelWords``) the statement is the model's own again.
+/// - "the/that photo …" when the same picture word came earlier: then it is a photo in the
+///   image ("A woman holds a photo; in the photo, a baby smiles"). "this image" always means
+///   the image itself.
+/// - Compounds and idioms after "in the picture": "in the picture frame", "in the photo
+///   booth", "in the image of God" (``compoundHeads``); a picture word and a verb that make
+///   a noun: "the picture show" (``nounCompounds``). "Visible in the background", "seen
+///   from above" and "a seesaw" name no picture.
 ///
 /// The detail is the first phrase found, as written: "can be seen", "In this image".
 public struct PerceptionMetaScorer: Scorer {
@@ -29,1206 +37,202 @@ public struct PerceptionMetaScorer: Scorer {
 
     public func score(_ input: ScoringInput) -> [Score] {
         let phrase = Self.perceptionPhrase(in: input)
-        guard let phrase else { return Self.passed }
-        return [.flag(ScoreName.perceptionMeta, true, detail: phrase)]
+        return [.flag(ScoreName.perceptionMeta, phrase != nil, detail: phrase)]
     }
 
-    /// The score of an answer that passes, made once.
-    static let passed = [Score.flag(ScoreName.perceptionMeta, false)]
+    // MARK: - The rule as data
 
-    /// Seeing phrases, in normalized words.
-    static let seeingPhrases: [[String]] = {
-        var phrases: [[String]] = [
-            ["i", "see"], ["we", "see"],
-            ["we", "are", "looking", "at"], ["we're", "looking", "at"],
-            ["you", "are", "looking", "at"], ["you're", "looking", "at"],
-            ["i", "am", "looking", "at"], ["i'm", "looking", "at"],
-        ]
-        for modal in ["can", "could"] {
-            for subject in ["i", "we", "you", "one"] {
-                phrases.append([subject, modal, "see"])
-                for adverb in adverbs { phrases.append([subject, modal, adverb, "see"]) }
-            }
-            phrases.append([modal, "be", "seen"])
-            for adverb in adverbs { phrases.append([modal, adverb, "be", "seen"]) }
-        }
-        return phrases
-    }()
-
-    static let adverbs = ["also", "clearly", "just", "still"]
-
-    /// Words naming the picture itself.
-    static let media: Set<String> = ["image", "picture", "photo", "pic", "photograph"]
-
-    /// Verbs that make "the image ..." a statement about the picture.
-    static let pictureVerbs: Set<String> = [
-        "shows", "depicts", "features", "displays", "captures", "contains", "illustrates",
-        "portrays", "presents", "reveals",
+    /// Words naming the picture itself, in "the image shows" and "is a photograph of".
+    static let media: Set<String> = [
+        "image", "picture", "photo", "pic", "photograph", "illustration", "screenshot", "drawing",
+        "graphic", "artwork", "painting",
     ]
 
-    /// Words that make "in the picture ..." a compound or an idiom: "in the picture frame",
-    /// "in the picture window", "in the photo booth", "in the image of God".
+    /// Picture words after "in this/the": only the plain ones, since "in the painting" or "in
+    /// the drawing room" often name things in the picture.
+    static let inMedia: Set<String> = ["image", "picture", "photo", "pic", "photograph"]
+
+    /// Verbs that make "the image …" a statement about the picture, with the bare forms
+    /// captioners write ("the image show two dogs").
+    /// The bare forms that are also nouns ("the photo display", "a photo feature") are left
+    /// out.
+    static let verbs: Set<String> = [
+        "shows", "show", "showing", "depicts", "depict", "depicting", "features", "featuring",
+        "displays", "displaying", "captures", "capture", "capturing", "contains", "contain",
+        "containing", "illustrates", "illustrate", "illustrating", "portrays", "portray",
+        "portraying", "presents", "presenting", "reveals", "revealing", "showcases", "showcase",
+        "showcasing", "highlights", "highlighting",
+    ]
+
+    /// A picture word and a verb that are a noun together: "the picture show", "photo
+    /// highlights of the wedding".
+    static let nounCompounds = WordPattern.list(["picture|photo show", "{media} {verbs} of"], sets)
+
+    /// Shots that "the image is a … of": "is a close-up of", "is a shot of".
+    static let shots: Set<String> = ["close-up", "closeup", "shot", "snapshot", "view"]
+
+    /// Word sets the phrase tables name in braces.
+    static let sets: [String: Set<String>] = ["media": media, "in-media": inMedia, "verbs": verbs, "shots": shots]
+
+    /// Seeing: the model, or the reader, looking.
+    static let seeing = WordPattern.list([
+        "i|we see",
+        "i|we|you|one can|could see",
+        "i|we|you|one can|could also|clearly|just|still see",
+        "can|could be seen",
+        "can|could also|clearly|just|still be seen",
+        "we|you are looking at",
+        "i am looking at",
+        "we're|you're|i'm looking at",
+    ])
+
+    /// Where: "in this image".
+    static let inPicture = WordPattern.list(["in this|the {in-media}"], sets)
+
+    /// The picture as the subject: "the image shows", "the image is a photograph of".
+    /// `redundant_prefix` flags these when they open the answer.
+    static let statements = WordPattern.list([
+        "this|that|the {media} {verbs}",
+        "this|that|the {media} is of",
+        "this|that|the {media} is|was a|an {media}|{shots} of",
+        "this|that|the {media} appears|seems to be a|an {media}|{shots} of",
+        "this|that|the {media} appears|seems to {verbs}",
+        "this|that {media} is|was a|an",
+    ], sets)
+
+    /// Words that make "in the picture …" a compound or an idiom: "in the picture frame",
+    /// "in the photo booth", "in the image of God".
     static let compoundHeads: Set<String> = [
         "of", "frame", "frames", "book", "books", "booth", "album", "albums", "gallery", "wall",
         "strip", "editor", "viewer", "app", "studio", "shoot", "session", "library", "collage",
         "window", "windows", "house",
     ]
 
-    /// Phrases keyed by their first word, so each word looks up only its own candidates.
-    static let phrasesByFirstWord: [String: [[String]]] = index(allPhrases)
+    /// The last word of an opening label ("Alt text:", "Caption:", "Image description:")
+    /// after which the answer speaks in the model's voice again.
+    static let labelWords: Set<String> = [
+        "alt", "text", "alt-text", "alttext", "description", "caption", "image", "photo", "picture",
+    ]
 
-    /// ``phrasesByFirstWord`` for ``nextMatch(_:in:from:includingSignText:)``.
-    static let phraseIndex = PhraseIndex(allPhrases)
+    // MARK: - Finding it
 
-    static let allPhrases: [[String]] =
-        seeingPhrases
-        + media.flatMap { medium in [["in", "this", medium], ["in", "the", medium]] }
-        + media.flatMap { medium in
-            pictureVerbs.flatMap { verb in [["this", medium, verb], ["the", medium, verb]] }
-        }
-
-    /// `phrases` grouped by first word, longest first within each group.
-    static func index(_ phrases: [[String]]) -> [String: [[String]]] {
-        var result: [String: [[String]]] = [:]
-        for phrase in phrases { result[phrase[0], default: []].append(phrase) }
-        for key in result.keys { result[key]?.sort { $0.count > $1.count } }
-        return result
-    }
-
-    /// Words without which no phrase matches, packed for the byte prefilter.
-    static let candidateWords = WordSet([
-        "see", "seen", "looking", "image", "picture", "photo", "pic", "photograph",
-    ])
+    /// The words a phrase may start with, to pass over the others at once.
+    static let firstWords = Set((seeing + inPicture + statements).flatMap { $0.slots[0] })
 
     /// The first perception phrase in the model's own voice, as written, or `nil`.
-    ///
-    /// Most answers pass after one scan of the UTF-8 bytes (``firstPhraseSite(_:)``) finds no
-    /// place where a phrase could be. The phrases are then looked for in the text as written
-    /// (one of ``candidateWords`` must be there too), from a few words before that place, and
-    /// a phrase found there is the answer when nothing before it, or just after it, is quoted
-    /// or reported: the own voice starts the same. When the text quotes or reports something
-    /// earlier, the phrases are looked for again in the model's own voice: none can be there
-    /// when every word a phrase needs is inside a quotation (``QuotedText``), else the voice
-    /// is read from the written words with ``VoiceText`` when it can be, or built with
-    /// ``TextAnalysis/ownVoice(_:)``. ``perceptionPhraseByOwnVoice(in:)`` is the same without
-    /// these shortcuts.
     static func perceptionPhrase(in input: ScoringInput) -> String? {
-        var text = input.text
-        return text.withUTF8 { bytes -> String? in
-            guard let site = firstPhraseSite(bytes) else { return nil }
-            // A site of ASCII is one of the candidate words; the KELVIN SIGN may be none.
-            guard bytes[site] < 0x80 || containsWord(bytes, candidateWords) else { return nil }
-            let words = input.words
-            let written = WrittenText(words: words, chars: input.characters)
-            let simple = ByteScan.scalarCount(bytes) == input.characters.count
-            var start = 0
-            if simple, bytes[site] < 0x80 {
-                // No phrase starts more than three words before the site's word, but an opening
-                // "The image shows", which is passed over anyway.
-                let char = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<site]))
-                start = max(0, firstWordIndex(atOrAfter: char, in: words) - longestPhrase + 1)
+        let voice = ownVoice(of: input)
+        let (chars, words) = (voice.characters, voice.words)
+        for index in words.indices where firstWords.contains(words[index].normalized) {
+            if let end = WordPattern.longestMatch(seeing, in: words, at: index, chars: chars),
+                !isSignTextOrTitle(words[index..<end])
+            {
+                return written(words[index..<end], in: chars)
             }
-            // A quotation mark before the site stops the shortcut anyway: skip looking.
-            let quoteFirst = simple && ByteScan.mayQuote(bytes, beforeScalar: ByteScan.scalarCount(
-                UnsafeBufferPointer(rebasing: bytes[..<site])))
-            if !quoteFirst, let match = firstPhraseMatch(in: written, from: start) {
-                // Every word and character that finding this match looked at.
-                let last = min(match.lowerBound + longestPhrase, words.count - 1)
-                let end = min(words[last].range.upperBound + 1, input.characters.count)
-                if !words[...last].contains(where: { VoiceText.isReportingWord($0.normalized) }),
-                    !(simple
-                        ? ByteScan.mayQuote(bytes, beforeScalar: end)
-                        : ByteScan.mayQuote(input.characters[..<end]))
-                {
-                    return written.written(match)
-                }
+            if let end = WordPattern.longestMatch(inPicture, in: words, at: index, chars: chars),
+                !isSignTextOrTitle(words[index..<end]),
+                !(words[index + 1].normalized == "the" && refersBack(to: words[index + 2], before: index, in: words)),
+                !(end < words.count && compoundHeads.contains(words[end].normalized)
+                    && TextAnalysis.areAdjacent(words[end - 1], words[end], in: chars))
+            {
+                return written(words[index..<end], in: chars)
             }
-            let quoted = simple ? QuotedText(bytes) : nil
-            if let quoted, quoted.quotesEveryAnchor(bytes) { return nil }
-            guard mentionsPicture(written, from: start) else { return nil }
-            switch VoiceText.read(input, quoted: quoted) {
-            case .unchanged:
-                return firstPhrase(in: written)
-            case .voice(let voice):
-                return firstPhrase(in: voice)
-            case nil:
-                let chars = Array(TextAnalysis.ownVoice(input.text))
-                return firstPhrase(in: WrittenText(words: TextAnalysis.words(in: chars), chars: chars))
+            if let end = WordPattern.longestMatch(statements, in: words, at: index, chars: chars),
+                !isSignTextOrTitle(words[index..<end]),
+                index > 0 || voice.afterLabel,
+                !nounCompounds.contains(where: { $0.end(in: words, at: index + 1, chars: chars) != nil }),
+                words[index].normalized == "this" || !refersBack(to: words[index + 1], before: index, in: words)
+            {
+                return written(words[index..<end], in: chars)
             }
-        }
-    }
-
-    /// The most words a phrase has.
-    static let longestPhrase = allPhrases.map(\.count).max()!
-
-    /// Words one of which every phrase holds.
-    static let anchorWords = WordSet(["see", "seen", "looking"] + media.sorted())
-
-    /// The index of the first of `words` that starts at or after `Character` offset `char`.
-    static func firstWordIndex(atOrAfter char: Int, in words: [TextAnalysis.Word]) -> Int {
-        var low = 0
-        var high = words.count
-        while low < high {
-            let mid = (low + high) / 2
-            if words[mid].range.lowerBound < char { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
-
-    /// ``perceptionPhrase(in:)`` computed the long way, with ``TextAnalysis/ownVoice(_:)``
-    /// whenever the text quotes or reports something; the tests check that both agree.
-    static func perceptionPhraseByOwnVoice(in input: ScoringInput) -> String? {
-        var text = input.text
-        guard text.withUTF8({ containsWord($0, candidateWords) }) else { return nil }
-        let raw = phraseMatches(
-            phrasesByFirstWord, in: input.words, chars: input.characters, limit: 2, includingSignText: true)
-        guard raw.contains(where: { $0.lowerBound > 0 || !media.contains(input.words[1].normalized) }) else {
-            return nil
-        }
-        if isAllOwnVoice(input) { return firstPhrase(in: input.words, chars: input.characters) }
-        let chars = Array(TextAnalysis.ownVoice(input.text))
-        return firstPhrase(in: TextAnalysis.words(in: chars), chars: chars)
-    }
-
-    /// Whether the written text holds a phrase, in the first two matches: an opening "The
-    /// image shows" (the first word of the text) does not count, since it belongs to
-    /// `redundant_prefix` and stays first in the own voice. No phrase but such an opening may
-    /// start before word `start`.
-    static func mentionsPicture(_ written: WrittenText, from start: Int = 0) -> Bool {
-        var from = start
-        for _ in 0..<2 {
-            guard let match = nextMatch(phraseIndex, in: written, from: from, includingSignText: true) else {
-                return false
-            }
-            if match.lowerBound > 0 || !media.contains(written.words[1].normalized) { return true }
-            from = match.upperBound
-        }
-        return false
-    }
-
-    /// Whether ``TextAnalysis/ownVoice(_:)`` would keep all of `input`'s text: it has no
-    /// quotation and no reporting word. Much cheaper than computing the voice, and exact.
-    static func isAllOwnVoice(_ input: ScoringInput) -> Bool {
-        var text = input.text
-        if text.withUTF8(mayHoldQuotation), !input.quotedSpans.isEmpty {
-            return false
-        }
-        return !input.words.contains { TextAnalysis.reportingWords.contains($0.normalized) }
-    }
-
-    /// Whether the UTF-8 `bytes` may hold a quotation mark: a straight quote, or the lead
-    /// byte of the curly, low and angle quotation marks and the CJK corner brackets (which
-    /// other characters share, so `true` is only a maybe). `false` rules out every span
-    /// ``TextAnalysis/quotedSpans(in:)`` would find, at a fraction of its cost.
-    static func mayHoldQuotation(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        ByteScan.containsByte(bytes) { v in
-            v .== ByteScan.splat("\"") .| v .== ByteScan.splat("'") .| v .== ByteScan.Lanes(repeating: 0xC2)
-                .| v .== ByteScan.Lanes(repeating: 0xE2) .| v .== ByteScan.Lanes(repeating: 0xE3)
-        }
-    }
-
-    /// The first phrase of `words` that is about seeing or the picture, as written.
-    static func firstPhrase(in words: [TextAnalysis.Word], chars: [Character]) -> String? {
-        firstPhrase(in: WrittenText(words: words, chars: chars))
-    }
-
-    /// The first phrase of `text` that is about seeing or the picture, as written.
-    static func firstPhrase(in text: some PhraseText) -> String? {
-        firstPhraseMatch(in: text).map(text.written)
-    }
-
-    /// The word range of the first phrase of `text` that is about seeing or the picture,
-    /// looking from word `start` on (no phrase but an opening "The image shows", which is
-    /// passed over, may start before it).
-    static func firstPhraseMatch(in text: some PhraseText, from start: Int = 0) -> Range<Int>? {
-        let words = text.words
-        var from = start
-        while let match = nextMatch(phraseIndex, in: text, from: from, includingSignText: false) {
-            from = match.upperBound
-            let first = words[match.lowerBound]
-            if media.contains(words[match.lowerBound + 1].normalized) {
-                // "this/the image shows": the opening belongs to redundant_prefix.
-                guard match.lowerBound > 0 else { continue }
-                if first.normalized == "the",
-                    refersBack(words[match.lowerBound + 1], before: match.lowerBound, in: words)
-                {
-                    continue
-                }
-            } else if first.normalized == "in" {
-                if words[match.lowerBound + 1].normalized == "the",
-                    refersBack(words[match.lowerBound + 2], before: match.lowerBound, in: words)
-                {
-                    continue
-                }
-                let next = match.upperBound
-                if next < words.count, compoundHeads.contains(words[next].normalized), text.adjacent(next) {
-                    continue
-                }
-            }
-            return match
         }
         return nil
     }
 
-    /// Whether `medium` ("photo") already appeared before word `index`, so that "the photo"
-    /// names that photo, not the image.
-    private static func refersBack(_ medium: TextAnalysis.Word, before index: Int, in words: [TextAnalysis.Word])
-        -> Bool
+    /// The model's own voice: the answer without what it quotes or reports, and without an
+    /// opening label such as "Alt text:" (whose "text" would report everything after it).
+    static func ownVoice(of input: ScoringInput)
+        -> (characters: [Character], words: [TextAnalysis.Word], afterLabel: Bool)
     {
+        guard let colon = openingLabelEnd(input) else {
+            let voice = TermMatching.ownVoice(of: input)
+            return (voice.characters, voice.words, false)
+        }
+        let chars = Array(TextAnalysis.ownVoice(String(input.characters[(colon + 1)...])))
+        return (chars, TextAnalysis.words(in: chars), true)
+    }
+
+    /// The offset of the colon that ends an opening label of one to three words whose last
+    /// is one of ``labelWords`` ("Alt text:", "**Caption:**"), or `nil`.
+    static func openingLabelEnd(_ input: ScoringInput) -> Int? {
+        let (chars, words) = (input.characters, input.words)
+        guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
+        for last in 0..<min(3, words.count) {
+            if last > 0, !TextAnalysis.areAdjacent(words[last - 1], words[last], in: chars) { return nil }
+            var end = words[last].range.upperBound
+            while end < chars.count, chars[end] == "*" || chars[end] == "_" { end += 1 }
+            if end < chars.count, chars[end] == ":" {
+                return labelWords.contains(words[last].normalized) ? end : nil
+            }
+        }
+        return nil
+    }
+
+    /// Whether the picture word `medium` ("photo") already appeared before word `index`, so
+    /// that "the photo" names that photo, not the image.
+    static func refersBack(to medium: TextAnalysis.Word, before index: Int, in words: [TextAnalysis.Word]) -> Bool {
         let plural = medium.normalized + "s"
         return words[..<index].contains { $0.normalized == medium.normalized || $0.normalized == plural }
     }
 
-    /// The word ranges of `words` that spell one of `phrases` (only spaces between the
-    /// words), left to right and not overlapping, at most `limit` of them. Unless
-    /// `includingSignText`, a phrase with an all-caps word ("WE SEE YOU") or with every word
-    /// capitalised ("We See") is sign text or a name and left out.
-    static func phraseMatches(
-        _ phrases: [String: [[String]]], in words: [TextAnalysis.Word], chars: [Character],
-        limit: Int = .max, includingSignText: Bool = false
-    ) -> [Range<Int>] {
-        var result: [Range<Int>] = []
-        var index = 0
-        while index < words.count, result.count < limit {
-            var matched: Range<Int>?
-            if let candidates = phrases[words[index].normalized] {
-                for phrase in candidates
-                where TextAnalysis.matches(phrase, in: words, from: index, chars: chars) {
-                    let range = index..<(index + phrase.count)
-                    if includingSignText || !isSignTextOrName(words[range]) { matched = range }
-                    break
-                }
-            }
-            if let matched {
-                result.append(matched)
-                index = matched.upperBound
-            } else {
-                index += 1
-            }
-        }
-        return result
-    }
-
-    /// The first of ``phraseMatches(_:in:chars:limit:includingSignText:)`` at or after word
-    /// `start`, for `phrases` indexed by ``PhraseIndex``: the same matches, one at a time.
-    static func nextMatch(
-        _ phrases: PhraseIndex, in text: some PhraseText, from start: Int, includingSignText: Bool
-    ) -> Range<Int>? {
-        let words = text.words
-        var index = start
-        while index < words.count {
-            if let candidates = phrases.candidates(for: words[index].normalized) {
-                for phrase in candidates where matches(phrase, in: text, from: index) {
-                    let range = index..<(index + phrase.count)
-                    if includingSignText || !isSignTextOrName(words[range]) { return range }
-                    break
-                }
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// ``TextAnalysis/matches(_:in:from:chars:)`` over `text`'s words.
-    static func matches(_ phrase: [String], in text: some PhraseText, from start: Int) -> Bool {
-        let words = text.words
-        guard start + phrase.count <= words.count else { return false }
-        for (k, expected) in phrase.enumerated() {
-            guard words[start + k].normalized == expected else { return false }
-            if k > 0, !text.adjacent(start + k) { return false }
-        }
-        return true
-    }
-
     /// Whether a matched phrase is shouted sign text (an all-caps word) or a title (every
     /// word capitalised, as in "the film We Can See").
-    static func isSignTextOrName(_ phrase: ArraySlice<TextAnalysis.Word>) -> Bool {
-        phrase.contains(where: isAllCaps) || (phrase.count > 1 && phrase.allSatisfy(isCapitalized))
+    static func isSignTextOrTitle(_ phrase: ArraySlice<TextAnalysis.Word>) -> Bool {
+        phrase.contains(where: \.isAllCaps) || (phrase.count > 1 && phrase.allSatisfy(\.isCapitalized))
     }
 
-    /// ``TextAnalysis/Word/isAllCaps``, answered from the bytes when the word is ASCII.
-    static func isAllCaps(_ word: TextAnalysis.Word) -> Bool {
-        var letters = 0
-        for b in word.text.utf8 {
-            if b >= 0x80 { return word.isAllCaps }
-            if b >= 97 && b <= 122 { return false }
-            if b >= 65 && b <= 90 { letters += 1 }
-        }
-        return letters > 1
-    }
-
-    /// ``TextAnalysis/Word/isCapitalized``, answered from the first byte when it is ASCII.
-    static func isCapitalized(_ word: TextAnalysis.Word) -> Bool {
-        guard let first = word.text.utf8.first, first < 0x80 else { return word.isCapitalized }
-        return first >= 65 && first <= 90
-    }
-
-    // MARK: - Byte prefilter
-
-    /// A few lowercase ASCII words, for ``containsWord(_:_:)``: each packed as its first
-    /// seven bytes and its length, with masks of the lengths and first letters so that most
-    /// words of a text are ruled out by two bit tests.
-    struct WordSet: Sendable {
-        var words: [String]
-        var keys: [UInt64]
-        var lengths: UInt64 = 0
-        var firstLetters: UInt64 = 0
-
-        init(_ words: [String]) {
-            self.words = words
-            keys = words.map(PerceptionMetaScorer.wordKey)
-            for word in words {
-                lengths |= 1 << UInt64(min(word.utf8.count, 63))
-                firstLetters |= 1 << UInt64(word.utf8.first! & 63)
-            }
-        }
-
-        /// The index in ``keys`` of `word` (a normalized word), or `nil` when it is none of
-        /// the words. Exact for words of up to seven bytes; a longer word is found when its
-        /// first seven bytes and its length are those of one of the words.
-        @inline(__always)
-        func keyIndex(of word: String) -> Int? {
-            let utf8 = word.utf8
-            guard let first = utf8.first, lengths & (1 << UInt64(min(utf8.count, 63))) != 0,
-                firstLetters & (1 << UInt64(first & 63)) != 0
-            else { return nil }
-            return keys.firstIndex(of: PerceptionMetaScorer.wordKey(word))
-        }
-
-        /// Whether `word` is one of the words.
-        @inline(__always)
-        func contains(_ word: String) -> Bool {
-            guard keyIndex(of: word) != nil else { return false }
-            return word.utf8.count <= 7 || words.contains(word)
-        }
-    }
-
-    /// A lowercase ASCII word packed into a ``WordSet`` key: its first seven bytes and its
-    /// length.
-    static func wordKey(_ word: String) -> UInt64 {
-        var key: UInt64 = 0
-        var length = 0
-        for b in word.utf8 {
-            if length < 7 { key |= UInt64(b) << (8 * UInt64(length)) }
-            length += 1
-        }
-        return key | UInt64(min(length, 255)) << 56
-    }
-
-    /// Each byte lowercased when it is an ASCII letter or digit, 0 otherwise.
-    static let asciiWordBytes: [UInt8] = (0..<256).map { b in
-        switch b {
-        case 65...90: UInt8(b | 0x20)
-        case 97...122, 48...57: UInt8(b)
-        default: 0
-        }
-    }
-
-    /// Whether the UTF-8 `bytes` hold one of `words` as a whole run of ASCII letters and
-    /// digits, in any case. A cheap test with no allocation, run before any word-level
-    /// work; a hit is only a candidate.
-    static func containsWord(_ bytes: UnsafeBufferPointer<UInt8>, _ words: WordSet) -> Bool {
-        asciiWordBytes.withUnsafeBufferPointer { table in
-            let n = bytes.count
-            var i = 0
-            while i < n {
-                let first = table[Int(bytes[i])]
-                guard first != 0 else {
-                    i += 1
-                    continue
-                }
-                var j = i + 1
-                while j < n, table[Int(bytes[j])] != 0 { j += 1 }
-                let length = j - i
-                if words.lengths & (1 << UInt64(min(length, 63))) != 0,
-                    words.firstLetters & (1 << UInt64(first & 63)) != 0
-                {
-                    var key = UInt64(min(length, 255)) << 56
-                    for k in 0..<min(length, 7) { key |= UInt64(table[Int(bytes[i + k])]) << (8 * UInt64(k)) }
-                    if words.keys.contains(key) { return true }
-                }
-                i = j
-            }
-            return false
-        }
-    }
-
-    // MARK: - Phrase prefilter
-
-    /// Whether the UTF-8 `bytes` may hold a phrase: a byte scan, with no allocation, that
-    /// finds every place where one could start and is `false` for most answers.
-    ///
-    /// Every phrase has a word that can only be there with certain neighbours: "see" after
-    /// i/we/can/could/also/clearly/just/still, "seen" after "be", "looking" between are/'re/
-    /// am/'m and "at", and "image", "picture", "photo", "pic", "photograph" after this/the,
-    /// with "in" before or a picture verb after (and a word before "this/the": an opening
-    /// "The image shows" does not count). Words are runs of ASCII letters and digits here, and
-    /// anything but ASCII (a non-breaking space, a curly apostrophe) may sit between them, so
-    /// `true` is only a maybe. The KELVIN SIGN, the one non-ASCII letter that lowercases to
-    /// ASCII ("looking" with it normalizes to "looking"), makes any text a maybe.
-    static func mayHoldPhrase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        firstPhraseSite(bytes) != nil
-    }
-
-    /// The first byte offset where ``mayHoldPhrase(_:)`` finds a word that could be part of
-    /// a phrase: every phrase's "see", "seen", "looking" or picture word starts at or after
-    /// it (or the KELVIN SIGN is there).
-    static func firstPhraseSite(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        ByteScan.first(PhraseSites.self, in: bytes)
-    }
-
-    /// The lanes and the check of ``firstPhraseSite(_:)``.
-    enum PhraseSites: ByteScan.Sites {
-        /// A word starting with "se", "lo", "im", "pi" or "ph", or the KELVIN SIGN (E2 84 AA).
-        @inline(__always)
-        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
-            let c = w.current | ByteScan.splat(" ")
-            let n = w.next | ByteScan.splat(" ")
-            let pairs =
-                (c .== ByteScan.splat("s") .& n .== ByteScan.splat("e"))
-                .| (c .== ByteScan.splat("l") .& n .== ByteScan.splat("o"))
-                .| (c .== ByteScan.splat("i") .& n .== ByteScan.splat("m"))
-                .| (c .== ByteScan.splat("p") .& (n .== ByteScan.splat("i") .| n .== ByteScan.splat("h")))
-            let kelvin =
-                w.current .== ByteScan.Lanes(repeating: 0xE2) .& w.next .== ByteScan.Lanes(repeating: 0x84)
-                .& w.afterNext .== ByteScan.Lanes(repeating: 0xAA)
-            return (pairs .& .!ByteScan.isAlphanumeric(w.previous)) .| kelvin
-        }
-
-        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-            mayStartPhrase(bytes, at: i)
-        }
-    }
-
-    /// Whether the word starting at byte `i` (or the KELVIN SIGN there) could be part of a
-    /// phrase, judged from it and its neighbouring words as ``mayHoldPhrase(_:)`` describes.
-    static func mayStartPhrase(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-        if bytes[i] >= 0x80 { return true }
-        let word = ByteScan.run(bytes, from: i)
-        if ByteScan.run(bytes, word, is: "see") {
-            guard let before = ByteScan.runBefore(bytes, word.lowerBound) else { return false }
-            return ByteScan.run(bytes, before, isOneOf: ["i", "we", "can", "could", "also", "clearly", "just", "still"])
-        }
-        if ByteScan.run(bytes, word, is: "seen") {
-            guard let before = ByteScan.runBefore(bytes, word.lowerBound) else { return false }
-            return ByteScan.run(bytes, before, is: "be")
-        }
-        if ByteScan.run(bytes, word, is: "looking") {
-            guard let before = ByteScan.runBefore(bytes, word.lowerBound),
-                ByteScan.run(bytes, before, isOneOf: ["are", "re", "am", "m"]),
-                let after = ByteScan.runAfter(bytes, word.upperBound)
-            else { return false }
-            return ByteScan.run(bytes, after, is: "at")
-        }
-        guard ByteScan.run(bytes, word, isOneOf: ["image", "picture", "photo", "pic", "photograph"]),
-            let article = ByteScan.runBefore(bytes, word.lowerBound),
-            ByteScan.run(bytes, article, isOneOf: ["this", "the"])
-        else { return false }
-        if let before = ByteScan.runBefore(bytes, article.lowerBound), ByteScan.run(bytes, before, is: "in") {
-            return true
-        }
-        guard let after = ByteScan.runAfter(bytes, word.upperBound),
-            ByteScan.run(bytes, after, isOneOf: [
-                "shows", "depicts", "features", "displays", "captures", "contains", "illustrates",
-                "portrays", "presents", "reveals",
-            ])
-        else { return false }
-        // "The image shows" opening the text belongs to redundant_prefix.
-        return bytes[..<article.lowerBound].contains { $0 >= 0x80 || ByteScan.isAlphanumeric($0) }
+    /// `words` as they are written in `chars`, with what lies between them.
+    static func written(_ words: ArraySlice<TextAnalysis.Word>, in chars: [Character]) -> String {
+        String(chars[words.first!.range.lowerBound..<words.last!.range.upperBound])
     }
 }
 
-// MARK: - Phrases over words
+/// A phrase as word slots, each a set of normalized words: written as words separated by
+/// spaces, alternatives by "|", and a named set in braces ("this|the {media} shows").
+struct WordPattern: Sendable {
+    let slots: [Set<String>]
 
-/// Phrases grouped by first word, as ``PerceptionMetaScorer/index(_:)`` groups them, with the
-/// first words packed into a ``PerceptionMetaScorer/WordSet`` so that most words of a text
-/// are ruled out without hashing.
-struct PhraseIndex: Sendable {
-    let firstWords: PerceptionMetaScorer.WordSet
-    /// The phrases of each first word, longest first, in the order of `firstWords.keys`.
-    let groups: [[[String]]]
-
-    init(_ phrases: [[String]]) {
-        let byFirstWord = PerceptionMetaScorer.index(phrases)
-        var words: [String] = []
-        var groups: [[[String]]] = []
-        for word in byFirstWord.keys.sorted() {
-            // Words longer than seven bytes may share a key, and then their phrases a group:
-            // matching compares whole words.
-            let key = PerceptionMetaScorer.wordKey(word)
-            if let k = words.firstIndex(where: { PerceptionMetaScorer.wordKey($0) == key }) {
-                groups[k] = (groups[k] + byFirstWord[word]!).sorted { $0.count > $1.count }
-            } else {
-                words.append(word)
-                groups.append(byFirstWord[word]!)
-            }
-        }
-        firstWords = PerceptionMetaScorer.WordSet(words)
-        self.groups = groups
-    }
-
-    /// The phrases that may start with `word` (normalized), longest first.
-    @inline(__always)
-    func candidates(for word: String) -> [[String]]? {
-        firstWords.keyIndex(of: word).map { groups[$0] }
-    }
-}
-
-/// Words to look for phrases in, and what separates them.
-protocol PhraseText {
-    var words: [TextAnalysis.Word] { get }
-    /// Whether only whitespace separates `words[index - 1]` from `words[index]`.
-    func adjacent(_ index: Int) -> Bool
-    /// `words[range]` as they are written, with what lies between them.
-    func written(_ range: Range<Int>) -> String
-}
-
-/// A text as written: its words and its characters.
-struct WrittenText: PhraseText {
-    let words: [TextAnalysis.Word]
-    let chars: [Character]
-
-    func adjacent(_ index: Int) -> Bool {
-        TextAnalysis.areAdjacent(words[index - 1], words[index], in: chars)
-    }
-
-    func written(_ range: Range<Int>) -> String {
-        var text = ""
-        for c in chars[words[range.lowerBound].range.lowerBound..<words[range.upperBound - 1].range.upperBound] {
-            text.append(c)
-        }
-        return text
-    }
-}
-
-/// A text's Unicode scalars and its quotations (``TextAnalysis/quotedSpans(in:)``), for a
-/// text whose every scalar is a `Character` of its own (no combining mark, joiner or CR LF),
-/// so that scalar offsets are `Character` offsets.
-struct QuotedText {
-    let scalars: [Unicode.Scalar]
-    let spans: [TextAnalysis.QuotedSpan]
-
-    /// `nil` when a `Character` of `input` has more than one scalar.
-    init?(_ input: ScoringInput) {
-        var text = input.text
-        let characters = input.characters.count
-        guard let quoted = text.withUTF8({ bytes in
-            ByteScan.scalarCount(bytes) == characters ? QuotedText(bytes) : nil
-        }) else { return nil }
-        self = quoted
-    }
-
-    /// The quotations of the UTF-8 `bytes`, whose every scalar is a `Character` of its own.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        scalars = ByteScan.scalars(bytes)
-        spans = PerceptionMetaScorer.mayHoldQuotation(bytes) ? VoiceText.quotedSpans(scalars) : []
-    }
-
-    /// Whether every word of the UTF-8 `bytes` (this text) that a phrase needs ("see",
-    /// "seen", "looking", a picture word) lies inside a quotation, so that the own voice holds
-    /// none of them and no phrase: ``quotesEvery(_:of:)`` for those words, from the bytes.
-    /// The words are runs of ASCII letters here (one inside a longer word counts too, and a
-    /// text with the KELVIN SIGN, which may spell "looking", is `false`), so `true` is sure.
-    func quotesEveryAnchor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var byte = 0
-        var scalar = 0
-        var span = 0
-        return ByteScan.forEach(AnchorSites.self, in: bytes) { i in
-            guard bytes[i] < 0x80 else { return true }
-            scalar += ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[byte..<i]))
-            byte = i
-            let end = scalar + ByteScan.run(bytes, from: i).count
-            while span < spans.count, spans[span].range.upperBound <= scalar { span += 1 }
-            let quoted =
-                span < spans.count && spans[span].range.lowerBound <= scalar && end <= spans[span].range.upperBound
-            return !quoted
-        } == nil
-    }
-
-    /// The words a phrase needs, and the KELVIN SIGN, for ``quotesEveryAnchor(_:)``.
-    enum AnchorSites: ByteScan.Sites {
-        @inline(__always)
-        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
-            PerceptionMetaScorer.PhraseSites.lanes(w)
-        }
-
-        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-            guard bytes[i] < 0x80 else { return true }
-            return ByteScan.run(
-                bytes, ByteScan.run(bytes, from: i),
-                isOneOf: ["see", "seen", "looking", "image", "picture", "photo", "pic", "photograph"])
-        }
-    }
-
-    /// Whether every word of `input` that is one of `words` lies inside a quotation, so that
-    /// the own voice holds none of them. (A word of the voice is a written word wholly outside
-    /// the removed stretches, or the rest of one cut by a closing quote, which starts with no
-    /// letter.)
-    func quotesEvery(_ words: PerceptionMetaScorer.WordSet, of input: ScoringInput) -> Bool {
-        var span = 0
-        for word in input.words where words.contains(word.normalized) {
-            while span < spans.count, spans[span].range.upperBound <= word.range.lowerBound { span += 1 }
-            guard span < spans.count, spans[span].range.lowerBound <= word.range.lowerBound,
-                word.range.upperBound <= spans[span].range.upperBound
-            else { return false }
-        }
-        return true
-    }
-}
-
-/// The model's own voice, ``TextAnalysis/ownVoice(_:)``, read from the written text without
-/// building it: the same words, and the same characters between them, as splitting the
-/// voice would give.
-///
-/// ``TextAnalysis/ownVoice(_:)`` removes quotations and what follows a reporting word, and
-/// puts one space for each removed stretch. ``read(_:)`` marks the same stretches on the
-/// text's Unicode scalars, and keeps the written words that lie wholly outside them. It does
-/// so only when every scalar of the text is a `Character` of its own (no combining mark,
-/// joiner or CR LF), so that scalar offsets are `Character` offsets and a space put for a
-/// removed stretch cannot join a neighbour, and gives up (`nil`) when a stretch ends inside a
-/// word, as in "‘Open’1".
-struct VoiceText: PhraseText {
-    /// The written words the voice keeps, with their written ranges.
-    let words: [TextAnalysis.Word]
-    let scalars: [Unicode.Scalar]
-    /// Whether each scalar is removed from the voice.
-    let removed: [Bool]
-
-    enum Reading {
-        /// The voice is the written text.
-        case unchanged
-        case voice(VoiceText)
-    }
-
-    func adjacent(_ index: Int) -> Bool {
-        for k in words[index - 1].range.upperBound..<words[index].range.lowerBound
-        where !removed[k] && !Self.isSpace(scalars[k]) {
-            return false
-        }
-        return true
-    }
-
-    func written(_ range: Range<Int>) -> String {
-        var utf8: [UInt8] = []
-        var inGap = false
-        for k in words[range.lowerBound].range.lowerBound..<words[range.upperBound - 1].range.upperBound {
-            if removed[k] {
-                if !inGap { utf8.append(0x20) }
-                inGap = true
-            } else {
-                UTF8.encode(scalars[k]) { utf8.append($0) }
-                inGap = false
-            }
-        }
-        return String(decoding: utf8, as: UTF8.self)
-    }
-
-    /// Whether `word` (normalized) is one of ``TextAnalysis/reportingWords``.
-    static func isReportingWord(_ word: String) -> Bool {
-        reportingWords.contains(word)
-    }
-
-    static let reportingWords = PerceptionMetaScorer.WordSet(TextAnalysis.reportingWords.sorted())
-
-    /// Whether `s` is one of the marks that may open a quotation (``openingQuote(_:at:)``
-    /// decides whether it does).
-    @inline(__always)
-    static func isOpeningQuote(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x22, 0x27, 0xAB, 0x2018, 0x201C, 0x201E, 0x2039, 0x300C, 0x300E: true
-        default: false
-        }
-    }
-
-    /// `input`'s own voice, or `nil` when it cannot be read from the written words.
-    static func read(_ input: ScoringInput) -> Reading? {
-        read(input, quoted: QuotedText(input))
-    }
-
-    /// `input`'s own voice, with `quoted` its ``QuotedText`` (`nil` when it has none).
-    static func read(_ input: ScoringInput, quoted: QuotedText?) -> Reading? {
-        var text = input.text
-        // Without a quotation, the voice differs only after a reporting word.
-        let mayQuote = text.withUTF8(PerceptionMetaScorer.mayHoldQuotation)
-        let reports =
-            mayQuote
-            || (text.withUTF8 { PerceptionMetaScorer.containsWord($0, reportingWords) }
-                && input.words.contains { isReportingWord($0.normalized) })
-        guard mayQuote || reports else { return .unchanged }
-        guard let quoted else { return nil }
-        let scalars = quoted.scalars
-        let n = scalars.count
-
-        // As TextAnalysis.ownVoice, on scalars.
-        var removed = [Bool](repeating: false, count: n)
-        var spanStart = [Bool](repeating: false, count: n)
-        for span in quoted.spans {
-            spanStart[span.range.lowerBound] = true
-            for k in span.range { removed[k] = true }
-            let last = span.range.upperBound - 2
-            if span.isClosed, last > span.range.lowerBound, isSentenceTerminator(scalars[last]) {
-                removed[last] = false
-            }
-        }
-        if reports {
-            for word in input.words
-            where isReportingWord(word.normalized) && !removed[word.range.lowerBound] {
-                var j = word.range.upperBound
-                while j < n,
-                    (isSpace(scalars[j]) && !isNewline(scalars[j])) || scalars[j] == ":" || scalars[j] == ","
-                        || isDash(scalars[j])
-                {
-                    j += 1
+    init(_ spec: String, sets: [String: Set<String>] = [:]) {
+        slots = spec.split(separator: " ").map { slot in
+            slot.split(separator: "|").reduce(into: Set<String>()) { words, word in
+                if word.hasPrefix("{") {
+                    words.formUnion(sets[String(word.dropFirst().dropLast())]!)
+                } else {
+                    words.insert(String(word))
                 }
-                guard j < n, !isNewline(scalars[j]), !isSentenceTerminator(scalars[j]),
-                    openingQuote(scalars, at: j) == nil
-                else { continue }
-                var end = j
-                while end < n, !isSentenceTerminator(scalars[end]), !isNewline(scalars[end]), !spanStart[end] {
-                    end += 1
-                }
-                for k in word.range.upperBound..<end { removed[k] = true }
             }
         }
-        guard removed.contains(true) else { return .unchanged }
+    }
 
-        var kept: [TextAnalysis.Word] = []
-        kept.reserveCapacity(input.words.count)
-        for word in input.words {
-            let removedCount = word.range.reduce(0) { $0 + (removed[$1] ? 1 : 0) }
-            if removedCount == 0 {
-                kept.append(word)
-            } else if removedCount < word.range.count {
-                return nil
-            }
+    static func list(_ specs: [String], _ sets: [String: Set<String>] = [:]) -> [WordPattern] {
+        specs.map { WordPattern($0, sets: sets) }
+    }
+
+    /// The end of the pattern when it spells `words[start...]` with only whitespace between
+    /// the words, or `nil`.
+    func end(in words: [TextAnalysis.Word], at start: Int, chars: [Character]) -> Int? {
+        guard start + slots.count <= words.count else { return nil }
+        for (k, slot) in slots.enumerated() {
+            guard slot.contains(words[start + k].normalized) else { return nil }
+            if k > 0, !TextAnalysis.areAdjacent(words[start + k - 1], words[start + k], in: chars) { return nil }
         }
-        return .voice(VoiceText(words: kept, scalars: scalars, removed: removed))
+        return start + slots.count
     }
 
-    // MARK: Quotations, as TextAnalysis.quotedSpans on scalars
-
-    enum QuoteKind {
-        case doubleStraight, doubleCurly, doubleLow, single, guillemet, singleGuillemet
-        case corner, whiteCorner
-    }
-
-    /// ``TextAnalysis/quotedSpans(in:)`` for `scalars`, each a `Character` of its own.
-    static func quotedSpans(_ scalars: [Unicode.Scalar]) -> [TextAnalysis.QuotedSpan] {
-        var spans: [TextAnalysis.QuotedSpan] = []
-        let n = scalars.count
-        var i = 0
-        while i < n {
-            guard isOpeningQuote(scalars[i]), let kind = openingQuote(scalars, at: i) else {
-                i += 1
-                continue
-            }
-            let opener = Character(scalars[i])
-            var j = i + 1
-            var closedAt: Int?
-            while j < n, !isNewline(scalars[j]) {
-                if closes(kind, scalars, at: j) {
-                    closedAt = j
-                    break
-                }
-                j += 1
-            }
-            if let closedAt {
-                spans.append(TextAnalysis.QuotedSpan(range: i..<(closedAt + 1), opener: opener, isClosed: true))
-                i = closedAt + 1
-            } else if j == n, !endsWithTerminalPunctuation(scalars, from: i + 1) {
-                spans.append(TextAnalysis.QuotedSpan(range: i..<n, opener: opener, isClosed: false))
-                i = n
-            } else {
-                var end = i + 1
-                while end < n, !isSentenceTerminator(scalars[end]), !isNewline(scalars[end]) {
-                    end += 1
-                }
-                spans.append(TextAnalysis.QuotedSpan(range: i..<end, opener: opener, isClosed: false))
-                i = end
-            }
-        }
-        return spans
-    }
-
-    static func openingQuote(_ scalars: [Unicode.Scalar], at i: Int) -> QuoteKind? {
-        let c = scalars[i].value
-        if c < 0x80, c != 0x22, c != 0x27 { return nil }
-        let previous: Unicode.Scalar? = i > 0 ? scalars[i - 1] : nil
-        let next: Unicode.Scalar? = i + 1 < scalars.count ? scalars[i + 1] : nil
-        switch c {
-        case 0x22:
-            return previous.map(isNumber) == true ? nil : .doubleStraight
-        case 0x201C:
-            return .doubleCurly
-        case 0x201E:
-            return .doubleLow
-        case 0x2018:
-            guard let next, !next.properties.isWhitespace else { return nil }
-            return .single
-        case 0x27:
-            guard let next, next.properties.isAlphabetic else { return nil }
-            if let previous, isWordCharacter(previous) { return nil }
-            return .single
-        case 0xAB:
-            return .guillemet
-        case 0x2039:
-            return .singleGuillemet
-        case 0x300C:
-            return .corner
-        case 0x300E:
-            return .whiteCorner
-        default:
-            return nil
-        }
-    }
-
-    static func closes(_ kind: QuoteKind, _ scalars: [Unicode.Scalar], at j: Int) -> Bool {
-        let c = scalars[j].value
-        switch kind {
-        case .doubleStraight:
-            return c == 0x22
-        case .doubleCurly:
-            return c == 0x201D
-        case .doubleLow:
-            return c == 0x201C || c == 0x201D
-        case .single:
-            guard c == 0x2019 || c == 0x27 else { return false }
-            return j + 1 == scalars.count || !scalars[j + 1].properties.isAlphabetic
-        case .guillemet:
-            return c == 0xBB
-        case .singleGuillemet:
-            return c == 0x203A
-        case .corner:
-            return c == 0x300D
-        case .whiteCorner:
-            return c == 0x300F
-        }
-    }
-
-    /// ``TextAnalysis/endsWithTerminalPunctuation(_:)`` of `scalars[start...]`.
-    static func endsWithTerminalPunctuation(_ scalars: [Unicode.Scalar], from start: Int) -> Bool {
-        var k = scalars.count
-        while k > start {
-            k -= 1
-            let c = scalars[k]
-            if isSpace(c) || isClosingMark(c) || c == "*" || c == "_" { continue }
-            return isSentenceTerminator(c)
-        }
-        return false
-    }
-
-    // MARK: Scalar predicates, as TextAnalysis's for a Character of one scalar
-
-    @inline(__always)
-    static func isNewline(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
-        default: false
-        }
-    }
-
-    @inline(__always)
-    static func isSpace(_ s: Unicode.Scalar) -> Bool {
-        if s.value < 0x80 { return s.value == 0x20 || (s.value >= 0x09 && s.value <= 0x0D) }
-        return s.properties.isWhitespace
-    }
-
-    static func isSentenceTerminator(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x2E, 0x21, 0x3F, 0x2026, 0x203C, 0x2047, 0x2048, 0x2049, 0x3002, 0xFF01, 0xFF0E, 0xFF1F: true
-        default: false
-        }
-    }
-
-    static func isClosingMark(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x22, 0x27, 0x29, 0x5D, 0x7D, 0x201D, 0x2019, 0xBB, 0x203A, 0x300D, 0x300F: true
-        default: false
-        }
-    }
-
-    static func isDash(_ s: Unicode.Scalar) -> Bool {
-        s.value == 0x2D || (s.value >= 0x2010 && s.value <= 0x2015)
-    }
-
-    static func isNumber(_ s: Unicode.Scalar) -> Bool {
-        s.properties.numericType != nil
-    }
-
-    static func isWordCharacter(_ s: Unicode.Scalar) -> Bool {
-        if s.value < 0x80 { return ByteScan.isAlphanumeric(UInt8(s.value)) }
-        return s.properties.isAlphabetic || s.properties.numericType != nil
-    }
-}
-
-// MARK: - Byte scanning
-
-/// Scans of UTF-8 bytes sixteen at a time, for the prefilters that let most answers pass a
-/// scorer without word-level work.
-enum ByteScan {
-    typealias Lanes = SIMD16<UInt8>
-    typealias Mask = SIMDMask<SIMD16<Int8>>
-
-    /// Sixteen bytes of a text with the bytes before and after each of them.
-    struct Window {
-        var previous: Lanes
-        var current: Lanes
-        var next: Lanes
-        var afterNext: Lanes
-    }
-
-    /// `byte` in every lane. (Comparing lanes with lanes, not with a scalar, keeps the
-    /// comparison vectorized.)
-    @inline(__always)
-    static func splat(_ byte: Unicode.Scalar) -> Lanes {
-        Lanes(repeating: UInt8(byte.value))
-    }
-
-    /// Where a scan looks: `lanes` marks the bytes of a ``Window`` worth a closer look, and
-    /// `verify` takes that look at one byte index.
-    protocol Sites {
-        static func lanes(_ window: Window) -> Mask
-        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool
-    }
-
-    /// The first byte index, at or after `start`, that `S.lanes` marks and where `S.verify`
-    /// holds. Bytes before the text and after its end read as spaces.
-    @inline(__always)
-    static func first<S: Sites>(_ sites: S.Type, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int? {
-        forEach(sites, in: bytes, from: start) { _ in true }
-    }
-
-    /// Calls `body` with each byte index, at or after `start`, that `S.lanes` marks and
-    /// where `S.verify` holds, in order, until it returns `true`; returns that index.
-    @inline(__always)
-    static func forEach<S: Sites>(
-        _ sites: S.Type, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, _ body: (Int) -> Bool
+    /// The end of the longest of `patterns` that spells `words[start...]`, or `nil`.
+    static func longestMatch(
+        _ patterns: [WordPattern], in words: [TextAnalysis.Word], at start: Int, chars: [Character]
     ) -> Int? {
-        let n = bytes.count
-        guard n > start else { return nil }
-        let raw = UnsafeRawPointer(bytes.baseAddress!)
-        // Sixteen bytes from `p` with the byte before and the two after: read straight from
-        // the text inside it, through a copy padded with spaces at its ends.
-        var padded: (Lanes, Lanes, Lanes) = (Lanes(repeating: 0x20), Lanes(repeating: 0x20), Lanes(repeating: 0x20))
-        var p = start
-        while p < n {
-            let window: Window
-            if p >= 1, p + 18 <= n {
-                window = Window(
-                    previous: raw.loadUnaligned(fromByteOffset: p - 1, as: Lanes.self),
-                    current: raw.loadUnaligned(fromByteOffset: p, as: Lanes.self),
-                    next: raw.loadUnaligned(fromByteOffset: p + 1, as: Lanes.self),
-                    afterNext: raw.loadUnaligned(fromByteOffset: p + 2, as: Lanes.self))
-            } else {
-                window = withUnsafeMutableBytes(of: &padded) { copy in
-                    copy.initializeMemory(as: UInt8.self, repeating: 0x20)
-                    // copy[k] holds the byte at p - 1 + k.
-                    let first = max(0, 1 - p)
-                    let end = min(copy.count, n - p + 1)
-                    (copy.baseAddress! + first).copyMemory(
-                        from: bytes.baseAddress! + (p - 1 + first), byteCount: end - first)
-                    let base = UnsafeRawPointer(copy.baseAddress!)
-                    return Window(
-                        previous: base.loadUnaligned(as: Lanes.self),
-                        current: base.loadUnaligned(fromByteOffset: 1, as: Lanes.self),
-                        next: base.loadUnaligned(fromByteOffset: 2, as: Lanes.self),
-                        afterNext: base.loadUnaligned(fromByteOffset: 3, as: Lanes.self))
-                }
-            }
-            let marked = unsafeBitCast(
-                Lanes(repeating: 0).replacing(with: 0xFF, where: S.lanes(window)), to: (UInt64, UInt64).self)
-            // Each marked lane is one 0xFF byte of the two halves.
-            var low = marked.0
-            while low != 0 {
-                let lane = low.trailingZeroBitCount / 8
-                if p + lane < n, S.verify(bytes, at: p + lane), body(p + lane) { return p + lane }
-                low &= ~(0xFF << UInt64(8 * lane))
-            }
-            var high = marked.1
-            while high != 0 {
-                let lane = high.trailingZeroBitCount / 8
-                if p + 8 + lane < n, S.verify(bytes, at: p + 8 + lane), body(p + 8 + lane) { return p + 8 + lane }
-                high &= ~(0xFF << UInt64(8 * lane))
-            }
-            p += 16
-        }
-        return nil
-    }
-
-    /// Whether some byte of `bytes` is in `lanes`' class: sixteen bytes at a time straight
-    /// from the text, the last few through a copy padded with spaces.
-    @inline(__always)
-    static func containsByte(_ bytes: UnsafeBufferPointer<UInt8>, where lanes: (Lanes) -> Mask) -> Bool {
-        let n = bytes.count
-        guard n > 0 else { return false }
-        let raw = UnsafeRawPointer(bytes.baseAddress!)
-        var p = 0
-        while p + 16 <= n {
-            if marks(lanes(raw.loadUnaligned(fromByteOffset: p, as: Lanes.self))) { return true }
-            p += 16
-        }
-        guard p < n else { return false }
-        var tail = Lanes(repeating: 0x20)
-        for k in 0..<(n - p) { tail[k] = bytes[p + k] }
-        return marks(lanes(tail))
-    }
-
-    /// The index of the first `byte` at or after `start`, sixteen bytes at a time.
-    static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        let n = bytes.count
-        var p = start
-        if n >= 16 {
-            let raw = UnsafeRawPointer(bytes.baseAddress!)
-            let target = Lanes(repeating: byte)
-            while p + 16 <= n {
-                let lanes = raw.loadUnaligned(fromByteOffset: p, as: Lanes.self)
-                let marked = unsafeBitCast(
-                    Lanes(repeating: 0).replacing(with: 0xFF, where: lanes .== target), to: (UInt64, UInt64).self)
-                if marked.0 != 0 { return p + marked.0.trailingZeroBitCount / 8 }
-                if marked.1 != 0 { return p + 8 + marked.1.trailingZeroBitCount / 8 }
-                p += 16
-            }
-        }
-        while p < n {
-            if bytes[p] == byte { return p }
-            p += 1
-        }
-        return nil
-    }
-
-    /// Whether `mask` marks any lane.
-    @inline(__always)
-    static func marks(_ mask: Mask) -> Bool {
-        let marked = unsafeBitCast(Lanes(repeating: 0).replacing(with: 0xFF, where: mask), to: (UInt64, UInt64).self)
-        return marked.0 | marked.1 != 0
-    }
-
-    /// The number of Unicode scalars in the UTF-8 `bytes`: the bytes that are not
-    /// continuation bytes (10xxxxxx), counted eight at a time.
-    static func scalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = bytes.count
-        guard n > 0 else { return 0 }
-        let raw = UnsafeRawPointer(bytes.baseAddress!)
-        var continuations = 0
-        var p = 0
-        while p + 8 <= n {
-            let x = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-            continuations += (x & ~(x << 1) & 0x8080_8080_8080_8080).nonzeroBitCount
-            p += 8
-        }
-        while p < n {
-            if bytes[p] & 0xC0 == 0x80 { continuations += 1 }
-            p += 1
-        }
-        return n - continuations
-    }
-
-    /// The Unicode scalars of the UTF-8 `bytes` (valid UTF-8, as a `String` holds).
-    static func scalars(_ bytes: UnsafeBufferPointer<UInt8>) -> [Unicode.Scalar] {
-        [Unicode.Scalar](unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            let n = bytes.count
-            var i = 0
-            var k = 0
-            while i < n {
-                let scalar: Unicode.Scalar
-                (scalar, i) = UTF8Scalars.scalar(bytes, at: i)
-                (buffer.baseAddress! + k).initialize(to: scalar)
-                k += 1
-            }
-            count = k
-        }
-    }
-
-    /// Whether one of the first `end` scalars of the UTF-8 `bytes` may open a quotation
-    /// (``VoiceText/isOpeningQuote(_:)``).
-    static func mayQuote(_ bytes: UnsafeBufferPointer<UInt8>, beforeScalar end: Int) -> Bool {
-        var scalars = 0
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b & 0xC0 != 0x80 {
-                if scalars == end { return false }
-                scalars += 1
-            }
-            switch b {
-            case 0x22, 0x27: return true
-            case 0xC2: if i + 1 < bytes.count, bytes[i + 1] == 0xAB { return true }
-            case 0xE2, 0xE3:
-                if i + 2 < bytes.count,
-                    VoiceText.isOpeningQuote(Unicode.Scalar(
-                        (UInt32(b) & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F))!)
-                {
-                    return true
-                }
-            default: break
-            }
-            i += 1
-        }
-        return false
-    }
-
-    /// Whether one of `chars` may open a quotation: its first scalar is a quotation mark.
-    static func mayQuote(_ chars: ArraySlice<Character>) -> Bool {
-        chars.contains { c in
-            if let a = c.asciiByte { return a == 0x22 || a == 0x27 }
-            return VoiceText.isOpeningQuote(c.unicodeScalars.first!)
-        }
-    }
-
-    /// Whether each lane holds an ASCII letter or digit.
-    @inline(__always)
-    static func isAlphanumeric(_ lanes: Lanes) -> Mask {
-        ((lanes | Lanes(repeating: 0x20)) &- Lanes(repeating: 0x61)) .< Lanes(repeating: 26)
-            .| (lanes &- Lanes(repeating: 0x30)) .< Lanes(repeating: 10)
-    }
-
-    @inline(__always)
-    static func isAlphanumeric(_ b: UInt8) -> Bool {
-        let folded = b | 0x20
-        return (b >= 0x30 && b <= 0x39) || (folded >= 0x61 && folded <= 0x7A)
-    }
-
-    /// The run of ASCII letters and digits starting at `start`.
-    static func run(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int> {
-        var end = start
-        while end < bytes.count, isAlphanumeric(bytes[end]) { end += 1 }
-        return start..<end
-    }
-
-    /// The run of ASCII letters and digits before `index`, past ASCII whitespace and any
-    /// non-ASCII bytes, or `nil` when something else comes first.
-    static func runBefore(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int) -> Range<Int>? {
-        var j = index
-        while j > 0, isSpaceOrNonASCII(bytes[j - 1]) { j -= 1 }
-        guard j > 0, isAlphanumeric(bytes[j - 1]) else { return nil }
-        let end = j
-        while j > 0, isAlphanumeric(bytes[j - 1]) { j -= 1 }
-        return j..<end
-    }
-
-    /// The run of ASCII letters and digits after `index`, past ASCII whitespace and any
-    /// non-ASCII bytes, or `nil` when something else comes first.
-    static func runAfter(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int) -> Range<Int>? {
-        var j = index
-        while j < bytes.count, isSpaceOrNonASCII(bytes[j]) { j += 1 }
-        guard j < bytes.count, isAlphanumeric(bytes[j]) else { return nil }
-        return run(bytes, from: j)
-    }
-
-    @inline(__always)
-    static func isSpaceOrNonASCII(_ b: UInt8) -> Bool {
-        b >= 0x80 || b == 0x20 || (b >= 0x09 && b <= 0x0D)
-    }
-
-    /// Whether the run `range` of letters and digits spells `word` (lowercase ASCII), in any case.
-    static func run(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, is word: StaticString) -> Bool {
-        guard range.count == word.utf8CodeUnitCount else { return false }
-        let expected = word.utf8Start
-        for k in 0..<range.count where bytes[range.lowerBound + k] | 0x20 != expected[k] { return false }
-        return true
-    }
-
-    static func run(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, isOneOf words: [StaticString]) -> Bool {
-        words.contains { run(bytes, range, is: $0) }
+        patterns.compactMap { $0.end(in: words, at: start, chars: chars) }.max()
     }
 }

@@ -1,59 +1,83 @@
 /// Flags an opening "Image of" or "This picture shows" (WebAIM; W3C; double-great/alt-text linter).
 ///
-/// Screen readers already announce an image, so the words add nothing. The pattern is an
-/// optional opener (a, an, the, this, that, this is a, here is an, here's a, it's an, ...),
-/// then image, picture, photo, pic or graphic, then of, shows, showing, depicts, features,
-/// displays, captures, contains or is of. As erblint-github does, the medium words
-/// "photograph", "screenshot", "painting", "drawing" and "illustration" are allowed: the
-/// medium can matter. Only the opening counts, and "Image-of-the-day" or "Imagery" are other
-/// words. "Image:" and "Photo:" labels are left to a meta-label check.
+/// Screen readers already announce an image, so the words add nothing. Flagged when the
+/// answer opens (after markdown at most) with one of:
+/// - An optional opener (a, an, the, this, that, this is a, here is an, here's a, it's an,
+///   it appears to be a, ... ``openers``), then a plain picture word (image, picture, photo,
+///   pic, graphic: ``plainMedia``), then of, is of, or a picture verb (shows, depicts,
+///   features, showcases, ... ``PerceptionMetaScorer/verbs``, with the bare forms captioners
+///   write: "image show two dogs", "this image depict a bus").
+/// - A statement about the picture (``PerceptionMetaScorer/statements``): this/the picture
+///   word, where any medium counts, then a picture verb or a copula naming it again: "The
+///   photograph showcases", "The image is a photograph of", "This photo is a cartoon",
+///   "The picture appears to be a close-up of".
+///
+/// Not flagged:
+/// - Naming the medium, as erblint-github and WebAIM allow when it matters: "A photograph
+///   of", "Screenshot of", "A painting of", "An illustration of", "This is a drawing of".
+///   A screenshot, a painting or a drawing is announced only with a picture verb or copula
+///   ("This screenshot shows").
+/// - Titles in Title Case ("Picture Of The Day"), idioms (``idioms``: "The image of God",
+///   "the picture of health", "Photo highlights of the day"), other words ("Image-of-the-day", "Imagery"), and anything
+///   after the opening. "Image:" and "Photo:" labels are left to `meta_label`; picture talk
+///   later in the answer to `perception_meta`.
 public struct RedundantPrefixScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        let prefix = Self.redundantPrefix(chars: input.characters, words: input.words.prefix(8))
+        let prefix = Self.redundantPrefix(chars: input.characters, words: input.words)
         return [.flag(ScoreName.redundantPrefix, prefix != nil, detail: prefix)]
     }
 
-    static let openers: [[String]] = [
-        [], ["a"], ["an"], ["the"], ["this"], ["that"],
-        ["this", "is", "a"], ["this", "is", "an"], ["this", "is", "the"],
-        ["here", "is", "a"], ["here", "is", "an"], ["here", "is", "the"],
-        ["here's", "a"], ["here's", "an"], ["here's", "the"],
-        ["it", "is", "a"], ["it", "is", "an"], ["it's", "a"], ["it's", "an"],
+    /// What may come before the picture word.
+    static let openers: [String] = [
+        "", "a|an|the|this|that", "this|here is a|an|the", "it is a|an", "here's a|an|the", "it's a|an",
+        "this|it appears|seems to be a|an",
     ]
 
-    static let media: Set<String> = ["image", "picture", "photo", "pic", "graphic"]
+    /// Picture words that announce the image after any opener. The medium words
+    /// (photograph, screenshot, painting, drawing, illustration) name what kind of picture it
+    /// is and count only in a ``PerceptionMetaScorer/statements`` statement.
+    static let plainMedia: Set<String> = ["image", "picture", "photo", "pic", "graphic"]
 
-    static let announcements: [[String]] = [
-        ["of"], ["is", "of"], ["shows"], ["showing"], ["depicts"], ["depicting"], ["features"],
-        ["featuring"], ["displays"], ["displaying"], ["captures"], ["capturing"], ["contains"],
-        ["containing"], ["illustrates"], ["illustrating"], ["portrays"], ["portraying"],
-        ["presents"],
-    ]
+    /// What follows the picture word: "of", "is of", or a picture verb.
+    static let announcements = ["of", "is of", "{verbs}"]
+
+    static let patterns: [WordPattern] =
+        openers.flatMap { opener in
+            announcements.map { announcement in
+                WordPattern(
+                    "\(opener) {plain} \(announcement)",
+                    sets: PerceptionMetaScorer.sets.merging(["plain": plainMedia]) { old, _ in old })
+            }
+        } + PerceptionMetaScorer.statements
+
+    /// A picture word and what follows it that name something else.
+    static let idioms =
+        WordPattern.list(["image of god|christ", "picture of health|innocence"]) + PerceptionMetaScorer.nounCompounds
 
     /// The announcing opening of `text` as written (e.g. "This image shows"), or `nil`.
     static func redundantPrefix(in text: String) -> String? {
-        let chars = Array(text.prefix(120))
-        return redundantPrefix(chars: chars, words: TextAnalysis.words(in: chars, limit: 8)[...])
+        let chars = Array(text)
+        return redundantPrefix(chars: chars, words: TextAnalysis.words(in: chars))
     }
 
-    /// ``redundantPrefix(in:)`` over the text's `Character`s and (at least) its first 8 words.
-    static func redundantPrefix(chars: [Character], words: ArraySlice<TextAnalysis.Word>) -> String? {
-        guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
-        for opener in openers where TextAnalysis.matches(opener, in: words, from: 0, chars: chars) {
-            let medium = opener.count
-            guard medium < words.count, media.contains(words[medium].normalized),
-                medium == 0 || TextAnalysis.areAdjacent(words[medium - 1], words[medium], in: chars)
-            else { continue }
-            for announcement in announcements
-            where TextAnalysis.matches(
-                [words[medium].normalized] + announcement, in: words, from: medium, chars: chars)
-            {
-                let end = words[medium + announcement.count].range.upperBound
-                return String(chars[words[0].range.lowerBound..<end])
-            }
+    /// ``redundantPrefix(in:)`` over the text's `Character`s and words.
+    static func redundantPrefix(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+        guard TextAnalysis.startsWithWord(chars, words: words),
+            let end = WordPattern.longestMatch(patterns, in: words, at: 0, chars: chars)
+        else { return nil }
+        let phrase = words[..<end]
+        if phrase.count > 1, phrase.allSatisfy(\.isCapitalized),
+            phrase.contains(where: { $0.text.contains(where: \.isLowercase) })
+        {
+            return nil
         }
-        return nil
+        if let medium = phrase.firstIndex(where: { PerceptionMetaScorer.media.contains($0.normalized) }),
+            idioms.contains(where: { $0.end(in: words, at: medium, chars: chars) != nil })
+        {
+            return nil
+        }
+        return PerceptionMetaScorer.written(phrase, in: chars)
     }
 }

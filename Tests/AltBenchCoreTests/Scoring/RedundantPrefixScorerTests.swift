@@ -48,4 +48,46 @@ struct RedundantPrefixScorerTests {
     func flagsAnAnnouncedImage(_ row: ScoringFlagCase) {
         expectFlag(RedundantPrefixScorer(), name: ScoreName.redundantPrefix, row)
     }
+
+    // MARK: - Statements about the picture, and captioners
+
+    static let statements: [ScoringFlagCase] = [
+        .flag("The photograph showcases a lake at dawn.", "The photograph showcases"),
+        .flag("The image is a photograph of a cat.", "The image is a photograph of"),
+        .flag("This photo is a cartoon of a dog.", "This photo is a"),
+        .flag("This screenshot shows a settings page.", "This screenshot shows"),
+        .flag("The picture appears to be a close-up of a leaf.", "The picture appears to be a close-up of"),
+        .flag("This appears to be an image of a cat.", "This appears to be an image of"),
+        .flag("A picture showcasing a red car.", "A picture showcasing"),
+        .flag("The image highlights a bridge at night.", "The image highlights"),
+        .flag("this image depict a bus", "this image depict"),
+        .flag("the image show two dogs", "the image show"),
+        .flag("image shows a cat", "image shows"),
+        .flag("A PHOTO OF A CAT", "A PHOTO OF"),
+    ]
+
+    static let notStatements: [ScoringFlagCase] = [
+        // The medium named, as an accepted convention.
+        .pass("A screenshot of a settings page."),
+        .pass("This is a photograph of a cat."),
+        .pass("This is a drawing of a house."),
+        .pass("An illustration depicting a fox."),
+        .pass("A photograph of a photograph on a wall."),
+        // Titles and idioms.
+        .pass("Picture Of The Day: a red fox."),
+        .pass("The image of God in a stained-glass window."),
+        .pass("The picture of health: a runner at dawn."),
+        .pass("Photo highlights of the wedding day."),
+        .pass("Photo display of old cameras."),
+        .pass("The picture show starts at eight: a cinema front."),
+        // Not the opening: a label (meta_label) or later picture talk (perception_meta).
+        .pass("Alt text: The image shows a dog."),
+        .pass("A cat. The image shows it asleep."),
+        .pass("The photo booth at a wedding."),
+    ]
+
+    @Test(arguments: statements + notStatements)
+    func flagsAStatementAboutThePicture(_ row: ScoringFlagCase) {
+        expectFlag(RedundantPrefixScorer(), name: ScoreName.redundantPrefix, row)
+    }
 }
