@@ -45,6 +45,9 @@ struct RefusalScorerTests {
         .flag("I can't help with that.", "I can't help"),
         .flag("I cannot provide a description of this image.", "I cannot provide"),
         .flag("I can't share details about the people shown.", "I can't share"),
+        .flag("I'm not in a position to identify this person.", "I'm not in a position to identify"),
+        .flag("I don't feel comfortable identifying people in photos.",
+              "I don't feel comfortable identifying"),
         .flag("As I am not allowed to provide descriptions of the individuals in this image, I can't assist.",
               "As I am not allowed to provide"),
         .flag("Since I'm not able to identify real people, I'll describe the scene instead.",
@@ -109,6 +112,8 @@ struct RefusalScorerTests {
         .pass("Je suis d\u{E9}sol\u{E9}."),
         .pass("A card reading Sinto muito on a table."),
         .pass("A poster: I'm not allowed to describe my feelings."),
+        .pass("I'm not comfortable with heights, reads a mug."),
+        .pass("I'm not going to lie, this cake looks amazing, says the caption."),
     ]
 
     static let notFlagged: [ScoringFlagCase] = [
