@@ -95,6 +95,7 @@ struct TruncationScorerTests {
         .pass("A boy and his dog"),
         .pass("A sunny day at the spa"),
         .pass("A kid with a toy"),
+        .pass("Friends grilling at a bbq"),
         .pass("A map of the US"),
         .pass("Tom and I"),
         .pass("Cats vs"),
