@@ -1,14 +1,24 @@
-/// Flags a refusal: the `refusal` field, a content filter, or an opening apology (altbench research).
+import Foundation
+
+/// Flags a refusal: the `refusal` field, a content filter, or a refusing opening (altbench research).
 ///
-/// The openings are first-person apologies and inabilities: "I'm sorry", "I apologize", "As
-/// an AI", "I can't/cannot/am unable to see, view, describe, identify, help, assist", ...;
+/// The openings are first-person apologies, inabilities and prohibitions, in the languages
+/// of ``RefusalPhrases``: "I'm sorry", "As an AI", "I can't/cannot/am unable to see,
+/// describe, identify, help, assist, provide…", "I'm not allowed/permitted to…", "I must
+/// refrain from…", "It is not appropriate for me to…", "Je ne peux pas décrire…", "Ich kann
+/// dieses Bild nicht beschreiben", "No puedo ayudar…", "Não posso ajudar…".
 /// `finish_reason` "content_filter" counts as a refusal too, with detail "content_filter".
 ///
 /// Only the opening counts, and only in the first person: a refusal is the model speaking
 /// before it says anything else. So a shop sign transcribed first ("Sorry, we're closed
 /// sign on a door") or quoted (“Sorry, we're closed”) is not a refusal, nor is "I can't"
-/// later in the text. A leading "Sorry,", "Unfortunately," or "I'm afraid" is passed over and
-/// the words after it must refuse: "Sorry, but I can't help with that." is a refusal.
+/// later in the text. Three openings come before the refusal proper:
+/// - lead-ins, passed over when the words after them refuse: "Sorry, but I can't help",
+///   "Leider kann ich…", "Lo siento, pero no puedo…";
+/// - a short apology sentence: "Sorry about that. I can't identify people.";
+/// - a leading clause in the same sentence: "As I am not allowed to describe people, I
+///   can't assist", "Due to privacy concerns, I cannot…", "For privacy reasons I won't…".
+/// Words are compared lowercased and without accents ("desole" matches "Désolé").
 public struct RefusalScorer: Scorer {
     public init() {}
 
@@ -19,104 +29,150 @@ public struct RefusalScorer: Scorer {
         if input.finishReason?.lowercased() == "content_filter" {
             return [.flag(ScoreName.refusal, true, detail: "content_filter")]
         }
-        let phrase = Self.refusalPhrase(chars: input.characters, words: input.words.prefix(24))
+        let phrase = Self.refusalPhrase(chars: input.characters, words: input.words.prefix(Self.wordsRead))
         return [.flag(ScoreName.refusal, phrase != nil, detail: phrase)]
     }
 
-    /// Openers passed over before the refusal proper; on their own they refuse nothing.
-    static let leadIns: [[String]] = [
-        ["sorry"], ["unfortunately"], ["apologies"], ["sadly"], ["regrettably"], ["alas"],
-        ["but"], ["however"], ["i'm", "afraid"], ["i", "am", "afraid"],
-    ]
+    /// How many leading words are read: a clause, a lead-in and the refusal fit in them.
+    static let wordsRead = 40
+    /// How many words the leading clause or apology sentence may have.
+    static let openingWords = 20
 
-    /// Openers that refuse by themselves.
-    static let apologies: [[String]] = [
-        ["i'm", "sorry"], ["i", "am", "sorry"], ["i", "apologize"], ["i", "apologise"],
-        ["my", "apologies"], ["as", "an", "ai"], ["as", "a", "language", "model"],
-        ["as", "an", "artificial", "intelligence"],
-    ]
-
-    /// Inabilities, which refuse when one of ``refusedActions`` follows.
-    static let inabilities: [[String]] = [
-        ["i", "can't"], ["i", "cannot"], ["i", "can", "not"], ["i", "am", "unable", "to"],
-        ["i'm", "unable", "to"], ["i", "am", "not", "able", "to"], ["i'm", "not", "able", "to"],
-        ["i", "won't"], ["i", "will", "not"], ["i", "won't", "be", "able", "to"],
-        ["i", "will", "not", "be", "able", "to"], ["i", "don't", "have", "the", "ability", "to"],
-        ["i", "do", "not", "have", "the", "ability", "to"],
-    ]
-
-    /// Adverbs allowed between the inability and the action: "I can't actually see".
-    static let adverbs: Set<String> = [
-        "actually", "directly", "really", "currently", "physically", "visually",
-    ]
-
-    /// What a vision model refuses to do. "read", "tell" and "make out" are left out: "I
-    /// can't read the small print, but…" hedges a description rather than refusing one.
-    static let refusedActions: Set<String> = [
-        "see", "view", "describe", "identify", "help", "assist", "process", "access", "analyze",
-        "analyse", "interpret", "open", "display", "provide", "comply", "fulfill", "fulfil",
-        "perceive", "look", "do", "recognize", "recognise",
-    ]
-
-    /// The refusing opening of `text` as written (e.g. "I'm sorry", "Sorry, but I can't
-    /// help"), or `nil`.
-    static func refusalPhrase(in text: String) -> String? {
-        let chars = Array(text.prefix(240))
-        // Lead-ins, the longest inability, an adverb and the action fit in 24 words.
-        return refusalPhrase(chars: chars, words: TextAnalysis.words(in: chars, limit: 24)[...])
-    }
-
-    /// ``refusalPhrase(in:)`` over the text's `Character`s and (at least) its first 24 words.
+    /// The refusing opening of the text as written (e.g. "I'm sorry", "Sorry, but I can't
+    /// help"), or `nil`; `words` are the text's first words, indexed from 0.
     static func refusalPhrase(chars: [Character], words: ArraySlice<TextAnalysis.Word>) -> String? {
         guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
-
-        func matches(_ pattern: [String], _ from: Int) -> Bool {
-            TextAnalysis.matches(pattern, in: words, from: from, chars: chars)
-        }
-
-        var position = 0
-        var passedLeadIn = true
-        while passedLeadIn {
-            passedLeadIn = false
-            for leadIn in leadIns where matches(leadIn, position) {
-                let next = position + leadIn.count
-                guard next < words.count else { return nil }
-                let separator = chars[words[next - 1].range.upperBound..<words[next].range.lowerBound]
-                guard separatorAllowsLeadIn(separator) else { return nil }
-                position = next
-                passedLeadIn = true
-                break
-            }
-        }
-
-        func phrase(through end: Int) -> String {
-            let text = String(chars[words[0].range.lowerBound..<words[end].range.upperBound])
-            return text.count > 60 ? String(text.prefix(59)) + "\u{2026}" : text
-        }
-
-        for apology in apologies where matches(apology, position) {
-            return phrase(through: position + apology.count - 1)
-        }
-        for inability in inabilities where matches(inability, position) {
-            var action = position + inability.count
-            if action < words.count, adverbs.contains(words[action].normalized),
-                TextAnalysis.areAdjacent(words[action - 1], words[action], in: chars)
-            {
-                action += 1
-            }
-            guard action < words.count, refusedActions.contains(words[action].normalized),
-                TextAnalysis.areAdjacent(words[action - 1], words[action], in: chars)
-            else { continue }
-            return phrase(through: action)
-        }
-        return nil
+        let opening = Opening(chars: chars, words: words)
+        guard let end = opening.refusal() else { return nil }
+        let text = String(chars[words[0].range.lowerBound..<words[end].range.upperBound])
+        return text.count > 60 ? String(text.prefix(59)) + "\u{2026}" : text
     }
 
-    /// Between a lead-in and what follows: spaces and , . ! ; : or dashes, never a quote.
-    private static func separatorAllowsLeadIn(_ separator: ArraySlice<Character>) -> Bool {
-        separator.allSatisfy { c in
-            c.isWhitespace || c == "," || c == "." || c == "!" || c == ";" || c == ":"
-                || TextAnalysis.isDash(c)
+    /// A word lowercased and without accents, as ``RefusalPhrases`` writes them.
+    static func folded(_ word: TextAnalysis.Word) -> String {
+        guard word.normalized.utf8.contains(where: { $0 >= 0x80 }) else { return word.normalized }
+        return word.normalized.folding(options: .diacriticInsensitive, locale: nil)
+    }
+
+    /// The first words of an answer, and the refusal rules over them.
+    private struct Opening {
+        let chars: [Character]
+        let words: ArraySlice<TextAnalysis.Word>
+        let folded: [String]
+
+        init(chars: [Character], words: ArraySlice<TextAnalysis.Word>) {
+            self.chars = chars
+            self.words = words
+            self.folded = words.map(RefusalScorer.folded)
+        }
+
+        /// The index of the refusal's last word, the refusal opening the text.
+        func refusal() -> Int? {
+            if let end = refusal(from: 0) { return end }
+            if let next = sentenceAfterApology(), let end = refusal(from: next) { return end }
+            guard RefusalPhrases.all.contains(where: { $0.clauseOpeners.contains { matches($0, at: 0) } })
+            else { return nil }
+            for start in 1..<min(folded.count, openingWords) {
+                if endsSentence(separator(after: start - 1)) { break }
+                if let end = refusal(from: start) { return end }
+            }
+            return nil
+        }
+
+        /// The index of the last word of a refusal at `start`, after any lead-ins.
+        func refusal(from start: Int) -> Int? {
+            var position = start
+            var passedLeadIn = true
+            while passedLeadIn {
+                passedLeadIn = false
+                for leadIn in RefusalPhrases.all.lazy.flatMap(\.leadIns) where matches(leadIn, at: position) {
+                    let next = position + leadIn.count
+                    guard next < folded.count, separatorAllowsLeadIn(separator(after: next - 1)) else { return nil }
+                    position = next
+                    passedLeadIn = true
+                    break
+                }
+            }
+            for table in RefusalPhrases.all {
+                for opener in table.refusingOpeners where matches(opener, at: position) {
+                    return position + opener.count - 1
+                }
+            }
+            for table in RefusalPhrases.all {
+                for inability in table.inabilities where matches(inability, at: position) {
+                    if let end = action(after: position + inability.count - 1, in: table, refusalStart: position) {
+                        return end
+                    }
+                }
+            }
+            return nil
+        }
+
+        /// The index of the action that follows the inability ending at `last`, if any.
+        private func action(after last: Int, in table: RefusalPhrases, refusalStart: Int) -> Int? {
+            var first = last + 1
+            if first < folded.count, table.adverbs.contains(folded[first]), adjacent(first - 1) { first += 1 }
+            for candidate in first..<min(folded.count, first + table.gap + 1) {
+                let between = separator(after: candidate - 1)
+                guard between.allSatisfy({ TextAnalysis.isSpace($0) || (table.gap > 0 && $0 == ",") }) else {
+                    return nil
+                }
+                guard isAction(folded[candidate], in: table) else { continue }
+                if !table.negations.isEmpty, !folded[refusalStart...candidate].contains(where: table.negations.contains) {
+                    return nil
+                }
+                return candidate
+            }
+            return nil
+        }
+
+        private func isAction(_ word: String, in table: RefusalPhrases) -> Bool {
+            guard table.actionsAreStems else { return table.actions.contains(word) }
+            // An elided article or pronoun: "d'identifier", "l'aider".
+            let chars = Array(word)
+            let stem = chars.count > 2 && chars[1] == "'" ? String(chars[2...]) : word
+            return table.actions.contains { stem.hasPrefix($0) }
+        }
+
+        /// The first word of the sentence after an opening apology sentence of at most
+        /// ``RefusalScorer/openingWords`` words ("Sorry about that. I can't…").
+        private func sentenceAfterApology() -> Int? {
+            guard let apology = RefusalPhrases.all.lazy.flatMap(\.apologies).first(where: { matches($0, at: 0) })
+            else { return nil }
+            for k in (apology.count - 1)..<min(folded.count - 1, openingWords) {
+                let between = separator(after: k)
+                guard separatorAllowsLeadIn(between) else { return nil }
+                if between.contains(where: { $0 == "." || $0 == "!" }) { return k + 1 }
+            }
+            return nil
+        }
+
+        /// Whether the words from `position` spell `pattern`, with only spaces between them.
+        func matches(_ pattern: [String], at position: Int) -> Bool {
+            guard position + pattern.count <= folded.count else { return false }
+            for (k, word) in pattern.enumerated() {
+                guard folded[position + k] == word else { return false }
+                if k > 0, !adjacent(position + k - 1) { return false }
+            }
+            return true
+        }
+
+        private func separator(after i: Int) -> ArraySlice<Character> {
+            chars[words[i].range.upperBound..<words[i + 1].range.lowerBound]
+        }
+
+        private func adjacent(_ i: Int) -> Bool { separator(after: i).allSatisfy(TextAnalysis.isSpace) }
+
+        private func endsSentence(_ separator: ArraySlice<Character>) -> Bool {
+            separator.contains { TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0) || $0 == ";" || $0 == ":" }
+        }
+
+        /// Between a lead-in and what follows: spaces and , . ! ; : or dashes, never a quote.
+        private func separatorAllowsLeadIn(_ separator: ArraySlice<Character>) -> Bool {
+            separator.allSatisfy { c in
+                c.isWhitespace || c == "," || c == "." || c == "!" || c == ";" || c == ":"
+                    || TextAnalysis.isDash(c)
+            }
         }
     }
 }

@@ -1,12 +1,19 @@
-/// Flags a cut-off answer: `finish_reason` "length", or text ending mid-phrase (altbench research).
+/// Flags a cut-off answer: `finish_reason` "length", or text ending mid-phrase or mid-word (altbench research).
 ///
 /// Ice Cubes asks for 50 tokens, so cut-offs are common. Without the finish reason, text is
-/// cut off when it stops on a function word (a, the, of, with, ...), on , ; : ( or a dash, or
-/// with a quote or bracket left open.
+/// cut off when it stops on a function word (a, the, of, with, ...), on , ; : ( or a dash,
+/// with a quote or bracket left open, or in the middle of a word:
+/// - a capitalised fragment of one or two letters after an article or two capitalised words
+///   ("A happy Pembroke Welsh C", "a poster of the D"), unless it is a word, an abbreviation
+///   or a roman numeral ("Co", "Dr", "V"), or the word before names a single letter
+///   ("Model S", "Vitamin C");
+/// - in English, a final lowercase token of one to three letters that is not a word
+///   (``shortWords``), an abbreviation or a unit after a number ("…something in th").
 ///
 /// A missing final period alone is not truncation ("A cat sleeping" is complete); whether
 /// the answer ends with one is a style question for another scorer. An answer that ends with
-/// . ! ? … or a closing quote or bracket is judged only on open quotes and brackets.
+/// . ! ? … or a closing quote or bracket is judged only on open quotes and brackets. A single
+/// word ending in a colon ("Telephone:") is an icon's whole label, not a cut-off list.
 ///
 /// Known limit: a fragment that ends on a particle and no period ("Lights on") is flagged,
 /// since "on" and "in" end most cut-off descriptions ("A dog running on").
@@ -17,10 +24,7 @@ public struct TruncationScorer: Scorer {
         if let reason = input.finishReason?.lowercased(), Self.cutOffReasons.contains(reason) {
             return [.flag(ScoreName.truncated, true, detail: "finish_reason \(reason)")]
         }
-        var text = input.text
-        let (quotes, brackets) = text.withUTF8(Self.mayOpen)
-        let evidence = Self.evidence(
-            chars: input.characters, quotes: quotes, brackets: brackets, quotedSpans: quotes ? input.quotedSpans : nil)
+        let evidence = Self.evidence(input)
         return [.flag(ScoreName.truncated, evidence != nil, detail: evidence)]
     }
 
@@ -45,82 +49,137 @@ public struct TruncationScorer: Scorer {
         ",", ";", ":", "(", "[", "{", "-", "\u{2010}", "\u{2013}", "\u{2014}", "&", "/",
     ]
 
-    /// Why `text` looks cut off, or `nil` when it looks complete (or is empty).
-    static func evidence(in text: String) -> String? {
-        evidence(chars: Array(text))
-    }
+    /// Common English words of one to three letters: a final token not among them (nor in
+    /// ``abbreviations``) is a word cut short.
+    static let shortWords: Set<String> = [
+        "a", "ace", "act", "ad", "add", "ads", "age", "ago", "ah", "aid", "aim", "air", "all", "am",
+        "an", "and", "ant", "any", "ape", "app", "apt", "arc", "are", "ark", "arm", "art", "as", "ash",
+        "ask", "at", "ate", "aw", "awe", "aww", "axe", "bad", "bag", "ban", "bar", "bat", "bay", "bbq",
+        "be", "bed", "bee", "beg", "bet", "bib", "bid", "big", "bin", "bit", "bog", "boo", "bow",
+        "box", "boy", "bra", "bro", "bud", "bug", "bun", "bus", "but", "buy", "by", "bye", "cab",
+        "cam", "can", "cap", "car", "cat", "cod", "cog", "cop", "cot", "cow", "cry", "cub", "cue",
+        "cup", "cut", "dad", "dam", "day", "den", "dew", "did", "die", "dig", "dim", "dip", "diy",
+        "do", "doe", "dog", "dot", "dry", "due", "dug", "duo", "dye", "ear", "eat", "eel", "egg",
+        "ego", "elf", "elk", "elm", "emo", "emu", "end", "era", "eve", "ewe", "eye", "fan", "far",
+        "fat", "fax", "fed", "fee", "few", "fig", "fin", "fir", "fit", "fix", "flu", "fly", "fog",
+        "for", "fox", "fry", "fun", "fur", "gal", "gap", "gas", "gel", "gem", "get", "gif", "gig",
+        "gin", "gnu", "go", "god", "got", "gum", "gun", "gut", "guy", "gym", "ha", "had", "ham", "has",
+        "hat", "hay", "he", "hen", "her", "hey", "hi", "hid", "him", "hip", "his", "hit", "hmm", "hog",
+        "hop", "hot", "how", "hub", "hue", "hug", "hum", "hut", "i", "ice", "icy", "if", "ill", "in",
+        "ink", "inn", "is", "it", "its", "ivy", "jam", "jar", "jaw", "jay", "jet", "job", "jog", "joy",
+        "jug", "keg", "key", "kid", "kin", "kit", "lab", "lad", "lap", "law", "lay", "led", "leg",
+        "let", "lid", "lie", "lip", "lit", "log", "lol", "lot", "low", "mad", "man", "map", "mat",
+        "may", "me", "men", "met", "mic", "mid", "mix", "mob", "mom", "mop", "mow", "mud", "mug",
+        "mum", "my", "nap", "net", "new", "nil", "no", "nod", "nor", "not", "now", "nun", "nut", "oak",
+        "oar", "oat", "odd", "of", "off", "oh", "oil", "ok", "old", "on", "one", "or", "orb", "ore",
+        "our", "out", "owl", "own", "ox", "pad", "pal", "pan", "pat", "paw", "pay", "pea", "peg",
+        "pen", "pet", "pic", "pie", "pig", "pin", "pit", "pod", "pop", "pot", "pro", "pub", "pug",
+        "pun", "pup", "put", "rag", "ram", "ran", "rat", "raw", "ray", "red", "rib", "rid", "rig",
+        "rim", "rip", "rod", "row", "rub", "rug", "run", "rye", "sad", "sap", "sat", "saw", "sax",
+        "say", "sea", "see", "set", "sew", "she", "shy", "sip", "sir", "sit", "six", "ski", "sky",
+        "so", "son", "soy", "spa", "spy", "sub", "sum", "sun", "tab", "tag", "tan", "tap", "tar",
+        "tax", "tea", "tee", "ten", "the", "tie", "tin", "tip", "to", "toe", "ton", "too", "top",
+        "tow", "toy", "try", "tub", "tug", "tux", "tv", "two", "uh", "um", "up", "urn", "us", "use",
+        "van", "vat", "vet", "via", "vow", "wag", "war", "was", "wax", "way", "we", "web", "wed",
+        "wet", "who", "why", "wig", "win", "wok", "won", "wow", "yak", "yam", "yes", "yet", "yew",
+        "yo", "you", "yum", "zen", "zip", "zoo",
+    ]
 
-    /// Whether UTF-8 `bytes` hold a mark that may open a quotation other than a straight
-    /// single quote (" “ „ ‘ « ‹ 「 『), and one that opens a bracket. When they hold neither,
-    /// the scans for unclosed quotations and brackets can be skipped: they would find none.
-    static func mayOpen(_ bytes: UnsafeBufferPointer<UInt8>) -> (quotes: Bool, brackets: Bool) {
-        var quotes = false
-        var brackets = false
-        let n = bytes.count
-        for i in 0..<n {
-            switch bytes[i] {
-            case 0x22: quotes = true
-            case 0x28, 0x5B, 0x7B: brackets = true
-            case 0xC2: if i + 1 < n, bytes[i + 1] == 0xAB { quotes = true }
-            case 0xE2:
-                if i + 2 < n, bytes[i + 1] == 0x80,
-                    [0x98, 0x9C, 0x9E, 0xB9].contains(bytes[i + 2])
-                {
-                    quotes = true
-                }
-            case 0xE3: if i + 2 < n, bytes[i + 1] == 0x80, bytes[i + 2] == 0x8C || bytes[i + 2] == 0x8E { quotes = true }
-            default: break
-            }
-        }
-        return (quotes, brackets)
-    }
+    /// Abbreviations, units and roman numerals that end complete text: "Dr", "Acme Co",
+    /// "5 km", "etc", "Henry V".
+    static let abbreviations: Set<String> = [
+        "ave", "cm", "co", "corp", "dr", "etc", "ft", "g", "hr", "hrs", "inc", "jr", "kg", "km",
+        "l", "lb", "lbs", "ln", "ltd", "m", "mg", "mi", "min", "ml", "mm", "mph", "mr", "mrs",
+        "ms", "mt", "oz", "pc", "pm", "rd", "sec", "sq", "sr", "st", "v", "vs", "x", "yd", "yr",
+        "yrs",
+    ]
 
-    /// ``evidence(in:)`` over text already split into `Character`s; `quotes` and `brackets`
-    /// false skip the scans ``mayOpen(_:)`` ruled out; `quotedSpans` are the spans of `chars`
-    /// when already found.
-    static func evidence(
-        chars: [Character], quotes: Bool = true, brackets: Bool = true, quotedSpans: [TextAnalysis.QuotedSpan]? = nil
-    ) -> String? {
-        guard let last = chars.last(where: { !TextAnalysis.isSpace($0) }) else { return nil }
+    /// Words that name a letter after them, so "Model S" or "Plan B" is complete.
+    static let letterNames: Set<String> = [
+        "block", "building", "class", "exit", "gate", "grade", "group", "hall", "letter", "level",
+        "model", "option", "plan", "platform", "row", "section", "series", "size", "team",
+        "terminal", "type", "unit", "vitamin", "wing", "zone",
+    ]
+
+    /// Why the answer looks cut off, or `nil` when it looks complete (or is empty).
+    static func evidence(_ input: ScoringInput) -> String? {
+        let chars = input.characters
+        guard let last = chars.last else { return nil }
 
         // Straight single quotes are left out: they are also apostrophes at word starts
         // ('90s, 'em, rock 'n roll), so an "open" one proves nothing.
-        if quotes, let open = (quotedSpans ?? TextAnalysis.quotedSpans(in: chars)).first(where: { !$0.isClosed && $0.opener != "'" }) {
+        if let open = input.quotedSpans.first(where: { !$0.isClosed && $0.opener != "'" }) {
             return "unclosed \(open.opener)"
         }
-        if brackets, let bracket = unclosedBracket(chars) {
+        if let bracket = unclosedBracket(chars) {
             return "unclosed \(bracket)"
+        }
+        if last == ":", input.words.count == 1 {
+            return nil
         }
         if danglingMarks.contains(last) {
             return "ends on \(last)"
         }
-        if TextAnalysis.isSentenceTerminator(last) || TextAnalysis.isClosingMark(last) {
-            return nil
+        guard let word = input.words.last, word.range.upperBound == chars.count else { return nil }
+        if functionWords.contains(word.normalized) {
+            return "ends on \(word.text)"
         }
-        guard TextAnalysis.isWordCharacter(last), let word = TextAnalysis.lastWord(in: chars),
-            functionWords.contains(word.normalized)
-        else { return nil }
-        return "ends on \(word.text)"
+        if isCutCapital(word, in: input) || isCutLowercase(word, in: input) {
+            return "ends mid-word: \(word.text)"
+        }
+        return nil
+    }
+
+    /// A capitalised fragment of one or two letters ("C", "Th") after an article or two
+    /// capitalised words, that is not a word, abbreviation or roman numeral, nor a single
+    /// letter named by the word before it ("Gate B", but "Golden Gate Br" is cut off).
+    static func isCutCapital(_ word: TextAnalysis.Word, in input: ScoringInput) -> Bool {
+        let letters = Array(word.text)
+        guard (1...2).contains(letters.count), letters[0].isUppercase, letters[0].isASCII,
+            letters.dropFirst().allSatisfy({ $0.isLowercase && $0.isASCII }),
+            !shortWords.contains(word.normalized), !abbreviations.contains(word.normalized)
+        else { return false }
+        let before = input.words.dropLast().suffix(2)
+        guard let previous = before.last, adjacent(previous, word, in: input),
+            letters.count == 2 || !letterNames.contains(previous.normalized)
+        else { return false }
+        if ["a", "an", "the"].contains(previous.normalized) { return true }
+        return before.count == 2 && before.allSatisfy(\.isCapitalized) && adjacent(before.first!, previous, in: input)
+    }
+
+    /// In English, a final lowercase token of one to three letters that is not a word, an
+    /// abbreviation or a unit after a number ("in th", but not "5 km").
+    static func isCutLowercase(_ word: TextAnalysis.Word, in input: ScoringInput) -> Bool {
+        guard (1...3).contains(word.text.count), word.text.allSatisfy({ $0.isASCII && $0.isLowercase }),
+            !shortWords.contains(word.text), !abbreviations.contains(word.text),
+            word.range.lowerBound == 0 || TextAnalysis.isSpace(input.characters[word.range.lowerBound - 1])
+        else { return false }
+        if input.words.count > 1, input.words[input.words.count - 2].text.first?.isNumber == true {
+            return false
+        }
+        return isEnglish(input)
+    }
+
+    /// Whether the answer may be English: its dataset says so or says nothing, and most of
+    /// its letters are ASCII.
+    static func isEnglish(_ input: ScoringInput) -> Bool {
+        if let lang = input.item.lang?.lowercased(), !lang.hasPrefix("en") { return false }
+        let letters = input.characters.filter(\.isLetter)
+        return letters.filter(\.isASCII).count * 2 >= letters.count
+    }
+
+    private static func adjacent(_ first: TextAnalysis.Word, _ second: TextAnalysis.Word, in input: ScoringInput) -> Bool {
+        TextAnalysis.areAdjacent(first, second, in: input.characters)
     }
 
     /// The innermost bracket still open at the end, ignoring stray closers ("1) a cat").
     static func unclosedBracket(_ chars: [Character]) -> Character? {
         var open: [Character] = []
         for c in chars {
-            // Brackets are ASCII: a byte comparison, not a Character one, and the first UTF-8
-            // byte rules out most characters at once.
-            switch c.utf8.first {
-            case 0x28, 0x29, 0x5B, 0x5D, 0x7B, 0x7D: break
-            default: continue
-            }
-            guard let byte = c.asciiByte else { continue }
-            switch byte {
-            case 0x28, 0x5B, 0x7B:
-                open.append(c)
-            case 0x29, 0x5D, 0x7D:
-                if !open.isEmpty { open.removeLast() }
-            default:
-                break
+            switch c {
+            case "(", "[", "{": open.append(c)
+            case ")", "]", "}": if !open.isEmpty { open.removeLast() }
+            default: break
             }
         }
         return open.last

@@ -71,31 +71,75 @@ struct TruncationScorerTests {
     func flagsAnswersCutOffBeforeTheirEnd(_ row: ScoringFlagCase) {
         expectFlag(TruncationScorer(), name: ScoreName.truncated, row)
     }
-}
 
-@Suite("truncated: byte prechecks")
-struct TruncationPrecheckTests {
-    static let fragments: [String] = [
-        "A", "cat", " ", "on", "the", "\"", "'", "(", ")", "[", "]", "{", "}", ",", ".", "\u{201C}", "\u{201D}",
-        "\u{201E}", "\u{2018}", "\u{2019}", "\u{00AB}", "\u{00BB}", "\u{2039}", "\u{203A}", "\u{300C}", "\u{300D}",
-        "\u{300E}", "\u{300F}", "\n", "caf\u{E9}", "\u{2014}",
+    /// Answers cut off in the middle of their last word.
+    static let midWord: [ScoringFlagCase] = [
+        .flag("A happy Pembroke Welsh C", "ends mid-word: C"),
+        .flag("A poster of the D", "ends mid-word: D"),
+        .flag("A view of the Golden Gate Br", "ends mid-word: Br"),
+        .flag("A dog focused on something in th", "ends mid-word: th"),
+        .flag("A woman holding a sm", "ends mid-word: sm"),
+        .flag("Two kids playing wi", "ends mid-word: wi"),
+        .flag("A field of gre", "ends mid-word: gre"),
+        .flag("A dog in th\n", "ends mid-word: th"),
     ]
 
-    @Test("skipping the scans the bytes rule out never changes the evidence")
-    func prechecksMatchTheFullScan() {
-        var state: UInt64 = 0x1234_5678_9ABC_DEF1
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        for _ in 0..<5000 {
-            let text = (0..<next(14)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
-            let input = ScoringInput(content: text)
-            var trimmed = input.text
-            let (quotes, brackets) = trimmed.withUTF8(TruncationScorer.mayOpen)
-            #expect(
-                TruncationScorer.evidence(chars: input.characters, quotes: quotes, brackets: brackets)
-                    == TruncationScorer.evidence(chars: input.characters), "\(text.debugDescription)")
-        }
+    /// Complete answers the mid-word rules leave alone.
+    static let wholeWords: [ScoringFlagCase] = [
+        // A single word ending in a colon is an icon's whole label.
+        .pass("Telephone:"),
+        .pass("**Telephone:**"),
+        .pass("A cat."),
+        .pass("OK"),
+        .pass("A dog on a log"),
+        .pass("A boy and his dog"),
+        .pass("A sunny day at the spa"),
+        .pass("A kid with a toy"),
+        .pass("Friends grilling at a bbq"),
+        .pass("A map of the US"),
+        .pass("Tom and I"),
+        .pass("Cats vs"),
+        .pass("Pens, paper, etc"),
+        .pass("A street sign for Main St"),
+        .pass("Portrait of Dr"),
+        .pass("Snow on Mt"),
+        .pass("The Acme Trading Co"),
+        .pass("A trail marker reading 5 km"),
+        .pass("A dropper bottle of 10 ml"),
+        .pass("A fence post 3 ft"),
+        .pass("A cat aged 3"),
+        .pass("A birthday cake with candles 🎂"),
+        .pass("A red Tesla Model S"),
+        .pass("A bottle of Vitamin C"),
+        .pass("Queen Elizabeth II"),
+        .pass("King Henry V"),
+        .pass("Photo by John D"),
+        .pass("A sign: Exit B"),
+        .pass("Departures board at Gate B"),
+        .pass("#tbt"),
+        .pass("A dog named Rex #dogsofmastodon #pdx"),
+    ]
+
+    @Test(arguments: midWord + wholeWords)
+    func flagsAWordCutShort(_ row: ScoringFlagCase) {
+        expectFlag(TruncationScorer(), name: ScoreName.truncated, row)
+    }
+
+    /// A lowercase fragment is judged only in English: a dataset language other than English,
+    /// or text mostly in other scripts, skips it.
+    @Test(arguments: [
+        ("A dog in th", "en", true),
+        ("A dog in th", "en-US", true),
+        ("A dog in th", nil, true),
+        ("Un gato en la mar", "es", false),
+        ("Ein Hund im Gras am", "de", false),
+        ("Un chien sur la mer", "fr", false),
+        ("\u{6771}\u{4EAC}\u{306E}\u{591C}\u{666F}\u{3068}\u{5BCC}\u{58EB}\u{5C71} abc", nil, false),
+        ("A happy Pembroke Welsh C", "fr", true),
+    ] as [(String, String?, Bool)])
+    func judgesALowercaseFragmentOnlyInEnglish(_ text: String, _ lang: String?, _ flagged: Bool) {
+        let input = ScoringInput(content: text, item: ScoringItem(lang: lang))
+        let score = TruncationScorer().score(input)
+        #expect(score.first?.isFlagged == flagged, "detail: \(score.first?.detail ?? "nil")")
     }
 }
