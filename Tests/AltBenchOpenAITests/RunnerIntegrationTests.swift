@@ -101,8 +101,9 @@ struct RunnerIntegrationTests {
         #expect(requests.count == 1)
         #expect(await sink.results.isEmpty)
         #expect(outcome.progress.done == 0)
-        // No retry backoff (0.5 + 1 + 2 + 4 s) either; generous for a loaded machine.
-        #expect(elapsed < .seconds(6))
+        // One request means no retry backoff (0.5 + 1 + 2 + 4 s) was waited; the bound only
+        // guards against a stuck run on a loaded machine.
+        #expect(elapsed < .seconds(30))
     }
 
     @Test func trialsFinishedBeforeTheStopStayRecorded() async throws {
