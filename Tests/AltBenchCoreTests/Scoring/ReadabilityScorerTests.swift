@@ -228,31 +228,6 @@ struct ReadabilityScorerTests {
     }
 }
 
-// MARK: - The fast paths against the plain scan
-
-extension ReadabilityScorerTests {
-    @Test func countsAsThePlainScanDoes() {
-        var random = RandomAltText(seed: 11)
-        for _ in 0..<3000 {
-            let text = random.text()
-            for syllables in [true, false] {
-                #expect(
-                    Readability.counts(in: text, syllables: syllables)
-                        == PlainReadability.counts(in: text, syllables: syllables), "\(text.debugDescription)")
-            }
-        }
-    }
-
-    @Test func decidesLatinLettersAndPunctuationAsTheirProperties() {
-        for v in Array(0x80..<0x250) + Array(0x2000..<0x2100) {
-            guard let scalar = Unicode.Scalar(v) else { continue }
-            #expect(
-                Readability.isNonASCIIWordCharacter(scalar) == PlainReadability.isNonASCIIWordCharacter(scalar),
-                "U+\(String(v, radix: 16))")
-        }
-    }
-}
-
 /// ``Readability/counts(in:syllables:)`` as first written: one scalar per turn, every
 /// character class from its Unicode properties.
 enum PlainReadability {
