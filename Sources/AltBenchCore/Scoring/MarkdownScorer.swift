@@ -14,316 +14,24 @@
 /// - Numbered list markers (`1. `, `1) `) at the start of two lines or more. One numbered line
 ///   is an ordinal, as in "1. FC Köln" or the German "2. Platz", and passes.
 /// - Code spans in backticks, fences of three backticks anywhere, `[text](url)` links and
-///   `![alt](src)` images,
-///   HTML tags (`<b>`, `<br>`, `<br/>`, `<img src=…>`, `</p>`, `<!--`), `<https://…>`
-///   autolinks and HTML entities (`&amp;`, `&#39;`, `&nbsp;`).
+///   `![alt](src)` images, HTML tags (``tagNames``: `<b>`, `<br>`, `<br/>`, `<img src=…>`,
+///   `</p>`), comments (`<!--`), `<https://…>` autolinks and HTML entities (``entityNames``:
+///   `&amp;`, `&nbsp;`; and numeric ones, `&#39;`, `&#x27;`).
 ///
 /// Not flagged: "C#", "#1", hashtags, "5 * 3 = 15", "a*b", "snake_case_name", "a <3 heart",
 /// "x < y > z", "-5°C", "Mr. T", emoticons (":-)", "*_*", "^_^"), a footnote asterisk
 /// ("Open*") and unknown tags ("<Hello>"). Quoted text is not exempt: a screen reader reads
 /// the marks inside quotation marks too.
 ///
-/// Most answers contain none of the characters * _ # [ < > ~ | & nor a backtick or a line
-/// break, and pass after one byte scan of the UTF-8 text. The detail is the first markup found, as written, cut to
-/// 40 characters: "**Alt text:**", "# Heading", "<br>".
+/// The text is read as Unicode scalars; every scalar beyond ASCII counts as part of a word
+/// ("é", "猫"). The detail is the first markup found, as written, cut to 40 characters:
+/// "**Alt text:**", "# Heading", "<br>".
 public struct MarkdownScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        var text = input.text
-        let detail = text.withUTF8 { Self.markup(in: $0) }
-        guard let detail else { return Self.passed }
+        guard let detail = Self.markup(in: input.text) else { return [.flag(ScoreName.markdown, false)] }
         return [.flag(ScoreName.markdown, true, detail: detail)]
-    }
-
-    /// The score of an answer that passes, made once.
-    static let passed = [Score.flag(ScoreName.markdown, false)]
-
-    /// The first markup in the UTF-8 `bytes`, as written and cut to 40 characters, or `nil`.
-    static func markup(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard hasCandidate(bytes), let range = firstMarkup(in: bytes) else { return nil }
-        var end = range.upperBound
-        while end > range.lowerBound, isSpace(bytes[end - 1]) { end -= 1 }
-        let found = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]), as: UTF8.self)
-        // At most 40 bytes are at most 40 characters.
-        return found.utf8.count > 40 && found.count > 40 ? String(found.prefix(39)) + "\u{2026}" : found
-    }
-
-    // MARK: - Bytes
-
-    private static let asterisk = UInt8(ascii: "*")
-    private static let underscore = UInt8(ascii: "_")
-    private static let backtick = UInt8(ascii: "`")
-    private static let tilde = UInt8(ascii: "~")
-    private static let newline = UInt8(ascii: "\n")
-
-    @inline(__always)
-    static func isSpace(_ b: UInt8) -> Bool {
-        b == 32 || b == 9 || b == 10 || b == 13
-    }
-
-    @inline(__always)
-    static func isDigit(_ b: UInt8) -> Bool {
-        b >= 48 && b <= 57
-    }
-
-    @inline(__always)
-    static func isAlphanumeric(_ b: UInt8) -> Bool {
-        let folded = b | 0x20
-        return isDigit(b) || (folded >= 97 && folded <= 122)
-    }
-
-    /// A letter or digit, counting every non-ASCII byte as part of a word ("é", "猫").
-    @inline(__always)
-    static func isWordByte(_ b: UInt8) -> Bool {
-        b >= 0x80 || isAlphanumeric(b)
-    }
-
-    /// Whether any byte could start markup: the common path, one pass sixteen bytes at a
-    /// time, no allocation.
-    static func hasCandidate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = bytes.first else { return false }
-        if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { return true }
-        return ByteScan.containsByte(bytes) { v in
-            func equals(_ b: UInt8) -> ByteScan.Mask { v .== ByteScan.Lanes(repeating: b) }
-            return equals(asterisk) .| equals(underscore) .| equals(backtick) .| equals(tilde) .| equals(newline)
-                .| equals(UInt8(ascii: "#")) .| equals(UInt8(ascii: "[")) .| equals(UInt8(ascii: "<"))
-                .| equals(UInt8(ascii: ">")) .| equals(UInt8(ascii: "|")) .| equals(UInt8(ascii: "&"))
-        }
-    }
-
-    /// ``hasCandidate(_:)`` one byte at a time; the tests check that both agree.
-    static func hasCandidateByteByByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = bytes.first else { return false }
-        if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { return true }
-        for b in bytes {
-            switch b {
-            case asterisk, underscore, backtick, tilde, newline, UInt8(ascii: "#"), UInt8(ascii: "["),
-                UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "|"), UInt8(ascii: "&"):
-                return true
-            default:
-                continue
-            }
-        }
-        return false
-    }
-
-    /// The end of the line that holds `index` (the index of its line break, or the count).
-    @inline(__always)
-    static func lineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
-        ByteScan.firstIndex(of: newline, in: bytes, from: index) ?? bytes.count
-    }
-
-    /// The byte range of the first markup, or `nil`.
-    static func firstMarkup(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        let n = bytes.count
-        let multiLine = ByteScan.firstIndex(of: newline, in: bytes, from: 0) != nil
-        var numberedLine: Range<Int>?
-        var atLineStart = true
-        var i = 0
-        while i < n {
-            if atLineStart {
-                atLineStart = false
-                if let found = lineMarkup(bytes, at: i, multiLine: multiLine, numberedLine: &numberedLine) {
-                    return found
-                }
-            }
-            let b = bytes[i]
-            var next = i + 1
-            switch b {
-            case newline:
-                atLineStart = true
-            case asterisk, underscore, tilde:
-                let run = runLength(bytes, at: i)
-                if let found = emphasis(bytes, at: i, run: run) { return found }
-                next = i + run
-            case backtick:
-                let run = runLength(bytes, at: i)
-                if let found = code(bytes, at: i, run: run) { return found }
-                next = i + run
-            case UInt8(ascii: "["):
-                if let found = link(bytes, at: i) { return found }
-            case UInt8(ascii: "!"):
-                if i + 1 < n, bytes[i + 1] == UInt8(ascii: "["), let found = link(bytes, at: i + 1) {
-                    return i..<found.upperBound
-                }
-            case UInt8(ascii: "<"):
-                if let found = htmlTag(bytes, at: i) { return found }
-            case UInt8(ascii: "&"):
-                if let found = entity(bytes, at: i) { return found }
-            default:
-                break
-            }
-            i = next
-        }
-        return nil
-    }
-
-    @inline(__always)
-    static func runLength(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
-        var j = i + 1
-        while j < bytes.count, bytes[j] == bytes[i] { j += 1 }
-        return j - i
-    }
-
-    // MARK: - Line starts
-
-    /// Markup that opens the line starting at `start`: a heading, block quote, fence, rule,
-    /// table row or list marker. Numbered lines are collected in `numberedLine` and count
-    /// from the second one.
-    static func lineMarkup(
-        _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, multiLine: Bool, numberedLine: inout Range<Int>?
-    ) -> Range<Int>? {
-        let n = bytes.count
-        let end = lineEnd(bytes, from: start)
-        var p = start
-        while p < end, p < start + 3, bytes[p] == 32 { p += 1 }
-        guard p < end else { return nil }
-        let b = bytes[p]
-        let line = p..<end
-
-        func spaceAt(_ k: Int) -> Bool { k < n && (bytes[k] == 32 || bytes[k] == 9) }
-
-        switch b {
-        case UInt8(ascii: "#"):
-            let run = runLength(bytes, at: p)
-            if run <= 6, spaceAt(p + run) { return line }
-        case UInt8(ascii: ">"):
-            if spaceAt(p + 1) || (p + 1 < end && bytes[p + 1] == b) { return line }
-        case backtick, tilde:
-            if runLength(bytes, at: p) >= 3 { return line }
-        case UInt8(ascii: "|"):
-            if isTableRule(bytes[line]) { return line }
-        default:
-            break
-        }
-        if b == UInt8(ascii: "-") || b == asterisk || b == underscore, isRule(bytes[line], mark: b) {
-            return line
-        }
-        if b == UInt8(ascii: "-") || b == asterisk || b == UInt8(ascii: "+"), spaceAt(p + 1),
-            multiLine || start == 0, bytes[(p + 1)..<end].contains(where: { !isSpace($0) })
-        {
-            return line
-        }
-        if isDigit(b) {
-            var k = p
-            while k < end, k < p + 9, isDigit(bytes[k]) { k += 1 }
-            if k < end, bytes[k] == UInt8(ascii: ".") || bytes[k] == UInt8(ascii: ")"), spaceAt(k + 1) {
-                if let first = numberedLine { return first }
-                numberedLine = line
-            }
-        }
-        return nil
-    }
-
-    /// A thematic break: three or more of the same `mark`, spaces allowed, nothing else.
-    static func isRule(_ line: Slice<UnsafeBufferPointer<UInt8>>, mark: UInt8) -> Bool {
-        var count = 0
-        for b in line {
-            if b == mark {
-                count += 1
-            } else if b != 32, b != 9, b != 13 {
-                return false
-            }
-        }
-        return count >= 3
-    }
-
-    /// A table's delimiter row: only | - : and spaces, with at least one | and three dashes.
-    static func isTableRule(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var dashes = 0
-        for b in line {
-            switch b {
-            case UInt8(ascii: "-"): dashes += 1
-            case UInt8(ascii: "|"), UInt8(ascii: ":"), 32, 9, 13: continue
-            default: return false
-            }
-        }
-        return dashes >= 3
-    }
-
-    // MARK: - Inline
-
-    /// `**bold**`, `*emphasis*`, `__bold__`, `_emphasis_` or `~~strike~~` opening at `i`,
-    /// where a run of `run` marks starts.
-    static func emphasis(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, run: Int) -> Range<Int>? {
-        let n = bytes.count
-        let mark = bytes[i]
-        if mark == tilde, run != 2 { return nil }
-        let open = i + run
-        guard open < n, opensEmphasis(bytes[open]) else { return nil }
-        if i > 0 {
-            let before = bytes[i - 1]
-            // "a*b" is arithmetic and "snake_case" one identifier; "“*Open*”" is emphasis.
-            if mark == underscore ? isWordByte(before) : isAlphanumeric(before) { return nil }
-        }
-        let wanted = min(run, 2)
-        var j = open
-        while j < n, bytes[j] != newline {
-            guard bytes[j] == mark else {
-                j += 1
-                continue
-            }
-            let closing = runLength(bytes, at: j)
-            let after = j + closing < n ? bytes[j + closing] : nil
-            let closes =
-                closing >= wanted && !isSpace(bytes[j - 1]) && !isEmphasisMark(bytes[j - 1])
-                && (after.map { mark == underscore ? !isWordByte($0) : !isAlphanumeric($0) } ?? true)
-            if closes, bytes[open..<j].contains(where: isWordByte) {
-                return i..<(j + closing)
-            }
-            j += closing
-        }
-        return nil
-    }
-
-    /// Whether emphasised text may start with `b`: a letter, a digit, a quotation mark or a
-    /// bracket, so the marks of "*_*" or "*** SALE ***" are not emphasis.
-    @inline(__always)
-    static func opensEmphasis(_ b: UInt8) -> Bool {
-        isWordByte(b) || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") || b == UInt8(ascii: "(")
-            || b == UInt8(ascii: "[")
-    }
-
-    @inline(__always)
-    static func isEmphasisMark(_ b: UInt8) -> Bool {
-        b == asterisk || b == underscore || b == tilde || b == UInt8(ascii: "^")
-    }
-
-    /// A code span or a fence opening at `i`, where a run of `run` backticks starts.
-    static func code(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, run: Int) -> Range<Int>? {
-        if run >= 3 { return i..<lineEnd(bytes, from: i) }
-        if i > 0, isAlphanumeric(bytes[i - 1]) { return nil }
-        let n = bytes.count
-        var j = i + run
-        while j < n, bytes[j] != newline {
-            guard bytes[j] == backtick else {
-                j += 1
-                continue
-            }
-            let closing = runLength(bytes, at: j)
-            if closing == run, j > i + run, bytes[(i + run)..<j].contains(where: { !isSpace($0) }),
-                j + closing == n || !isAlphanumeric(bytes[j + closing])
-            {
-                return i..<(j + closing)
-            }
-            j += closing
-        }
-        return nil
-    }
-
-    /// `[text](url)` with the `[` at `i`, on one line.
-    static func link(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Range<Int>? {
-        let n = bytes.count
-        var j = i + 1
-        while j < n, bytes[j] != UInt8(ascii: "]"), bytes[j] != newline { j += 1 }
-        guard j + 2 < n, bytes[j] == UInt8(ascii: "]"), bytes[j + 1] == UInt8(ascii: "("),
-            !isSpace(bytes[j + 2]), bytes[j + 2] != UInt8(ascii: ")")
-        else { return nil }
-        var k = j + 2
-        while k < n, bytes[k] != UInt8(ascii: ")"), bytes[k] != newline { k += 1 }
-        guard k < n, bytes[k] == UInt8(ascii: ")") else { return nil }
-        return i..<(k + 1)
     }
 
     /// HTML tag names a model writes into alt text.
@@ -335,74 +43,230 @@ public struct MarkdownScorer: Scorer {
         "tbody", "td", "th", "thead", "tr", "u", "ul",
     ]
 
-    /// An HTML tag, comment or autolink opening at `i`: `<b>`, `</p>`, `<br/>`,
-    /// `<img src="…">`, `<!--`, `<https://…>`.
-    static func htmlTag(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Range<Int>? {
-        let n = bytes.count
-        var j = i + 1
-        guard j < n else { return nil }
-        if bytes[j] == UInt8(ascii: "!"), j + 2 < n, bytes[j + 1] == UInt8(ascii: "-"),
-            bytes[j + 2] == UInt8(ascii: "-")
-        {
-            return i..<(j + 3)
-        }
-        if bytes[j] == UInt8(ascii: "/") { j += 1 }
-        let nameStart = j
-        while j < n, isAlphanumeric(bytes[j]), j - nameStart < 11 { j += 1 }
-        guard j > nameStart, j < n, isAlphanumeric(bytes[nameStart]), !isDigit(bytes[nameStart]) else {
-            return nil
-        }
-        var name = ""
-        for b in bytes[nameStart..<j] { name.unicodeScalars.append(Unicode.Scalar(b | 0x20)) }
-        let closer = lineEnd(bytes, from: j)
-        let close = bytes[j..<closer].firstIndex(of: UInt8(ascii: ">"))
-        if (name == "http" || name == "https"), bytes[j] == UInt8(ascii: ":"), let close {
-            return i..<(close + 1)
-        }
-        guard tagNames.contains(name), let close else { return nil }
-        switch bytes[j] {
-        case UInt8(ascii: ">"):
-            return i..<(j + 1)
-        case UInt8(ascii: "/"):
-            return j + 1 < n && bytes[j + 1] == UInt8(ascii: ">") ? i..<(j + 2) : nil
-        case 32, 9:
-            // Attributes: no other "<" before the ">".
-            return bytes[j..<close].contains(UInt8(ascii: "<")) ? nil : i..<(close + 1)
-        default:
-            return nil
-        }
-    }
-
     /// Named entities a model writes for punctuation.
     static let entityNames: Set<String> = [
         "amp", "lt", "gt", "quot", "apos", "nbsp", "mdash", "ndash", "hellip", "copy", "reg",
         "trade", "rsquo", "lsquo", "ldquo", "rdquo", "deg", "eacute", "euro", "pound",
     ]
 
-    /// An HTML entity at `i`: `&amp;`, `&#39;`, `&#x27;`.
-    static func entity(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Range<Int>? {
-        let n = bytes.count
-        var j = i + 1
-        guard j < n else { return nil }
-        if bytes[j] == UInt8(ascii: "#") {
-            j += 1
-            let hex = j < n && (bytes[j] | 0x20) == UInt8(ascii: "x")
-            if hex { j += 1 }
-            let digitsStart = j
-            while j < n, j - digitsStart < 7,
-                hex ? isAlphanumeric(bytes[j]) && (isDigit(bytes[j]) || (bytes[j] | 0x20) <= UInt8(ascii: "f")) : isDigit(bytes[j])
-            {
-                j += 1
+    /// The first markup in `text`, as written and cut to 40 characters, or `nil`.
+    static func markup(in text: String) -> String? {
+        let s = Array(text.unicodeScalars)
+        guard var range = Scan(s).firstMarkup() else { return nil }
+        while !range.isEmpty, isSpace(s[range.upperBound - 1]) { range = range.dropLast() }
+        var found = ""
+        found.unicodeScalars.append(contentsOf: s[range])
+        return found.count > 40 ? String(found.prefix(39)) + "\u{2026}" : found
+    }
+
+    static func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
+    static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+    static func isAlphanumeric(_ c: Unicode.Scalar) -> Bool {
+        isDigit(c) || ("a"..."z").contains(c) || ("A"..."Z").contains(c)
+    }
+    /// A letter or digit, counting every scalar beyond ASCII as part of a word.
+    static func isWord(_ c: Unicode.Scalar) -> Bool { !c.isASCII || isAlphanumeric(c) }
+
+    /// One answer's scalars, and the rules read over them.
+    struct Scan {
+        let s: [Unicode.Scalar]
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        /// The range of the first markup, or `nil`.
+        func firstMarkup() -> Range<Int>? {
+            let multiLine = s.contains("\n")
+            var numberedLine: Range<Int>?
+            var i = 0
+            while i < s.count {
+                if i == 0 || s[i - 1] == "\n",
+                    let found = lineMarkup(at: i, multiLine: multiLine, numberedLine: &numberedLine)
+                {
+                    return found
+                }
+                let run = runLength(at: i)
+                var found: Range<Int>?
+                switch s[i] {
+                case "*", "_", "~": found = emphasis(at: i, run: run)
+                case "`": found = code(at: i, run: run)
+                case "[": found = link(at: i)
+                case "!": found = i + 1 < s.count && s[i + 1] == "[" ? link(at: i + 1).map { i..<$0.upperBound } : nil
+                case "<": found = htmlTag(at: i)
+                case "&": found = entity(at: i)
+                default: break
+                }
+                if let found { return found }
+                // A run of marks is read once.
+                i += "*_~`".unicodeScalars.contains(s[i]) ? run : 1
             }
-            guard j > digitsStart, j < n, bytes[j] == UInt8(ascii: ";") else { return nil }
+            return nil
+        }
+
+        func runLength(at i: Int) -> Int {
+            var j = i + 1
+            while j < s.count, s[j] == s[i] { j += 1 }
+            return j - i
+        }
+
+        /// The end of the line that holds `i` (the index of its line break, or the count).
+        func lineEnd(from i: Int) -> Int { s[i...].firstIndex(of: "\n") ?? s.count }
+
+        func isBlank(at k: Int) -> Bool { k < s.count && (s[k] == " " || s[k] == "\t") }
+
+        // MARK: Line starts
+
+        /// Markup that opens the line starting at `start`: a heading, block quote, fence, rule,
+        /// table row or list marker. Numbered lines are collected in `numberedLine` and count
+        /// from the second one.
+        func lineMarkup(at start: Int, multiLine: Bool, numberedLine: inout Range<Int>?) -> Range<Int>? {
+            let end = lineEnd(from: start)
+            var p = start
+            while p < end, p < start + 3, s[p] == " " { p += 1 }
+            guard p < end else { return nil }
+            let c = s[p]
+            let line = p..<end
+            let run = runLength(at: p)
+            if c == "#", run <= 6, isBlank(at: p + run) { return line }
+            if c == ">", isBlank(at: p + 1) || (p + 1 < end && s[p + 1] == ">") { return line }
+            if c == "`" || c == "~", run >= 3 { return line }
+            if c == "|", isTableRule(line) { return line }
+            if c == "-" || c == "*" || c == "_", isRule(line, mark: c) { return line }
+            if c == "-" || c == "*" || c == "+", isBlank(at: p + 1), multiLine || start == 0,
+                s[(p + 1)..<end].contains(where: { !MarkdownScorer.isSpace($0) })
+            {
+                return line
+            }
+            var k = p
+            while k < end, k < p + 9, MarkdownScorer.isDigit(s[k]) { k += 1 }
+            if k > p, k < end, s[k] == "." || s[k] == ")", isBlank(at: k + 1) {
+                if let first = numberedLine { return first }
+                numberedLine = line
+            }
+            return nil
+        }
+
+        /// A thematic break: three or more of the same `mark`, spaces allowed, nothing else.
+        func isRule(_ line: Range<Int>, mark: Unicode.Scalar) -> Bool {
+            s[line].allSatisfy { $0 == mark || $0 == " " || $0 == "\t" || $0 == "\r" }
+                && s[line].filter { $0 == mark }.count >= 3
+        }
+
+        /// A table's delimiter row: only | - : and spaces, with at least one | and three dashes.
+        func isTableRule(_ line: Range<Int>) -> Bool {
+            s[line].allSatisfy { "|-: \t\r".unicodeScalars.contains($0) } && s[line].filter { $0 == "-" }.count >= 3
+        }
+
+        // MARK: Inline
+
+        /// `**bold**`, `*emphasis*`, `__bold__`, `_emphasis_` or `~~strike~~` opening at `i`,
+        /// where a run of `run` marks starts.
+        func emphasis(at i: Int, run: Int) -> Range<Int>? {
+            let mark = s[i]
+            if mark == "~", run != 2 { return nil }
+            let open = i + run
+            guard open < s.count, opensEmphasis(s[open]) else { return nil }
+            // "a*b" is arithmetic and "snake_case" one identifier; "“*Open*”" is emphasis.
+            func isWordAround(_ c: Unicode.Scalar) -> Bool {
+                mark == "_" ? MarkdownScorer.isWord(c) : MarkdownScorer.isAlphanumeric(c)
+            }
+            if i > 0, isWordAround(s[i - 1]) { return nil }
+            var j = open
+            while j < s.count, s[j] != "\n" {
+                guard s[j] == mark else {
+                    j += 1
+                    continue
+                }
+                let closing = runLength(at: j)
+                let closes =
+                    closing >= min(run, 2) && !MarkdownScorer.isSpace(s[j - 1])
+                    && !"*_~^".unicodeScalars.contains(s[j - 1])
+                    && (j + closing == s.count || !isWordAround(s[j + closing]))
+                if closes, s[open..<j].contains(where: MarkdownScorer.isWord) { return i..<(j + closing) }
+                j += closing
+            }
+            return nil
+        }
+
+        /// Whether emphasised text may start with `c`: a letter, a digit, a quotation mark or a
+        /// bracket, so the marks of "*_*" or "*** SALE ***" are not emphasis.
+        func opensEmphasis(_ c: Unicode.Scalar) -> Bool {
+            MarkdownScorer.isWord(c) || c == "\"" || c == "'" || c == "(" || c == "["
+        }
+
+        /// A code span or a fence opening at `i`, where a run of `run` backticks starts.
+        func code(at i: Int, run: Int) -> Range<Int>? {
+            if run >= 3 { return i..<lineEnd(from: i) }
+            if i > 0, MarkdownScorer.isAlphanumeric(s[i - 1]) { return nil }
+            var j = i + run
+            while j < s.count, s[j] != "\n" {
+                guard s[j] == "`" else {
+                    j += 1
+                    continue
+                }
+                let closing = runLength(at: j)
+                if closing == run, s[(i + run)..<j].contains(where: { !MarkdownScorer.isSpace($0) }),
+                    j + closing == s.count || !MarkdownScorer.isAlphanumeric(s[j + closing])
+                {
+                    return i..<(j + closing)
+                }
+                j += closing
+            }
+            return nil
+        }
+
+        /// `[text](url)` with the `[` at `i`, on one line.
+        func link(at i: Int) -> Range<Int>? {
+            guard let close = s[(i + 1)...].firstIndex(where: { $0 == "]" || $0 == "\n" }),
+                close + 2 < s.count, s[close] == "]", s[close + 1] == "(",
+                !MarkdownScorer.isSpace(s[close + 2]), s[close + 2] != ")",
+                let end = s[(close + 2)...].firstIndex(where: { $0 == ")" || $0 == "\n" }), s[end] == ")"
+            else { return nil }
+            return i..<(end + 1)
+        }
+
+        /// An HTML tag, comment or autolink opening at `i`: `<b>`, `</p>`, `<br/>`,
+        /// `<img src="…">`, `<!--`, `<https://…>`.
+        func htmlTag(at i: Int) -> Range<Int>? {
+            if s[(i + 1)...].starts(with: "!--".unicodeScalars) { return i..<(i + 4) }
+            let nameStart = i + 1 < s.count && s[i + 1] == "/" ? i + 2 : i + 1
+            var j = nameStart
+            while j < s.count, j - nameStart < 11, MarkdownScorer.isAlphanumeric(s[j]) { j += 1 }
+            guard j > nameStart, j < s.count, !MarkdownScorer.isDigit(s[nameStart]) else { return nil }
+            let name = String(String.UnicodeScalarView(s[nameStart..<j])).lowercased()
+            let close = s[j..<lineEnd(from: j)].firstIndex(of: ">")
+            if name == "http" || name == "https", s[j] == ":", let close { return i..<(close + 1) }
+            guard MarkdownScorer.tagNames.contains(name), let close else { return nil }
+            switch s[j] {
+            case ">": return i..<(j + 1)
+            case "/": return j + 1 < s.count && s[j + 1] == ">" ? i..<(j + 2) : nil
+            // Attributes: no other "<" before the ">".
+            case " ", "\t": return s[j..<close].contains("<") ? nil : i..<(close + 1)
+            default: return nil
+            }
+        }
+
+        /// An HTML entity at `i`: a name from ``entityNames`` (`&amp;`), or a decimal or hex
+        /// number (`&#39;`, `&#x27;`), then ";".
+        func entity(at i: Int) -> Range<Int>? {
+            var j = i + 1
+            guard j < s.count else { return nil }
+            if s[j] == "#" {
+                j += 1
+                let hex = j < s.count && (s[j] == "x" || s[j] == "X")
+                if hex { j += 1 }
+                let digitsStart = j
+                while j < s.count, j - digitsStart < 7,
+                    hex ? s[j].properties.isASCIIHexDigit : MarkdownScorer.isDigit(s[j])
+                {
+                    j += 1
+                }
+                guard j > digitsStart, j < s.count, s[j] == ";" else { return nil }
+                return i..<(j + 1)
+            }
+            while j < s.count, j - i <= 7, MarkdownScorer.isAlphanumeric(s[j]) { j += 1 }
+            guard j < s.count, s[j] == ";",
+                MarkdownScorer.entityNames.contains(String(String.UnicodeScalarView(s[(i + 1)..<j])))
+            else { return nil }
             return i..<(j + 1)
         }
-        var name = ""
-        while j < n, j - i <= 7, isAlphanumeric(bytes[j]) {
-            name.unicodeScalars.append(Unicode.Scalar(bytes[j]))
-            j += 1
-        }
-        guard j < n, bytes[j] == UInt8(ascii: ";"), entityNames.contains(name) else { return nil }
-        return i..<(j + 1)
     }
 }

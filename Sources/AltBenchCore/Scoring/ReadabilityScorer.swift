@@ -80,222 +80,116 @@ public enum Readability {
         return (x * scale + (x.sign == .minus ? -0.5 : 0.5)).rounded(.down) / scale
     }
 
-    /// textstat's word and sentence counts of `text` and, when `syllables` is true, the
-    /// syllables of its words by ``SyllableCounter``: one scan over the Unicode scalars (Python
-    /// counts code points), decoded from the UTF-8 bytes, an ASCII byte taking only the steps
-    /// its class needs and a run of ASCII letters read in one go. The letters of the current
-    /// word go to a buffer on the stack (on the heap for texts of more than a kilobyte or so).
-    public static func counts(in text: String, syllables: Bool) -> Counts {
-        if let counts = text.utf8.withContiguousStorageIfAvailable({ counts(utf8: $0, syllables: syllables) }) {
-            return counts
+    /// The three kinds of code point the counts tell apart, and the rest.
+    enum Kind {
+        /// Python's `\s`: ends a word.
+        case space
+        /// Python's `\w`: makes a run of non-space a word, and opens a sentence.
+        case word
+        /// `.`, `!` or `?`: ends a sentence, with the rest of its run.
+        case terminator
+        /// Anything else: part of a word, but no reason to count it.
+        case other
+
+        init(_ scalar: Unicode.Scalar) {
+            if Readability.isSpace(scalar) {
+                self = .space
+            } else if Readability.isWordCharacter(scalar) {
+                self = .word
+            } else if scalar == "." || scalar == "!" || scalar == "?" {
+                self = .terminator
+            } else {
+                self = .other
+            }
         }
-        var copy = text
-        copy.makeContiguousUTF8()
-        return copy.utf8.withContiguousStorageIfAvailable { counts(utf8: $0, syllables: syllables) }
-            ?? Counts(words: 0, sentences: 1, syllables: 0)
     }
 
-    private static func counts(utf8: UnsafeBufferPointer<UInt8>, syllables countSyllables: Bool) -> Counts {
-        let capacity = utf8.count + 8
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { letters in
-            // The words of the whole text, and the letters of the current one.
-            var words = 0
-            var syllables = 0
-            var inToken = false
-            var tokenHasWord = false
-            var letterCount = 0
-            // The current sentence (a regex match) and the words inside it. A word may
-            // straddle two sentences: "3.5" ends one after "3." and starts the next at "5".
-            var inSentence = false
-            var inTerminators = false
-            var sentences = 0
-            var shortSentences = 0
-            var sentenceWords = 0
-            var inSentenceToken = false
-            var sentenceTokenHasWord = false
+    /// textstat's word and sentence counts of `text` and, when `syllables` is true, the
+    /// syllables of its words by ``SyllableCounter``: one pass over the Unicode scalars
+    /// (Python counts code points), one step per rule.
+    public static func counts(in text: String, syllables countSyllables: Bool) -> Counts {
+        var words = WordCount(countSyllables: countSyllables)
+        var sentences = SentenceCount()
+        for scalar in text.unicodeScalars {
+            let kind = Kind(scalar)
+            words.read(kind, scalar)
+            sentences.read(kind)
+        }
+        words.read(.space, " ")
+        sentences.end()
+        return Counts(words: words.words, sentences: sentences.count, syllables: words.syllables)
+    }
 
-            var index = 0
-            let n = utf8.count
-            while index <= n {
-                // An ASCII character, the most common kind, takes the steps of the general
-                // turn below that apply to its class, and no others.
-                if index < n, utf8[index] < 0x80 {
-                    let byte = utf8[index]
-                    index += 1
-                    let folded = byte | 0x20
-                    if (folded >= 0x61 && folded <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F {
-                        // A word character: it opens a word, and a sentence if none is open,
-                        // after closing one whose run of . ! ? it ends.
-                        inToken = true
-                        tokenHasWord = true
-                        letters[letterCount] = byte == 0x5F ? byte : byte >= 0x30 && byte <= 0x39 ? 0x30 : folded
-                        letterCount += 1
-                        if inSentence, inTerminators {
-                            // Close the sentence.
-                            if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                            sentences += 1
-                            if sentenceWords <= 2 { shortSentences += 1 }
-                            inSentence = false
-                        }
-                        if !inSentence {
-                            inSentence = true
-                            inTerminators = false
-                            sentenceWords = 0
-                        }
-                        inSentenceToken = true
-                        sentenceTokenHasWord = true
-                        // The rest of the run of letters and digits: more letters, kept
-                        // whether or not syllables are counted (the buffer has room).
-                        var count = letterCount
-                        var next = index
-                        // Eight bytes at a time (`letters` has room for them), then one by one.
-                        run: do {
-                            while next + 8 <= n {
-                                let eight = UnsafeRawPointer(utf8.baseAddress! + next).loadUnaligned(as: UInt64.self)
-                                let run = TermMatching.alphanumericRun(eight)
-                                guard run.length > 0 else { break run }
-                                // Letters lowercased, digits as "0".
-                                let letterBytes = (run.letters >> 7) &* 0xFF
-                                let digitBytes = (run.digits >> 7) &* 0xFF
-                                let codes = run.lowercase & letterBytes | 0x3030_3030_3030_3030 & digitBytes
-                                UnsafeMutableRawPointer(letters.baseAddress! + count).storeBytes(of: codes, as: UInt64.self)
-                                count &+= run.length
-                                next &+= run.length
-                                if run.length < 8 { break run }
-                            }
-                            while next < n {
-                                let byte = utf8[next]
-                                let folded = byte | 0x20
-                                let code: UInt8
-                                if folded &- 0x61 < 26 {
-                                    code = folded
-                                } else if byte &- 0x30 < 10 {
-                                    code = 0x30
-                                } else {
-                                    break
-                                }
-                                letters[count] = code
-                                count &+= 1
-                                next &+= 1
-                            }
-                        }
-                        letterCount = count
-                        index = next
-                    } else if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) || (byte >= 0x1C && byte <= 0x1F) {
-                        // Whitespace ends the word, and the sentence after its run of . ! ?.
-                        if inToken, tokenHasWord {
-                            words += 1
-                            if countSyllables {
-                                syllables += SyllableCounter.count(letters: UnsafeBufferPointer(rebasing: letters[0..<letterCount]))
-                            }
-                        }
-                        letterCount = 0
-                        inToken = false
-                        tokenHasWord = false
-                        if inSentence {
-                            if inTerminators {
-                                // Close the sentence.
-                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                                sentences += 1
-                                if sentenceWords <= 2 { shortSentences += 1 }
-                                inSentence = false
-                            } else {
-                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                                inSentenceToken = false
-                                sentenceTokenHasWord = false
-                            }
-                        }
-                    } else if byte == 0x2E || byte == 0x21 || byte == 0x3F {
-                        // . ! ? join the run that ends the sentence.
-                        inToken = true
-                        if inSentence {
-                            inTerminators = true
-                            inSentenceToken = true
-                        }
-                    } else {
-                        // Other punctuation: part of the word, and the end of a sentence
-                        // whose run of . ! ? it follows.
-                        inToken = true
-                        if inSentence {
-                            if inTerminators {
-                                // Close the sentence.
-                                if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                                sentences += 1
-                                if sentenceWords <= 2 { shortSentences += 1 }
-                                inSentence = false
-                            } else {
-                                inSentenceToken = true
-                            }
-                        }
-                    }
-                    continue
-                }
-                // Any other scalar per turn, and one more turn past the end to close what is
-                // open. (. ! ? are ASCII: no scalar here is one.)
-                var space = true
-                var word = false
-                var code: UInt8 = 0
-                if index < n {
-                    let scalar: Unicode.Scalar
-                    (scalar, index) = UTF8Scalars.scalar(utf8, at: index)
-                    space = isSpace(scalar)
-                    word = !space && isNonASCIIWordCharacter(scalar)
-                    if word, countSyllables { code = SyllableCounter.letterCode(scalar) }
-                } else {
-                    index += 1
-                }
+    /// `lexicon_count` and `syllable_count`: runs of non-space holding a word character, and
+    /// the syllables of the word characters of each.
+    struct WordCount {
+        let countSyllables: Bool
+        var words = 0
+        var syllables = 0
+        /// The current run holds a word character.
+        var hasWord = false
+        /// The ``SyllableCounter/letterCode(_:)`` of each word character of the current run.
+        var letters: [UInt8] = []
 
-                // The words of the whole text (lexicon_count, and syllable_count's words).
-                if space {
-                    // Close the word.
-                    if inToken, tokenHasWord {
-                        words += 1
-                        if countSyllables {
-                            syllables += SyllableCounter.count(letters: UnsafeBufferPointer(rebasing: letters[0..<letterCount]))
-                        }
-                    }
-                    letterCount = 0
-                    inToken = false
-                    tokenHasWord = false
-                } else {
-                    inToken = true
-                    if word {
-                        tokenHasWord = true
-                        if countSyllables {
-                            letters[letterCount] = code
-                            letterCount += 1
-                        }
-                    }
+        mutating func read(_ kind: Kind, _ scalar: Unicode.Scalar) {
+            switch kind {
+            case .space:
+                if hasWord {
+                    words += 1
+                    if countSyllables { syllables += letters.withUnsafeBufferPointer(SyllableCounter.count(letters:)) }
                 }
-
-                // The sentences: a match ends at the first character after its run of . ! ?
-                // (or at the end), and the next starts at the next word character.
-                let atEnd = index > n
-                if inSentence, inTerminators || atEnd {
-                    if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                    sentences += 1
-                    if sentenceWords <= 2 { shortSentences += 1 }
-                    inSentence = false
-                }
-                if atEnd { break }
-                if !inSentence {
-                    guard word else { continue }
-                    inSentence = true
-                    inTerminators = false
-                    sentenceWords = 0
-                    inSentenceToken = false
-                    sentenceTokenHasWord = false
-                }
-                if space {
-                    if inSentenceToken, sentenceTokenHasWord { sentenceWords += 1 }
-                    inSentenceToken = false
-                    sentenceTokenHasWord = false
-                } else {
-                    inSentenceToken = true
-                    if word { sentenceTokenHasWord = true }
-                }
+                hasWord = false
+                letters.removeAll(keepingCapacity: true)
+            case .word:
+                hasWord = true
+                if countSyllables { letters.append(SyllableCounter.letterCode(scalar)) }
+            case .terminator, .other:
+                break
             }
-            return Counts(words: words, sentences: max(1, sentences - shortSentences), syllables: syllables)
+        }
+    }
+
+    /// `sentence_count`: the matches of `\b[^.!?]+[.!?]*` and the words inside each, less
+    /// those of two words or fewer. A word may straddle two sentences: "3.5" ends one after
+    /// "3." and starts the next at "5".
+    struct SentenceCount {
+        var sentences = 0
+        var shortSentences = 0
+        /// Whether a sentence is open, and whether it has reached its run of . ! ?.
+        var isOpen = false
+        var inTerminators = false
+        /// The words of the open sentence, and whether its current run holds a word character.
+        var words = 0
+        var hasWord = false
+
+        var count: Int { max(1, sentences - shortSentences) }
+
+        mutating func read(_ kind: Kind) {
+            if isOpen, inTerminators, kind != .terminator { end() }
+            if !isOpen {
+                guard kind == .word else { return }
+                (isOpen, inTerminators, words, hasWord) = (true, false, 0, false)
+            }
+            switch kind {
+            case .space:
+                if hasWord { words += 1 }
+                hasWord = false
+            case .word:
+                hasWord = true
+            case .terminator:
+                inTerminators = true
+            case .other:
+                break
+            }
+        }
+
+        /// Closes the open sentence, if any.
+        mutating func end() {
+            guard isOpen else { return }
+            if hasWord { words += 1 }
+            sentences += 1
+            if words <= 2 { shortSentences += 1 }
+            isOpen = false
         }
     }
 
@@ -305,36 +199,22 @@ public enum Readability {
     /// vertical tab, form feed, carriage return, the separators U+001C to U+001F and space;
     /// beyond ASCII, the White_Space characters (U+0085, no-break space, the U+2000 spaces, ...).
     static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        let v = scalar.value
-        if v < 0x80 { return v == 0x20 || (v >= 0x09 && v <= 0x0D) || (v >= 0x1C && v <= 0x1F) }
-        switch v {
-        case 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
-        default: return false
+        switch scalar.value {
+        case 0x09...0x0D, 0x1C...0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+            return true
+        default:
+            return false
         }
     }
 
     /// Python's `\w` (`Py_UNICODE_ISALNUM` or "_"): a letter (categories Lu, Ll, Lt, Lm, Lo),
     /// a character with a numeric value (digits, "½", "²", "Ⅻ") or the underscore. Combining
     /// marks are not word characters, so textstat deletes the accent of a decomposed "é".
-    @inline(__always)
     static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        let v = scalar.value
-        if v < 0x80 {
-            let folded = v | 0x20
-            return (v >= 0x30 && v <= 0x39) || (folded >= 0x61 && folded <= 0x7A) || v == 0x5F
+        if scalar.isASCII {
+            return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_"
         }
-        return isNonASCIIWordCharacter(scalar)
-    }
-
-    /// ``isWordCharacter(_:)`` beyond ASCII, kept out of line: the property lookups cost more
-    /// to set up than the whole ASCII test. The scalars Latin text is made of are decided by
-    /// their value: the accented letters from U+00C0 to U+017F are all letters (but for × and
-    /// ÷), and the general punctuation from U+2000 to U+206F (quotes, dashes, …) holds none.
-    @inline(never)
-    static func isNonASCIIWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        let v = scalar.value
-        if v >= 0xC0 && v <= 0x17F { return v != 0xD7 && v != 0xF7 }
-        if v >= 0x2000 && v <= 0x206F { return false }
         let properties = scalar.properties
         switch properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter:

@@ -26,13 +26,13 @@
 ///   for the first-person check.
 ///
 /// `value` is the count, `passed` is `count == 0`; the detail lists the first five tokens.
-/// A text with no #, @, "http://", "https://" or "www." where a token could start is answered
-/// from one byte scan (``mayHoldToken(_:)``), without the voice scan.
+/// A text where no token could start is answered without the voice scan
+/// (``mayHoldToken(_:)``).
 public struct SocialTokensScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        guard Self.mayHoldToken(input.text) else {
+        guard Self.mayHoldToken(input.characters) else {
             return [Score(name: ScoreName.socialTokens, value: 0, passed: true)]
         }
         let voice = TermMatching.ownVoice(of: input)
@@ -42,6 +42,20 @@ public struct SocialTokensScorer: Scorer {
                 name: ScoreName.socialTokens, value: Double(tokens.count), passed: tokens.isEmpty,
                 detail: tokens.isEmpty ? nil : tokens.prefix(5).joined(separator: ", "))
         ]
+    }
+
+    /// Whether `chars` hold a # or @ that opens a hashtag or mention, or the start of a URL
+    /// (``urlPrefixLength(_:at:)``). The own voice only removes text, each stretch becoming
+    /// one space, so it holds a token only where the text holds one of these.
+    static func mayHoldToken(_ chars: [Character]) -> Bool {
+        chars.indices.contains { i in
+            switch chars[i] {
+            case "#": hashtagEnd(chars, at: i) != nil
+            case "@": mentionEnd(chars, at: i) != nil
+            case "h", "H", "w", "W": urlPrefixLength(chars, at: i) != nil
+            default: false
+            }
+        }
     }
 
     /// Words that name the token after them as something seen in the image, or the thing
@@ -54,103 +68,6 @@ public struct SocialTokensScorer: Scorer {
         "shirt", "sticker", "stickers", "badge", "screenshot", "mug", "graffiti",
     ]
 
-    /// Whether `text` may hold a token, from one scan of its UTF-8 bytes: a # or @ where a
-    /// hashtag or mention could start (the character before and the letters after allow
-    /// it), "http://", "https://" or "www." (any case). Loose where bytes cannot tell (any
-    /// non-ASCII byte may be a letter), so it never misses a token ``tokens(in:words:)``
-    /// finds; "#1", "C#", "&#39;", an e-mail address or a lone @ are answered without the
-    /// voice scan. Only # @ : and . stop the scan (a URL is found from the ":" of "://" or
-    /// the "." of "www."), and runs of eight bytes without one are passed over at once.
-    static func mayHoldToken(_ text: String) -> Bool {
-        var copy = text
-        return copy.withUTF8 { b in
-            let n = b.count
-            func isAlphanumeric(_ byte: UInt8) -> Bool {
-                let folded = byte | 0x20
-                return (folded >= 0x61 && folded <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-            }
-            func isLetter(_ byte: UInt8) -> Bool {
-                let folded = byte | 0x20
-                return folded >= 0x61 && folded <= 0x7A
-            }
-            /// Whether `b[at...]` spells `lowercase` (ASCII letters) in any case.
-            func spells(_ at: Int, _ lowercase: StaticString) -> Bool {
-                let count = lowercase.utf8CodeUnitCount
-                guard at >= 0, at + count <= n else { return false }
-                return lowercase.withUTF8Buffer { p in
-                    for k in 0..<count where b[at + k] | (isLetter(b[at + k]) ? 0x20 : 0) != p[k] { return false }
-                    return true
-                }
-            }
-            /// Whether a URL may start at `at`: not inside a word or after a dot.
-            func startsURL(_ at: Int) -> Bool {
-                let previous: UInt8 = at > 0 ? b[at - 1] : 0x20
-                return !isAlphanumeric(previous) && previous != UInt8(ascii: ".")
-            }
-            // The bytes the scan stops at, as bits of a mask over 0 to 63: # . : @ are 0x23,
-            // 0x2E, 0x3A, 0x40.
-            let stops: UInt64 = 1 << 0x23 | 1 << 0x2E | 1 << 0x3A
-            let raw = UnsafeRawPointer(b.baseAddress)
-            var i = 0
-            while i < n {
-                // Eight bytes at a time while none of them is a stop.
-                if let raw, i + 8 <= n, !Self.holdsStop(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
-                    i += 8
-                    continue
-                }
-                let byte = b[i]
-                guard byte == 0x40 || (byte < 0x40 && stops >> UInt64(byte) & 1 == 1) else {
-                    i += 1
-                    continue
-                }
-                let previous: UInt8 = i > 0 ? b[i - 1] : 0x20
-                switch byte {
-                case UInt8(ascii: "#"):
-                    guard !isAlphanumeric(previous), previous != UInt8(ascii: "&"), previous != UInt8(ascii: "/"),
-                        previous != UInt8(ascii: ")"), previous != UInt8(ascii: "_"), previous != UInt8(ascii: "#")
-                    else { break }
-                    var j = i + 1
-                    while j < n, isAlphanumeric(b[j]) || b[j] == UInt8(ascii: "_") || b[j] >= 0x80 {
-                        if isLetter(b[j]) || b[j] >= 0x80 { return true }
-                        j += 1
-                    }
-                case UInt8(ascii: "@"):
-                    guard !isAlphanumeric(previous), previous != UInt8(ascii: "."), previous != UInt8(ascii: "_"),
-                        previous != UInt8(ascii: "-"), previous != UInt8(ascii: "+"), previous != UInt8(ascii: "@")
-                    else { break }
-                    var j = i + 1
-                    while j < n, isAlphanumeric(b[j]) || b[j] == UInt8(ascii: "_") || b[j] == UInt8(ascii: ".")
-                        || b[j] == UInt8(ascii: "-")
-                    {
-                        if isLetter(b[j]) { return true }
-                        j += 1
-                    }
-                case UInt8(ascii: ":"):
-                    // "http://" or "https://" ending here.
-                    guard i + 2 < n, b[i + 1] == UInt8(ascii: "/"), b[i + 2] == UInt8(ascii: "/") else { break }
-                    if spells(i - 4, "http"), startsURL(i - 4) { return true }
-                    if spells(i - 5, "https"), startsURL(i - 5) { return true }
-                default:
-                    // "www." ending here.
-                    if spells(i - 3, "www"), startsURL(i - 3) { return true }
-                }
-                i += 1
-            }
-            return false
-        }
-    }
-
-    /// Whether one of the eight bytes of `word` is # . : or @ (the classic test for a zero
-    /// byte, on the word xor-ed with each of them).
-    @inline(__always)
-    private static func holdsStop(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
-        return hasZero(word ^ (ones &* 0x23)) || hasZero(word ^ (ones &* 0x2E)) || hasZero(word ^ (ones &* 0x3A))
-            || hasZero(word ^ (ones &* 0x40))
-    }
-
     /// The hashtags, URLs and mentions of `chars` (split into `words`) as written, in order,
     /// leaving out those a naming word announces, colours and all-caps hashtags.
     static func tokens(in chars: [Character], words: [TextAnalysis.Word]) -> [String] {
@@ -158,15 +75,8 @@ public struct SocialTokensScorer: Scorer {
         var found: [String] = []
         var i = 0
         while i < n {
-            // Every token starts with an ASCII character (a Character of one byte: its
-            // byte, and cheaper to read than `asciiValue`); the rest are passed over.
-            let utf8 = chars[i].utf8
-            guard utf8.count == 1, let a = utf8.first else {
-                i += 1
-                continue
-            }
-            switch a {
-            case UInt8(ascii: "#"):
+            switch chars[i] {
+            case "#":
                 if let end = hashtagEnd(chars, at: i) {
                     let body = chars[(i + 1)..<end]
                     if !isHexColour(body) && !isAllCaps(body) && !isNamed(at: i, chars: chars, words: words) {
@@ -175,13 +85,13 @@ public struct SocialTokensScorer: Scorer {
                     i = end
                     continue
                 }
-            case UInt8(ascii: "@"):
+            case "@":
                 if let end = mentionEnd(chars, at: i) {
                     if !isNamed(at: i, chars: chars, words: words) { found.append(String(chars[i..<end])) }
                     i = end
                     continue
                 }
-            case UInt8(ascii: "h"), UInt8(ascii: "H"), UInt8(ascii: "w"), UInt8(ascii: "W"):
+            case "h", "H", "w", "W":
                 if let end = urlEnd(chars, at: i) {
                     if !isNamed(at: i, chars: chars, words: words) { found.append(String(chars[i..<end])) }
                     i = end
@@ -214,38 +124,26 @@ public struct SocialTokensScorer: Scorer {
     // MARK: - Tokens
 
     private static func isASCIILetterOrDigit(_ c: Character) -> Bool {
-        guard let a = c.asciiByte else { return false }
-        let folded = a | 0x20
-        return (a >= 48 && a <= 57) || (folded >= 97 && folded <= 122)
+        c.isASCII && (c.isLetter || c.isNumber)
     }
 
-    /// Whether `chars[i...]` starts with `prefix` (lowercase ASCII), ignoring case.
-    private static func hasPrefix(_ chars: [Character], at i: Int, _ prefix: String) -> Bool {
-        var j = i
-        for expected in prefix.utf8 {
-            guard j < chars.count, let a = chars[j].asciiByte else { return false }
-            let lower = a >= 65 && a <= 90 ? a + 32 : a
-            guard lower == expected else { return false }
-            j += 1
+    /// How a URL starts, lowercase.
+    static let urlPrefixes = ["https://", "http://", "www."]
+
+    /// The length of the URL prefix (``urlPrefixes``, any case) at `i`, when a URL may start
+    /// there: not inside a word nor after a dot.
+    static func urlPrefixLength(_ chars: [Character], at i: Int) -> Int? {
+        if i > 0, TextAnalysis.isWordCharacter(chars[i - 1]) || chars[i - 1] == "." { return nil }
+        let prefix = urlPrefixes.first { prefix in
+            i + prefix.count <= chars.count
+                && zip(chars[i...], prefix).allSatisfy { $0.isASCII && $0.lowercased() == String($1) }
         }
-        return true
+        return prefix?.count
     }
 
     /// The end of the URL starting at `i`, or `nil`.
     static func urlEnd(_ chars: [Character], at i: Int) -> Int? {
-        let first = chars[i]
-        guard first == "h" || first == "H" || first == "w" || first == "W" else { return nil }
-        if i > 0, TextAnalysis.isWordCharacter(chars[i - 1]) || chars[i - 1] == "." { return nil }
-        let prefixLength: Int
-        if hasPrefix(chars, at: i, "https://") {
-            prefixLength = 8
-        } else if hasPrefix(chars, at: i, "http://") {
-            prefixLength = 7
-        } else if hasPrefix(chars, at: i, "www.") {
-            prefixLength = 4
-        } else {
-            return nil
-        }
+        guard let prefixLength = urlPrefixLength(chars, at: i) else { return nil }
         var end = i + prefixLength
         var opensParenthesis = false
         while end < chars.count {

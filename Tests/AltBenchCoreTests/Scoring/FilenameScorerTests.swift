@@ -57,36 +57,4 @@ struct FilenameScorerTests {
     func flagsFileNames(_ row: ScoringFlagCase) {
         expectFlag(FilenameScorer(), name: ScoreName.filename, row)
     }
-
-    @Test func scansSixteenBytesAtATimeAsOneByOne() {
-        var random = RandomAnswers(seed: 31)
-        for k in 0..<1500 {
-            var text = k % 3 == 0 ? String(random.answer().prefix(k % 40)) : random.answer()
-            text.withUTF8 { bytes in
-                for from in stride(from: k % 4, through: bytes.count, by: 9 + k % 7) {
-                    #expect(
-                        FilenameScorer.fileName(in: bytes, from: from)
-                            == FilenameScorer.fileNameByteByByte(in: bytes, from: from))
-                }
-            }
-        }
-    }
-
-    @Test func findsQuotationsAsOnTheCharacters() {
-        var random = RandomAnswers(seed: 32)
-        for k in 0..<3000 {
-            let input = ScoringInput(content: random.answer(simple: k % 2 == 0))
-            var text = input.text
-            let count = text.utf8.count
-            var from = 0
-            while let range = text.withUTF8({ FilenameScorer.fileName(in: $0, from: from) }),
-                range.upperBound <= count
-            {
-                #expect(
-                    FilenameScorer.isQuoted(range, in: input) == FilenameScorer.isQuotedByCharacters(range, in: input),
-                    "\(input.text.debugDescription)")
-                from = range.upperBound
-            }
-        }
-    }
 }

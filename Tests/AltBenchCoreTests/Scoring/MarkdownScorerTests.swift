@@ -73,29 +73,4 @@ struct MarkdownScorerTests {
     func flagsMarkupAScreenReaderWouldReadOut(_ row: ScoringFlagCase) {
         expectFlag(MarkdownScorer(), name: ScoreName.markdown, row)
     }
-
-    @Test func findsLineEndsSixteenBytesAtATime() {
-        var random = RandomAnswers(seed: 22)
-        for k in 0..<1000 {
-            var text = k % 3 == 0 ? String(random.answer().prefix(k % 40)) : random.answer()
-            text.withUTF8 { bytes in
-                for from in stride(from: k % 5, through: bytes.count, by: 5) {
-                    #expect(
-                        MarkdownScorer.lineEnd(bytes, from: from)
-                            == (bytes[from...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count))
-                }
-            }
-        }
-    }
-
-    @Test func scansSixteenBytesAtATimeAsOneByOne() {
-        var random = RandomAnswers(seed: 21)
-        for k in 0..<3000 {
-            // Lengths around the 16-byte chunks, and whole answers.
-            var text = k % 3 == 0 ? String(random.answer().prefix(k % 40)) : random.answer()
-            text.withUTF8 { bytes in
-                #expect(MarkdownScorer.hasCandidate(bytes) == MarkdownScorer.hasCandidateByteByByte(bytes))
-            }
-        }
-    }
 }
