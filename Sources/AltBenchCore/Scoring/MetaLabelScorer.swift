@@ -1,30 +1,26 @@
 /// Flags an answer that announces itself or chatters to the person asking.
 ///
-/// Rule (WebAIM, "Alternative Text": alt text should not announce itself, "image of" or
-/// "alt text:" is read out to every screen-reader user; double-great/alt-text flags "photo:"
-/// and "photographer:"): the answer is pasted as the description as it is, so a label or a
-/// remark addressed to the asker becomes part of the image. Flagged, in this order:
-/// 1. An opening label ending in a colon (or ``altTextLabels`` also a spaced dash, "ALT TEXT -"),
-///    in any case and with markdown around it ("**Alt text:**"), with an optional "for ..."
-///    of up to four words ("Alt text for the image:"), or alone on the first line with the
-///    description on the next: ``altTextLabels`` and ``openingLabels``.
-/// 2. A chatty opening, after an optional lead-in ("Sure,", "Okay,"): "Here is/Here's ...
-///    alt text/description/caption/breakdown" (``presentations``), a phrase of
-///    ``spokenOpenings`` ("Here is what I see", "Let me describe", "That's a close-up of"),
-///    or an ``exclamations`` lead-in followed by more text ("Certainly!", "Great question!").
+/// Rule (WebAIM, "Alternative Text": alt text should not announce itself; double-great/alt-text
+/// flags "photo:" and "photographer:"): the answer is pasted as the description, so a label or a
+/// remark to the asker is read out to every screen-reader user. Flagged, in this order:
+/// 1. An opening label before a colon (``altTextLabels`` also before a spaced dash: "ALT TEXT -"),
+///    with markdown around it ("**Alt text:**"), after up to two ``labelModifiers`` ("Short alt
+///    text:"), with an optional "for ..." of up to four words or a short parenthesis ("Alt text
+///    for the image:", "Alt text (125 characters):"), or alone on the first line.
+/// 2. An opening after an optional lead-in ("Sure,", "Okay,"): "Here is ... alt text/description/
+///    caption/breakdown" (``presentations``), a phrase of ``spokenOpenings`` ("Here is what I
+///    see", "Let me describe", "That's a close-up of"), or an ``exclamations`` lead-in followed
+///    by more text ("Certainly!", "Great question!").
 /// 3. A label of ``lineLabels`` at the start of a later line ("\n\nAlt text:", "\nNote:").
-/// 4. A phrase of ``chatterPhrases`` anywhere in the model's own voice ("Hope this helps",
-///    "Let me know if", "Feel free to").
+/// 4. A phrase of ``chatterPhrases`` anywhere in the model's own voice ("Hope this helps").
 ///
-/// Not flagged: a label word without a separator ("Description of a dress"), a generic label
-/// later in a sentence ("A poster with the caption: Hello") or later in the text ("Caption:"
-/// further down may be the image's own caption); a label with nothing after it, which is an
-/// icon's own name ("Search:", "Caption:"); a label that names the subject, not the answer
-/// ("Menu: pasta, salad" on a photographed menu, "Warning: wet floor": only the words of the
-/// tables are labels); a generic label or an opening in capitals or Title Case, which is
-/// transcribed sign text ("NOTE: buy milk", "THAT'S A WRAP"); chatter that is quoted or
-/// reported ("A sign reading Let me know if you need help",
-/// ``TermMatching/ownVoice(of:)``) or shouted ("A poster: FEEL FREE TO ASK").
+/// Not flagged: a label word without a separator ("Description of a dress"); a generic label
+/// later in a sentence ("A poster with the caption: Hello") or text (the image's own
+/// "Caption:"); a label with nothing after it, an icon's own name ("Search:", "Caption:"); a
+/// label naming the subject, not the answer ("Menu: pasta, salad", "Warning: wet floor"): only
+/// the tables' words are labels; a generic label in capitals, an opening or chatter in capitals
+/// or Title Case: transcribed sign text ("NOTE: buy milk", "THAT'S A WRAP", "Let Me Know");
+/// chatter quoted or reported ("A sign reading Let me know if", ``TermMatching/ownVoice(of:)``).
 ///
 /// The detail is the label with its separator ("Alt text:"), the opening ("Here is the alt
 /// text", "Sure!") or the chatter ("Let me know if"), as written, markdown left out.
@@ -36,45 +32,45 @@ public struct MetaLabelScorer: Scorer {
         return [.flag(ScoreName.metaLabel, true, detail: evidence)]
     }
 
-    // MARK: - Tables
-
     /// Labels only ever put before an alt text: flagged in any case, at the start of the
     /// answer or of any line, before a colon or a spaced dash.
-    static let altTextLabels: [[String]] = [
-        ["alt", "text"], ["alt-text"], ["alttext"], ["alt"], ["alt", "tag"], ["alt", "description"],
-        ["alternative", "text"], ["alt", "text", "description"], ["image", "alt", "text"],
-        ["image", "description"], ["photo", "description"], ["picture", "description"],
-        ["media", "description"], ["short", "description"], ["suggested", "alt", "text"],
-        ["description", "of", "the", "image"],
+    static let altTextLabels: [[String]] = phrases(
+        "alt text", "alt-text", "alttext", "alt", "alt tag", "alt description", "alternative text",
+        "alt text description", "image alt text", "image description", "photo description", "picture description",
+        "media description", "short description", "suggested alt text", "description of the image",
+        "alt text suggestion", "scene description", "visual description", "assistant",
         // de, fr, es, pt, it
-        ["bildbeschreibung"], ["alternativtext"], ["texte", "alternatif"], ["description", "de", "l'image"],
-        ["texto", "alternativo"], ["descripción", "de", "la", "imagen"], ["descrição", "da", "imagem"],
-        ["testo", "alternativo"],
-    ]
+        "bildbeschreibung", "alternativtext", "texte alternatif", "description de l'image", "texto alternativo",
+        "descripción de la imagen", "descrição da imagem", "testo alternativo",
+    )
 
     /// Labels flagged when they open the answer before a colon, unless in capitals.
-    static let openingLabels: [[String]] = [
-        ["description"], ["caption"], ["image"], ["photo"], ["picture"], ["pic"], ["photographer"],
-        ["image", "caption"], ["photo", "caption"], ["note"], ["summary"], ["image", "summary"],
+    static let openingLabels: [[String]] = phrases(
+        "description", "caption", "image", "photo", "picture", "pic", "photographer", "image caption",
+        "photo caption", "note", "summary", "image summary", "answer", "response", "output", "option 1",
+        "option one", "version 1",
         // de, fr, es, pt, it ("Description :" is the English word)
-        ["beschreibung"], ["bildunterschrift"], ["légende"], ["descripción"], ["descrição"], ["descrizione"],
+        "beschreibung", "bildunterschrift", "légende", "descripción", "descrição", "descrizione",
+    )
+
+    /// Words that may come before a label: "Short alt text:", "Detailed description:".
+    static let labelModifiers: Set<String> = [
+        "short", "shorter", "long", "longer", "brief", "detailed", "concise", "suggested", "proposed", "final",
+        "revised", "improved", "simple", "extended", "full", "my",
     ]
 
     /// Labels flagged at the start of a later line: the alt-text labels, and a note added
     /// after the description ("\n\nNote: the text is too small to read"), unless in capitals.
     static let lineLabels: [[String]] = altTextLabels + [["note"], ["please", "note"]]
 
-    /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
-    static let leadIns: [[String]] = [
-        ["sure", "thing"], ["sure"], ["certainly"], ["of", "course"], ["absolutely"], ["great", "question"],
-        ["good", "question"], ["no", "problem"], ["okay"], ["ok"], ["alright"], ["all", "right"], ["well"],
-    ]
-
     /// Lead-ins that are chatter themselves when "!", "," or "." and more text follow them.
-    static let exclamations: Set<[String]> = [
-        ["sure", "thing"], ["sure"], ["certainly"], ["of", "course"], ["absolutely"], ["great", "question"],
-        ["good", "question"], ["no", "problem"],
-    ]
+    static let exclamations: [[String]] = phrases(
+        "sure thing", "sure", "certainly", "of course", "absolutely", "great question", "good question",
+        "no problem", "got it",
+    )
+
+    /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
+    static let leadIns: [[String]] = exclamations + phrases("okay", "ok", "alright", "all right", "well")
 
     /// "Here is ..." presenting what follows it.
     static let presentations: [[String]] = [["here", "is"], ["here's"], ["here", "are"], ["below", "is"]]
@@ -83,7 +79,7 @@ public struct MetaLabelScorer: Scorer {
     /// text", "Here's a breakdown of the image".
     static let presented: Set<String> = [
         "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions", "breakdown",
-        "overview", "summary",
+        "overview", "summary", "options", "suggestions", "versions",
     ]
 
     /// Words allowed between a presentation and what it presents: "Here is a short,
@@ -93,115 +89,128 @@ public struct MetaLabelScorer: Scorer {
         "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested", "proposed", "short",
         "shorter", "brief", "concise", "descriptive", "detailed", "simple", "clear", "accessible", "good",
         "improved", "revised", "new", "one-sentence", "image", "photo", "picture", "suitable", "appropriate",
-        "quick", "full", "visual",
+        "quick", "full", "visual", "few", "two", "three", "several",
     ]
 
     /// Openings spoken to the asker: the answer replies instead of describing.
-    static let spokenOpenings: [[String]] = [
-        ["here", "is", "what", "i", "see"], ["here's", "what", "i", "see"], ["here", "is", "what", "i", "can", "see"],
-        ["here's", "what", "i", "can", "see"], ["here", "is", "what", "the", "image", "shows"],
-        ["here's", "what", "the", "image", "shows"], ["here's", "what's", "in", "the", "image"],
-        ["let's", "take", "a", "look"], ["let's", "take", "a", "closer", "look"], ["let's", "break", "it", "down"],
-        ["let's", "break", "down"], ["let's", "describe"], ["let's", "see"], ["let", "me", "describe"],
-        ["let", "me", "take", "a", "look"], ["let", "me", "break"], ["i'd", "be", "happy", "to"],
-        ["that's", "a"], ["that's", "an"], ["that", "is", "a"], ["that", "is", "an"],
-        ["this", "is", "a", "description"], ["this", "is", "the", "description"], ["this", "is", "an", "alt", "text"],
-        ["this", "is", "the", "alt", "text"], ["this", "is", "a", "caption", "for"],
-    ]
+    static let spokenOpenings: [[String]] = phrases(
+        "here is what i see", "here's what i see", "here is what i can see", "here's what i can see",
+        "here is what the image shows", "here's what the image shows", "here's what's in the image",
+        "let's take a look", "let's take a closer look", "let's break it down", "let's break down",
+        "let's describe", "let's see", "let me describe", "let me take a look", "let me break",
+        "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
+        "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
+    )
 
     /// Remarks to the asker, flagged anywhere in the model's own voice.
-    static let chatterPhrases: [[String]] = [
-        ["i", "hope", "this", "helps"], ["i", "hope", "that", "helps"], ["hope", "this", "helps"],
-        ["hope", "that", "helps"], ["let", "me", "know", "if"], ["let", "me", "know"], ["feel", "free", "to"],
-        ["is", "there", "anything", "else"], ["anything", "else", "i", "can"], ["would", "you", "like", "me", "to"],
-        ["do", "you", "want", "me", "to"], ["if", "you", "want", "me", "to"], ["if", "you'd", "like"],
-        ["if", "you", "would", "like"], ["if", "you", "need", "anything"], ["if", "you", "need", "any"],
-        ["if", "you", "need", "more"], ["happy", "to", "help"], ["glad", "to", "help"], ["happy", "to", "adjust"],
-        ["i'd", "be", "happy", "to"], ["i", "can", "also"], ["i", "can", "adjust"], ["i", "can", "make", "it"],
-    ]
+    static let chatterPhrases: [[String]] = phrases(
+        "i hope this helps", "i hope that helps", "hope this helps", "hope that helps", "let me know if",
+        "let me know", "feel free to", "is there anything else", "anything else i can", "would you like me to",
+        "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
+        "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
+        "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
+        "should i", "is this what you",
+    )
 
-    // MARK: - Indexes
+    // MARK: - Indexes: each table by first word, longest phrase first
 
-    /// Opening labels, longest first so that "Alt text description:" wins over "Alt text".
     static let allOpeningLabels = (altTextLabels + openingLabels).sorted { $0.count > $1.count }
     static let altTextLabelSet = Set(altTextLabels)
     static let openingLabelIndex = index(allOpeningLabels)
     static let lineLabelIndex = index(lineLabels)
     static let leadInIndex = index(leadIns)
     static let spokenOpeningIndex = index(spokenOpenings)
-    /// ``chatterPhrases`` by first word.
     static let chatter = index(chatterPhrases)
+
+    /// Phrases written as text, split at spaces into their normalized words.
+    static func phrases(_ phrases: String...) -> [[String]] {
+        phrases.map { $0.split(separator: " ").map(String.init) }
+    }
 
     /// `phrases` by first word, longest first under each.
     static func index(_ phrases: [[String]]) -> [String: [[String]]] {
         Dictionary(grouping: phrases.sorted { $0.count > $1.count }, by: { $0[0] })
     }
 
-    // MARK: - The rule
-
     /// The label, opening or chatter the answer holds, as written, or `nil`.
     static func evidence(in input: ScoringInput) -> String? {
-        let chars = input.characters
-        let words = input.words
+        let (chars, words) = (input.characters, input.words)
         guard !words.isEmpty else { return nil }
         if TextAnalysis.startsWithWord(chars, words: words) {
             if let label = label(at: 0, in: openingLabelIndex, words: words, chars: chars) { return label }
             if let opening = opening(words: words, chars: chars) { return opening }
         }
         for index in words.indices.dropFirst()
-        where lineLabelIndex[words[index].normalized] != nil && startsLine(words[index], chars: chars) {
+        where (lineLabelIndex[words[index].normalized] != nil || labelModifiers.contains(words[index].normalized))
+            && startsLine(words[index], chars: chars)
+        {
             if let label = label(at: index, in: lineLabelIndex, words: words, chars: chars) { return label }
         }
         let voice = TermMatching.ownVoice(of: input)
-        for index in voice.words.indices {
-            if let phrase = phrase(at: index, in: chatter, words: voice.words, chars: voice.characters) {
-                return phrase
-            }
-        }
-        return nil
+        return voice.words.indices.lazy.compactMap {
+            phrase(at: $0, in: chatter, words: voice.words, chars: voice.characters)
+        }.first
     }
 
-    /// A label of `labels` at word `index`, an optional "for ..." of up to four words, then
-    /// its separator and more text.
+    /// A label of `labels` at word `index`, after at most two ``labelModifiers`` ("Short alt
+    /// text:"), then an optional "for ..." of up to four words, its separator and more text.
     static func label(
         at index: Int, in labels: [String: [[String]]], words: [TextAnalysis.Word], chars: [Character]
+    ) -> String? {
+        var first = index
+        while true {
+            if let label = label(from: first, openedAt: index, in: labels, words: words, chars: chars) { return label }
+            guard first < index + 2, first + 1 < words.count, labelModifiers.contains(words[first].normalized),
+                TextAnalysis.areAdjacent(words[first], words[first + 1], in: chars)
+            else { return nil }
+            first += 1
+        }
+    }
+
+    private static func label(
+        from index: Int, openedAt start: Int, in labels: [String: [[String]]], words: [TextAnalysis.Word],
+        chars: [Character]
     ) -> String? {
         for label in labels[words[index].normalized] ?? []
         where TextAnalysis.matches(label, in: words, from: index, chars: chars) {
             let isAltText = altTextLabelSet.contains(label)
-            if !isAltText, words[index..<index + label.count].contains(where: \.isAllCaps) { continue }
+            if !isAltText, words[start..<index + label.count].contains(where: \.isAllCaps) { continue }
             var end = index + label.count
             if end < words.count, words[end].normalized == "for",
-                TextAnalysis.areAdjacent(words[end - 1], words[end], in: chars)
+                let k = (end + 1..<min(end + 5, words.count)).first(where: {
+                    separator(after: words[$0], dash: isAltText, chars: chars) != nil
+                }),
+                (end...k).allSatisfy({ TextAnalysis.areAdjacent(words[$0 - 1], words[$0], in: chars) })
             {
-                var k = end
-                while k + 1 < words.count, k < end + 4, TextAnalysis.areAdjacent(words[k], words[k + 1], in: chars) {
-                    k += 1
-                    if separator(after: words[k], dash: isAltText, chars: chars) != nil {
-                        end = k + 1
-                        break
-                    }
-                }
+                end = k + 1
             }
             let last = words[end - 1]
             guard let separator = separator(after: last, dash: isAltText, chars: chars),
                 chars[(separator + 1)...].contains(where: { !TextAnalysis.isLeadingMarkup($0) })
             else { continue }
-            let start = words[index].range.lowerBound
-            if TextAnalysis.isNewline(chars[separator]) { return String(chars[start..<last.range.upperBound]) }
-            return String(chars[start...separator].filter { $0 != "*" && $0 != "_" })
+            let from = words[start].range.lowerBound
+            if TextAnalysis.isNewline(chars[separator]) { return String(chars[from..<last.range.upperBound]) }
+            return String(chars[from...separator].filter { $0 != "*" && $0 != "_" })
         }
         return nil
     }
 
     /// The index of the separator after `word`, past spaces and the markdown closing a bold
     /// label: a colon (also full-width) or a line break ("Alt text:", "Alt text :",
-    /// "**Alt text**:", "Alt text\n"), and when `dash` is set a dash with spaces around it.
+    /// "**Alt text**:", "Alt text\n"), and when `dash` is set a dash with spaces around it;
+    /// one short parenthesis may come first ("Alt text (125 characters):").
     static func separator(after word: TextAnalysis.Word, dash: Bool, chars: [Character]) -> Int? {
         var j = word.range.upperBound
+        var parenthesis = false
         while j < chars.count {
             let c = chars[j]
             if c == ":" || c == "\u{FF1A}" || TextAnalysis.isNewline(c) { return j }
+            if c == "(", !parenthesis, let close = chars[j..<min(j + 60, chars.count)].firstIndex(of: ")"),
+                !chars[j..<close].contains(where: TextAnalysis.isNewline)
+            {
+                (parenthesis, j) = (true, close + 1)
+                continue
+            }
             if dash, TextAnalysis.isDash(c), j > word.range.upperBound, j + 1 < chars.count,
                 TextAnalysis.isSpace(chars[j + 1])
             {
@@ -215,13 +224,10 @@ public struct MetaLabelScorer: Scorer {
 
     /// Whether only whitespace and markdown separate `word` from the line break before it.
     static func startsLine(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
-        var j = word.range.lowerBound - 1
-        while j >= 0 {
-            if TextAnalysis.isNewline(chars[j]) { return true }
-            guard TextAnalysis.isLeadingMarkup(chars[j]) else { return false }
-            j -= 1
+        let before = chars[..<word.range.lowerBound].last {
+            TextAnalysis.isNewline($0) || !TextAnalysis.isLeadingMarkup($0)
         }
-        return true
+        return before.map(TextAnalysis.isNewline) ?? true
     }
 
     /// A presentation, a spoken opening or an exclamation opening the answer, after an
@@ -272,17 +278,20 @@ public struct MetaLabelScorer: Scorer {
     }
 
     /// The longest phrase of `phrases` starting at word `index`, as written, unless it is
-    /// sign text or a name: a word in capitals, or every word capitalised ("Let Me Know").
+    /// sign text or a name: a word in capitals, or every word capitalised ("Let Me Know"), with
+    /// the word after a closing "I" ("Shall I Compare" is a title, "Shall I add" is not).
     static func phrase(
         at index: Int, in phrases: [String: [[String]]], words: [TextAnalysis.Word], chars: [Character]
     ) -> String? {
         for phrase in phrases[words[index].normalized] ?? []
         where TextAnalysis.matches(phrase, in: words, from: index, chars: chars) {
-            let found = words[index..<index + phrase.count]
-            if found.contains(where: \.isAllCaps) || (found.count > 1 && found.allSatisfy(\.isCapitalized)) {
+            let end = index + phrase.count
+            let found = words[index..<end]
+            let title = phrase.last == "i" && end < words.count ? words[index...end] : found
+            if found.contains(where: \.isAllCaps) || (title.count > 1 && title.allSatisfy(\.isCapitalized)) {
                 continue
             }
-            return String(chars[found.first!.range.lowerBound..<found.last!.range.upperBound])
+            return String(chars[words[index].range.lowerBound..<words[end - 1].range.upperBound])
         }
         return nil
     }

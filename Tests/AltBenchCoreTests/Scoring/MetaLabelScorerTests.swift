@@ -90,6 +90,14 @@ struct MetaLabelScorerTests {
         .flag("A cat asleep on a sofa.\n\nNote: the breed is hard to tell.", "Note:"),
         .flag("A cat asleep.\n\nPlease note: the sofa is blurred.", "Please note:"),
         .flag("A cat asleep.\n\nALT TEXT: A cat asleep on a sofa.", "ALT TEXT:"),
+        .flag("Alt text (125 characters): A cat asleep.", "Alt text (125 characters):"),
+        .flag("Short alt text: A cat asleep.", "Short alt text:"),
+        .flag("Detailed description: A cat asleep on a grey sofa.", "Detailed description:"),
+        .flag("A cat.\n\n**Detailed alt text:** A cat asleep on a grey sofa.", "Detailed alt text:"),
+        .flag("Assistant: A cat asleep on a sofa.", "Assistant:"),
+        .flag("ASSISTANT: A cat asleep on a sofa.", "ASSISTANT:"),
+        .flag("Answer: A cat asleep on a sofa.", "Answer:"),
+        .flag("Option 1: A cat asleep on a sofa.", "Option 1:"),
     ]
 
     static let notLabels: [ScoringFlagCase] = [
@@ -113,6 +121,11 @@ struct MetaLabelScorerTests {
         .pass("A cat.\nA note on the fridge: buy milk."),
         .pass("Photo - Jane Doe/Reuters"),
         .pass("Summary statistics table with three columns."),
+        .pass("Short film poster: a cat in a hat."),
+        .pass("Answer key for a maths test."),
+        .pass("ANSWER: 42, chalked on a blackboard."),
+        .pass("A shop assistant at a till."),
+        .pass("Option 2 button on a vending machine."),
     ]
 
     @Test(arguments: moreLabels + notLabels)
@@ -142,6 +155,13 @@ struct MetaLabelScorerTests {
         .flag("A cat on a sofa. If you need anything else, just ask.", "If you need anything"),
         .flag("A cat on a sofa. I can also make it shorter.", "I can also"),
         .flag("A cat. I'd be happy to adjust the tone.", "I'd be happy to"),
+        .flag("Here are a few options: 1. A cat asleep.", "Here are a few options"),
+        .flag("Here you go! A cat on a sofa.", "Here you go"),
+        .flag("Got it! A cat on a sofa.", "Got it!"),
+        .flag("A cat on a sofa. I hope you find this useful.", "I hope"),
+        .flag("A cat on a sofa. Want me to make it shorter?", "Want me to"),
+        .flag("A cat on a sofa. Shall I add more detail?", "Shall I"),
+        .flag("A cat on a sofa. Is this what you were looking for?", "Is this what you"),
     ]
 
     static let notChatter: [ScoringFlagCase] = [
@@ -158,6 +178,10 @@ struct MetaLabelScorerTests {
         .pass("A banner saying feel free to ask over a help desk."),
         .pass("A description card beside a painting: Oil on canvas, 1890."),
         .pass("Well-lit kitchen with a cat on the counter."),
+        .pass("Should I Stay or Should I Go single cover."),
+        .pass("Shall I Compare Thee printed on a tote bag."),
+        .pass("A card on a cat bed; the card says I hope you sleep well."),
+        .pass("Here it is, the old bridge at dusk."),
     ]
 
     @Test(arguments: chatterOpenings + notChatter)
