@@ -20,10 +20,10 @@
 /// label naming the subject, not the answer ("Menu: pasta, salad", "Warning: wet floor"): only
 /// the tables' words are labels; a generic label in capitals, an opening or chatter in capitals
 /// or Title Case: transcribed sign text ("NOTE: buy milk", "THAT'S A WRAP", "Let Me Know");
-/// chatter quoted or reported ("A sign reading Let me know if", ``TermMatching/ownVoice(of:)``).
+/// chatter quoted, reported or after a colon ("A sign reading Let me know if", "A tweet: Let me
+/// know", ``TermMatching/ownVoice(of:)``).
 ///
-/// The detail is the label with its separator ("Alt text:"), the opening ("Here is the alt
-/// text", "Sure!") or the chatter ("Let me know if"), as written, markdown left out.
+/// The detail is the label with its separator, the opening or the chatter, as written, without markdown.
 public struct MetaLabelScorer: Scorer {
     public init() {}
 
@@ -38,16 +38,19 @@ public struct MetaLabelScorer: Scorer {
         "alt text", "alt-text", "alttext", "alt", "alt tag", "alt description", "alternative text",
         "alt text description", "image alt text", "image description", "photo description", "picture description",
         "media description", "short description", "suggested alt text", "description of the image",
-        "alt text suggestion", "scene description", "visual description", "assistant",
+        "alt text suggestion", "scene description", "visual description",
         // de, fr, es, pt, it
         "bildbeschreibung", "alternativtext", "texte alternatif", "description de l'image", "texto alternativo",
         "descripción de la imagen", "descrição da imagem", "testo alternativo",
     )
 
+    /// A chat transcript's speaker, echoed from the prompt: flagged in any case when it opens the answer.
+    static let promptEchoes: [[String]] = phrases("assistant", "gpt", "ai")
+
     /// Labels flagged when they open the answer before a colon, unless in capitals.
     static let openingLabels: [[String]] = phrases(
         "description", "caption", "image", "photo", "picture", "pic", "photographer", "image caption",
-        "photo caption", "note", "summary", "image summary", "answer", "response", "output", "option 1",
+        "photo caption", "note", "summary", "image summary", "answer", "response", "option 1",
         "option one", "version 1",
         // de, fr, es, pt, it ("Description :" is the English word)
         "beschreibung", "bildunterschrift", "légende", "descripción", "descrição", "descrizione",
@@ -61,13 +64,12 @@ public struct MetaLabelScorer: Scorer {
 
     /// Labels flagged at the start of a later line: the alt-text labels, and a note added
     /// after the description ("\n\nNote: the text is too small to read"), unless in capitals.
-    static let lineLabels: [[String]] = altTextLabels + [["note"], ["please", "note"]]
+    static let lineLabels: [[String]] = altTextLabels + phrases("note", "please note")
 
     /// Lead-ins that are chatter themselves when "!", "," or "." and more text follow them.
     static let exclamations: [[String]] = phrases(
         "sure thing", "sure", "certainly", "of course", "absolutely", "great question", "good question",
-        "no problem", "got it",
-    )
+        "no problem", "got it")
 
     /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
     static let leadIns: [[String]] = exclamations + phrases("okay", "ok", "alright", "all right", "well")
@@ -75,16 +77,14 @@ public struct MetaLabelScorer: Scorer {
     /// "Here is ..." presenting what follows it.
     static let presentations: [[String]] = [["here", "is"], ["here's"], ["here", "are"], ["below", "is"]]
 
-    /// What a presentation must present to be chatter about the answer: "Here is the alt
-    /// text", "Here's a breakdown of the image".
+    /// What a presentation must present: "Here is the alt text", "Here's a breakdown of the image".
     static let presented: Set<String> = [
         "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions", "breakdown",
         "overview", "summary", "options", "suggestions", "versions",
     ]
 
-    /// Words allowed between a presentation and what it presents: "Here is a short,
-    /// descriptive alt text", "Here's your image description". Any other word ("Here is a cat
-    /// with a caption") ends the search.
+    /// Words allowed between a presentation and what it presents ("Here is a short, descriptive
+    /// alt text"); any other word ends the search ("Here is a cat with a caption").
     static let presentationModifiers: Set<String> = [
         "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested", "proposed", "short",
         "shorter", "brief", "concise", "descriptive", "detailed", "simple", "clear", "accessible", "good",
@@ -109,13 +109,12 @@ public struct MetaLabelScorer: Scorer {
         "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
         "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
         "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
-        "should i", "is this what you",
+        "is this what you",
     )
 
     // MARK: - Indexes: each table by first word, longest phrase first
-
-    static let allOpeningLabels = (altTextLabels + openingLabels).sorted { $0.count > $1.count }
-    static let altTextLabelSet = Set(altTextLabels)
+    static let allOpeningLabels = (altTextLabels + promptEchoes + openingLabels).sorted { $0.count > $1.count }
+    static let altTextLabelSet = Set(altTextLabels + promptEchoes)
     static let openingLabelIndex = index(allOpeningLabels)
     static let lineLabelIndex = index(lineLabels)
     static let leadInIndex = index(leadIns)
@@ -127,7 +126,6 @@ public struct MetaLabelScorer: Scorer {
         phrases.map { $0.split(separator: " ").map(String.init) }
     }
 
-    /// `phrases` by first word, longest first under each.
     static func index(_ phrases: [[String]]) -> [String: [[String]]] {
         Dictionary(grouping: phrases.sorted { $0.count > $1.count }, by: { $0[0] })
     }
@@ -135,7 +133,6 @@ public struct MetaLabelScorer: Scorer {
     /// The label, opening or chatter the answer holds, as written, or `nil`.
     static func evidence(in input: ScoringInput) -> String? {
         let (chars, words) = (input.characters, input.words)
-        guard !words.isEmpty else { return nil }
         if TextAnalysis.startsWithWord(chars, words: words) {
             if let label = label(at: 0, in: openingLabelIndex, words: words, chars: chars) { return label }
             if let opening = opening(words: words, chars: chars) { return opening }
@@ -147,9 +144,18 @@ public struct MetaLabelScorer: Scorer {
             if let label = label(at: index, in: lineLabelIndex, words: words, chars: chars) { return label }
         }
         let voice = TermMatching.ownVoice(of: input)
-        return voice.words.indices.lazy.compactMap {
-            phrase(at: $0, in: chatter, words: voice.words, chars: voice.characters)
+        return voice.words.indices.lazy.compactMap { i in
+            phrase(at: i, in: chatter, words: voice.words, chars: voice.characters).flatMap {
+                afterColon(voice.words[i], chars: voice.characters) ? nil : $0
+            }
         }.first
+    }
+
+    /// Whether a colon opens `word`'s sentence: "A tweet: Let me know what you think" shows text.
+    static func afterColon(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
+        chars[..<word.range.lowerBound].last {
+            $0 == ":" || TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0)
+        } == ":"
     }
 
     /// A label of `labels` at word `index`, after at most two ``labelModifiers`` ("Short alt
@@ -195,10 +201,8 @@ public struct MetaLabelScorer: Scorer {
         return nil
     }
 
-    /// The index of the separator after `word`, past spaces and the markdown closing a bold
-    /// label: a colon (also full-width) or a line break ("Alt text:", "Alt text :",
-    /// "**Alt text**:", "Alt text\n"), and when `dash` is set a dash with spaces around it;
-    /// one short parenthesis may come first ("Alt text (125 characters):").
+    /// The separator after `word`, past spaces, a short parenthesis and the markdown closing a bold
+    /// label: a colon (also full-width), a line break, and when `dash` is set a spaced dash.
     static func separator(after word: TextAnalysis.Word, dash: Bool, chars: [Character]) -> Int? {
         var j = word.range.upperBound
         var parenthesis = false
@@ -230,8 +234,7 @@ public struct MetaLabelScorer: Scorer {
         return before.map(TextAnalysis.isNewline) ?? true
     }
 
-    /// A presentation, a spoken opening or an exclamation opening the answer, after an
-    /// optional lead-in.
+    /// A presentation, a spoken opening or an exclamation opening the answer, after a lead-in.
     static func opening(words: [TextAnalysis.Word], chars: [Character]) -> String? {
         var position = 0
         var exclamation: String?
@@ -251,8 +254,7 @@ public struct MetaLabelScorer: Scorer {
             ?? phrase(at: position, in: spokenOpeningIndex, words: words, chars: chars) ?? exclamation
     }
 
-    /// "Here is/Here's ... alt text/description/caption" at word `position`: what is
-    /// presented, after at most four ``presentationModifiers``, in the same sentence.
+    /// "Here is ... alt text" at word `position`, after at most four ``presentationModifiers``.
     static func presentation(from position: Int, words: [TextAnalysis.Word], chars: [Character]) -> String? {
         guard let presentation = presentations.first(where: {
             TextAnalysis.matches($0, in: words, from: position, chars: chars)

@@ -97,6 +97,7 @@ struct MetaLabelScorerTests {
         .flag("Assistant: A cat asleep on a sofa.", "Assistant:"),
         .flag("ASSISTANT: A cat asleep on a sofa.", "ASSISTANT:"),
         .flag("Answer: A cat asleep on a sofa.", "Answer:"),
+        .flag("AI: A cat asleep on a sofa.", "AI:"),
         .flag("Option 1: A cat asleep on a sofa.", "Option 1:"),
     ]
 
@@ -125,6 +126,8 @@ struct MetaLabelScorerTests {
         .pass("Answer key for a maths test."),
         .pass("ANSWER: 42, chalked on a blackboard."),
         .pass("A shop assistant at a till."),
+        .pass("A chat app screenshot.\nAssistant: How can I help you today?"),
+        .pass("AI generated image of a cat on a sofa."),
         .pass("Option 2 button on a vending machine."),
     ]
 
@@ -182,6 +185,8 @@ struct MetaLabelScorerTests {
         .pass("Shall I Compare Thee printed on a tote bag."),
         .pass("A card on a cat bed; the card says I hope you sleep well."),
         .pass("Here it is, the old bridge at dusk."),
+        .pass("Screenshot of a tweet by @jane: Let me know what you think of the new logo!"),
+        .pass("Flowchart: if you need help, ask a librarian."),
     ]
 
     @Test(arguments: chatterOpenings + notChatter)
