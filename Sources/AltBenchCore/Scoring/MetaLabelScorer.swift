@@ -3,25 +3,21 @@
 /// Rule (WebAIM, "Alternative Text": alt text should not announce itself; double-great/alt-text
 /// flags "photo:" and "photographer:"): the answer is pasted as the description, so a label or a
 /// remark to the asker is read out to every screen-reader user. Flagged, in this order:
-/// 1. An opening label before a colon (``altTextLabels`` also before a spaced dash: "ALT TEXT -"),
-///    with markdown around it ("**Alt text:**"), after up to two ``labelModifiers`` ("Short alt
-///    text:"), with an optional "for ..." of up to four words or a short parenthesis ("Alt text
-///    for the image:", "Alt text (125 characters):"), or alone on the first line.
-/// 2. An opening after an optional lead-in ("Sure,", "Okay,"): "Here is ... alt text/description/
-///    caption/breakdown" (``presentations``), a phrase of ``spokenOpenings`` ("Here is what I
-///    see", "Let me describe", "That's a close-up of"), or an ``exclamations`` lead-in followed
-///    by more text ("Certainly!", "Great question!").
+/// 1. An opening label before a colon, a line break or (``altTextLabels`` only) a spaced dash,
+///    with markdown ("**Alt text:**"), up to two ``labelModifiers`` ("Short alt text:"), and an
+///    optional "for ..." or short parenthesis ("Alt text for the image (125 characters):").
+/// 2. After an optional lead-in ("Sure,"): "Here is ... alt text/description/breakdown"
+///    (``presentations``), ``spokenOpenings`` ("Here is what I see", "That's a close-up of"), or
+///    an ``exclamations`` lead-in followed by more text ("Certainly!", "Great question!").
 /// 3. A label of ``lineLabels`` at the start of a later line ("\n\nAlt text:", "\nNote:").
 /// 4. A phrase of ``chatterPhrases`` anywhere in the model's own voice ("Hope this helps").
 ///
 /// Not flagged: a label word without a separator ("Description of a dress"); a generic label
-/// later in a sentence ("A poster with the caption: Hello") or text (the image's own
-/// "Caption:"); a label with nothing after it, an icon's own name ("Search:", "Caption:"); a
-/// label naming the subject, not the answer ("Menu: pasta, salad", "Warning: wet floor"): only
-/// the tables' words are labels; a generic label in capitals, an opening or chatter in capitals
-/// or Title Case: transcribed sign text ("NOTE: buy milk", "THAT'S A WRAP", "Let Me Know");
-/// chatter quoted, reported or after a colon ("A sign reading Let me know if", "A tweet: Let me
-/// know", ``TermMatching/ownVoice(of:)``).
+/// later in a sentence or text ("A poster with the caption: Hello"); a label with nothing after
+/// it, an icon's own name ("Search:"); a label naming the subject, not the answer ("Menu: pasta",
+/// "Warning: wet floor"): only the tables' words are labels; a generic label in capitals, an
+/// opening or chatter in capitals or Title Case: sign text ("NOTE: buy milk", "Let Me Know");
+/// chatter quoted, reported or after a colon ("A tweet: Let me know", ``TermMatching/ownVoice(of:)``).
 ///
 /// The detail is the label with its separator, the opening or the chatter, as written, without markdown.
 public struct MetaLabelScorer: Scorer {
@@ -32,8 +28,7 @@ public struct MetaLabelScorer: Scorer {
         return [.flag(ScoreName.metaLabel, true, detail: evidence)]
     }
 
-    /// Labels only ever put before an alt text: flagged in any case, at the start of the
-    /// answer or of any line, before a colon or a spaced dash.
+    /// Labels only ever put before an alt text: flagged in any case, opening the answer or a line.
     static let altTextLabels: [[String]] = phrases(
         "alt text", "alt-text", "alttext", "alt", "alt tag", "alt description", "alternative text",
         "alt text description", "image alt text", "image description", "photo description", "picture description",
@@ -62,14 +57,13 @@ public struct MetaLabelScorer: Scorer {
         "revised", "improved", "simple", "extended", "full", "my",
     ]
 
-    /// Labels flagged at the start of a later line: the alt-text labels, and a note added
-    /// after the description ("\n\nNote: the text is too small to read"), unless in capitals.
+    /// Labels flagged at the start of a later line: the alt-text labels, and a note ("\n\nNote:").
     static let lineLabels: [[String]] = altTextLabels + phrases("note", "please note")
 
     /// Lead-ins that are chatter themselves when "!", "," or "." and more text follow them.
     static let exclamations: [[String]] = phrases(
         "sure thing", "sure", "certainly", "of course", "absolutely", "great question", "good question",
-        "no problem", "got it")
+        "no problem", "got it", "bien sûr", "natürlich", "por supuesto", "com certeza")
 
     /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
     static let leadIns: [[String]] = exclamations + phrases("okay", "ok", "alright", "all right", "well")
@@ -100,6 +94,10 @@ public struct MetaLabelScorer: Scorer {
         "let's describe", "let's see", "let me describe", "let me take a look", "let me break",
         "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
         "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
+        // fr, de, es, pt
+        "voici une description", "voici la description", "voici le texte alternatif", "hier ist eine beschreibung",
+        "hier ist die beschreibung", "hier ist der alternativtext", "aquí tienes una descripción",
+        "aquí está la descripción", "aqui está uma descrição", "aqui está a descrição",
     )
 
     /// Remarks to the asker, flagged anywhere in the model's own voice.
@@ -110,9 +108,13 @@ public struct MetaLabelScorer: Scorer {
         "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
         "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
         "is this what you",
+        // fr, de, es, pt
+        "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
+        "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
+        "espero que isso", "espero que ajude", "não hesite", "me avise",
     )
 
-    // MARK: - Indexes: each table by first word, longest phrase first
+    // Each table by first word, longest phrase first.
     static let allOpeningLabels = (altTextLabels + promptEchoes + openingLabels).sorted { $0.count > $1.count }
     static let altTextLabelSet = Set(altTextLabels + promptEchoes)
     static let openingLabelIndex = index(allOpeningLabels)
@@ -158,8 +160,7 @@ public struct MetaLabelScorer: Scorer {
         } == ":"
     }
 
-    /// A label of `labels` at word `index`, after at most two ``labelModifiers`` ("Short alt
-    /// text:"), then an optional "for ..." of up to four words, its separator and more text.
+    /// A label of `labels` at word `index`, with its modifiers, "for ...", separator and more text.
     static func label(
         at index: Int, in labels: [String: [[String]]], words: [TextAnalysis.Word], chars: [Character]
     ) -> String? {
@@ -201,8 +202,7 @@ public struct MetaLabelScorer: Scorer {
         return nil
     }
 
-    /// The separator after `word`, past spaces, a short parenthesis and the markdown closing a bold
-    /// label: a colon (also full-width), a line break, and when `dash` is set a spaced dash.
+    /// The colon, line break or (`dash`) spaced dash after `word`, past spaces, markdown, a parenthesis.
     static func separator(after word: TextAnalysis.Word, dash: Bool, chars: [Character]) -> Int? {
         var j = word.range.upperBound
         var parenthesis = false
@@ -236,13 +236,13 @@ public struct MetaLabelScorer: Scorer {
 
     /// A presentation, a spoken opening or an exclamation opening the answer, after a lead-in.
     static func opening(words: [TextAnalysis.Word], chars: [Character]) -> String? {
-        var position = 0
-        var exclamation: String?
+        var (position, exclamation): (Int, String?) = (0, nil)
         if let leadIn = leadInIndex[words[0].normalized]?.first(where: {
             TextAnalysis.matches($0, in: words, from: 0, chars: chars)
         }) {
-            let end = words[leadIn.count - 1].range.upperBound
-            if end < chars.count, chars[end] == "!" || chars[end] == "," || chars[end] == "." {
+            let after = words[leadIn.count - 1].range.upperBound  // French sets a space before "!".
+            let end = chars[after...].prefix(2).firstIndex { !TextAnalysis.isSpace($0) } ?? chars.count
+            if end < chars.count, "!,.".contains(chars[end]) {
                 if exclamations.contains(leadIn), chars[(end + 1)...].contains(where: { !TextAnalysis.isSpace($0) }) {
                     exclamation = String(chars[words[0].range.lowerBound...end])
                 }

@@ -158,6 +158,15 @@ struct MetaLabelScorerTests {
         .flag("A cat on a sofa. If you need anything else, just ask.", "If you need anything"),
         .flag("A cat on a sofa. I can also make it shorter.", "I can also"),
         .flag("A cat. I'd be happy to adjust the tone.", "I'd be happy to"),
+        .flag("Bien sûr ! Un chat sur un canapé.", "Bien sûr !"),
+        .flag("Voici une description de l'image : un chat.", "Voici une description"),
+        .flag("Hier ist eine Beschreibung: eine Katze.", "Hier ist eine Beschreibung"),
+        .flag("Aquí tienes una descripción: un gato.", "Aquí tienes una descripción"),
+        .flag("Aqui está uma descrição: um gato.", "Aqui está uma descrição"),
+        .flag("Un chat sur un canapé. N'hésitez pas si besoin.", "N'hésitez pas"),
+        .flag("Eine Katze. Ich hoffe, das hilft!", "Ich hoffe"),
+        .flag("Un gato en un sofá. Espero que te sirva.", "Espero que te sirva"),
+        .flag("Um gato no sofá. Espero que isso ajude.", "Espero que isso"),
         .flag("Here are a few options: 1. A cat asleep.", "Here are a few options"),
         .flag("Here you go! A cat on a sofa.", "Here you go"),
         .flag("Got it! A cat on a sofa.", "Got it!"),
@@ -187,6 +196,9 @@ struct MetaLabelScorerTests {
         .pass("Here it is, the old bridge at dusk."),
         .pass("Screenshot of a tweet by @jane: Let me know what you think of the new logo!"),
         .pass("Flowchart: if you need help, ask a librarian."),
+        .pass("Voici le chat de ma voisine sur un canapé."),
+        .pass("Natürlich Bio label on a carton of milk."),
+        .pass("Hier ist alles aus Holz: eine Hütte im Wald."),
     ]
 
     @Test(arguments: chatterOpenings + notChatter)
