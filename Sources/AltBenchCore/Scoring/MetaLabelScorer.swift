@@ -1,554 +1,260 @@
-/// Flags a label or chatter around the alt text (altbench research; double-great/alt-text).
+/// Flags an answer that announces itself or chatters to the person asking.
 ///
-/// The answer is pasted as the description, so anything addressed to the person asking is
-/// read out to every screen-reader user. Flagged:
-/// - An opening label with a colon: "Alt text:", "Alt-text:", "Alt:", "Image description:",
-///   "Description:", "Caption:", "Image:", "Photo:", "Picture:", "Photographer:" and a few
-///   translations ("Bildbeschreibung:", "Texte alternatif :"), in any case, with markdown
-///   around it ("**Alt text:**", "**Alt text**:") and an optional "for ..." ("Alt text for
-///   the image:"). A label alone on the first line, the description on the next, counts too.
-///   double-great/alt-text flags "photo:" and "photographer:".
-/// - The same for the alt-text labels only ("Alt text:", "Image description:", ...) at the
-///   start of any later line. "Caption:" or "Description:" further down may be the image's
-///   own caption being transcribed.
-/// - An opening "Here is/Here's/Here are [a short, descriptive] alt text/description/
-///   caption", after an optional "Sure!" or "Certainly,"; and an opening "Sure!", "Certainly!",
-///   "Of course!" or "Absolutely!" followed by more text.
-/// - Closing chatter anywhere in the model's own voice: "I hope this helps", "Hope that
-///   helps", "Let me know", "Feel free to", "Is there anything else", "Would you like me
-///   to", "If you'd like", "Happy to help".
+/// Rule (WebAIM, "Alternative Text": alt text should not announce itself; double-great/alt-text
+/// flags "photo:" and "photographer:"): the answer is pasted as the description, so a label or a
+/// remark to the asker is read out to every screen-reader user. Flagged, in this order:
+/// 1. An opening label before a colon, a line break or (``altTextLabels`` only) a spaced dash,
+///    with markdown ("**Alt text:**"), up to two ``labelModifiers`` ("Short alt text:"), and an
+///    optional "for ..." or short parenthesis ("Alt text for the image (125 characters):").
+/// 2. After an optional lead-in ("Sure,"): "Here is ... alt text/description/breakdown"
+///    (``presentations``), ``spokenOpenings`` ("Here is what I see", "That's a close-up of"), or
+///    an ``exclamations`` lead-in followed by more text ("Certainly!", "Great question!").
+/// 3. A label of ``lineLabels`` at the start of a later line ("\n\nAlt text:", "\nNote:").
+/// 4. A phrase of ``chatterPhrases`` anywhere in the model's own voice ("Hope this helps").
 ///
-/// Not flagged: a label word without a colon ("Description of a dress", "Photo booth
-/// strip"), a label later in a sentence ("A poster with the caption: Hello"), and chatter
-/// that is reported or shouted sign text ("A sign reading Let me know if you need help",
-/// "A poster: FEEL FREE TO ASK"), removed with ``TextAnalysis/ownVoice(_:)``.
+/// Not flagged: a label word without a separator ("Description of a dress"); a generic label
+/// later in a sentence or text ("A poster with the caption: Hello"); a label with nothing after
+/// it, an icon's own name ("Search:"); a label naming the subject, not the answer ("Menu: pasta",
+/// "Warning: wet floor"): only the tables' words are labels; a generic label in capitals, an
+/// opening or chatter in capitals or Title Case: sign text ("NOTE: buy milk", "Let Me Know");
+/// chatter quoted, reported or after a colon ("A tweet: Let me know", ``TermMatching/ownVoice(of:)``).
 ///
-/// The detail is the label with its colon ("Alt text:"), the opening ("Here is the alt
-/// text", "Sure!") or the chatter ("Let me know if"), as written.
+/// The detail is the label with its separator, the opening or the chatter, as written, without markdown.
 public struct MetaLabelScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        let evidence = Self.evidence(in: input)
-        guard let evidence else { return Self.passed }
+        guard let evidence = Self.evidence(in: input) else { return [.flag(ScoreName.metaLabel, false)] }
         return [.flag(ScoreName.metaLabel, true, detail: evidence)]
     }
 
-    /// The score of an answer that passes, made once.
-    static let passed = [Score.flag(ScoreName.metaLabel, false)]
+    /// Labels only ever put before an alt text: flagged in any case, opening the answer or a line.
+    static let altTextLabels: [[String]] = phrases(
+        "alt text", "alt-text", "alttext", "alt", "alt tag", "alt description", "alternative text",
+        "alt text description", "image alt text", "image description", "photo description", "picture description",
+        "media description", "short description", "suggested alt text", "description of the image",
+        "alt text suggestion", "scene description", "visual description",
+        // de, fr, es, pt, it
+        "bildbeschreibung", "alternativtext", "texte alternatif", "description de l'image", "texto alternativo",
+        "descripción de la imagen", "descrição da imagem", "testo alternativo",
+    )
 
-    /// Labels only ever put before an alt text, flagged at the start of any line.
-    static let altTextLabels: [[String]] = [
-        ["alt", "text"], ["alt-text"], ["alttext"], ["alt"], ["alt", "tag"], ["alt", "description"],
-        ["alternative", "text"], ["alt", "text", "description"], ["image", "alt", "text"],
-        ["image", "description"], ["photo", "description"], ["picture", "description"],
-        ["media", "description"], ["short", "description"], ["suggested", "alt", "text"],
-        ["bildbeschreibung"], ["alternativtext"], ["texte", "alternatif"], ["texto", "alternativo"],
-        ["testo", "alternativo"],
+    /// A chat transcript's speaker, echoed from the prompt: flagged in any case when it opens the answer.
+    static let promptEchoes: [[String]] = phrases("assistant", "gpt", "ai")
+
+    /// Labels flagged when they open the answer before a colon, unless in capitals.
+    static let openingLabels: [[String]] = phrases(
+        "description", "caption", "image", "photo", "picture", "pic", "photographer", "image caption",
+        "photo caption", "note", "summary", "image summary", "answer", "response", "option 1",
+        "option one", "version 1",
+        // de, fr, es, pt, it ("Description :" is the English word)
+        "beschreibung", "bildunterschrift", "légende", "descripción", "descrição", "descrizione",
+    )
+
+    /// Words that may come before a label: "Short alt text:", "Detailed description:".
+    static let labelModifiers: Set<String> = [
+        "short", "shorter", "long", "longer", "brief", "detailed", "concise", "suggested", "proposed", "final",
+        "revised", "improved", "simple", "extended", "full", "my",
     ]
 
-    /// Labels flagged only when they open the answer.
-    static let openingLabels: [[String]] = [
-        ["description"], ["caption"], ["image"], ["photo"], ["picture"], ["pic"], ["photographer"],
-        ["image", "caption"], ["photo", "caption"], ["beschreibung"], ["descripción"],
-        ["descrição"], ["descrizione"], ["légende"], ["bildunterschrift"],
-    ]
+    /// Labels flagged at the start of a later line: the alt-text labels, and a note ("\n\nNote:").
+    static let lineLabels: [[String]] = altTextLabels + phrases("note", "please note")
 
-    static let allOpeningLabels = (altTextLabels + openingLabels).sorted { $0.count > $1.count }
-    static let lineLabels = altTextLabels.sorted { $0.count > $1.count }
+    /// Lead-ins that are chatter themselves when "!", "," or "." and more text follow them.
+    static let exclamations: [[String]] = phrases(
+        "sure thing", "sure", "certainly", "of course", "absolutely", "great question", "good question",
+        "no problem", "got it", "bien sûr", "natürlich", "por supuesto", "com certeza")
 
-    /// Openers passed over before "Here is the alt text".
-    static let leadIns: [[String]] = [
-        ["sure"], ["certainly"], ["of", "course"], ["absolutely"], ["okay"], ["ok"], ["alright"],
-    ]
+    /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
+    static let leadIns: [[String]] = exclamations + phrases("okay", "ok", "alright", "all right", "well")
 
-    /// Openers that are chatter when "!" or "," follows them and the answer goes on.
-    static let exclamations: [[String]] = [["sure"], ["certainly"], ["of", "course"], ["absolutely"]]
-
+    /// "Here is ..." presenting what follows it.
     static let presentations: [[String]] = [["here", "is"], ["here's"], ["here", "are"], ["below", "is"]]
 
-    /// What "Here is ..." must present to be chatter about the answer.
+    /// What a presentation must present: "Here is the alt text", "Here's a breakdown of the image".
     static let presented: Set<String> = [
-        "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions",
-        "alternative",
+        "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions", "breakdown",
+        "overview", "summary", "options", "suggestions", "versions",
     ]
 
-    /// Words allowed between "Here is" and what it presents: "Here is a short, descriptive
-    /// alt text", "Here's your image description". Any other word ("Here is a cat with a
-    /// caption") ends the search.
+    /// Words allowed between a presentation and what it presents ("Here is a short, descriptive
+    /// alt text"); any other word ends the search ("Here is a cat with a caption").
     static let presentationModifiers: Set<String> = [
-        "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested",
-        "proposed", "short", "shorter", "brief", "concise", "descriptive", "detailed", "simple",
-        "clear", "accessible", "good", "improved", "revised", "new", "one-sentence", "image",
-        "photo", "picture", "suitable", "appropriate",
+        "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested", "proposed", "short",
+        "shorter", "brief", "concise", "descriptive", "detailed", "simple", "clear", "accessible", "good",
+        "improved", "revised", "new", "one-sentence", "image", "photo", "picture", "suitable", "appropriate",
+        "quick", "full", "visual", "few", "two", "three", "several",
     ]
 
-    static let chatter: [String: [[String]]] = PerceptionMetaScorer.index([
-        ["i", "hope", "this", "helps"], ["i", "hope", "that", "helps"], ["hope", "this", "helps"],
-        ["hope", "that", "helps"], ["let", "me", "know", "if"], ["let", "me", "know"],
-        ["feel", "free", "to"], ["is", "there", "anything", "else"],
-        ["would", "you", "like", "me", "to"], ["do", "you", "want", "me", "to"],
-        ["if", "you'd", "like"], ["if", "you", "would", "like"], ["happy", "to", "help"],
-        ["glad", "to", "help"],
-    ])
+    /// Openings spoken to the asker: the answer replies instead of describing.
+    static let spokenOpenings: [[String]] = phrases(
+        "here is what i see", "here's what i see", "here is what i can see", "here's what i can see",
+        "here is what the image shows", "here's what the image shows", "here's what's in the image",
+        "let's take a look", "let's take a closer look", "let's break it down", "let's break down",
+        "let's describe", "let's see", "let me describe", "let me take a look", "let me break",
+        "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
+        "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
+        // fr, de, es, pt
+        "voici une description", "voici la description", "voici le texte alternatif", "hier ist eine beschreibung",
+        "hier ist die beschreibung", "hier ist der alternativtext", "aquí tienes una descripción",
+        "aquí está la descripción", "aqui está uma descrição", "aqui está a descrição",
+    )
 
-    /// Words without which no chatter phrase matches, packed for the byte prefilter.
-    static let chatterWords = PerceptionMetaScorer.WordSet([
-        "hope", "let", "feel", "anything", "would", "want", "if", "help",
-    ])
+    /// Remarks to the asker, flagged anywhere in the model's own voice.
+    static let chatterPhrases: [[String]] = phrases(
+        "i hope this helps", "i hope that helps", "hope this helps", "hope that helps", "let me know if",
+        "let me know", "feel free to", "is there anything else", "anything else i can", "would you like me to",
+        "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
+        "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
+        "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
+        "is this what you",
+        // fr, de, es, pt
+        "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
+        "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
+        "espero que isso", "espero que ajude", "não hesite", "me avise",
+    )
 
-    /// The first words of the labels and openings: one set lookup decides whether the
-    /// opening needs a closer look.
-    static let openingFirstWords: Set<String> = Set(
-        allOpeningLabels.map { $0[0] } + leadIns.map { $0[0] } + presentations.map { $0[0] })
-    static let lineLabelFirstWords: Set<String> = Set(lineLabels.map { $0[0] })
+    // Each table by first word, longest phrase first.
+    static let allOpeningLabels = (altTextLabels + promptEchoes + openingLabels).sorted { $0.count > $1.count }
+    static let altTextLabelSet = Set(altTextLabels + promptEchoes)
+    static let openingLabelIndex = index(allOpeningLabels)
+    static let lineLabelIndex = index(lineLabels)
+    static let leadInIndex = index(leadIns)
+    static let spokenOpeningIndex = index(spokenOpenings)
+    static let chatter = index(chatterPhrases)
 
-    /// ``openingFirstWords``, packed for a lookup without hashing.
-    static let openingFirstWordSet = PerceptionMetaScorer.WordSet(openingFirstWords.sorted())
-
-    /// ``chatter`` for ``PerceptionMetaScorer/nextMatch(_:in:from:includingSignText:)``.
-    static let chatterIndex = PhraseIndex(chatter.values.flatMap { $0 })
-
-    /// What the byte scan found: a colon or line break near the start (a label needs one),
-    /// a line break anywhere, a chatter word.
-    struct Candidates {
-        var colonNearStart = false
-        var lineBreak = false
-        var chatter = false
+    /// Phrases written as text, split at spaces into their normalized words.
+    static func phrases(_ phrases: String...) -> [[String]] {
+        phrases.map { $0.split(separator: " ").map(String.init) }
     }
 
-    /// Bytes within which an opening label's colon must come: "Suggested alt text for the
-    /// image:" and markdown around it fit.
-    static let labelReach = 80
-
-    static func candidates(_ bytes: UnsafeBufferPointer<UInt8>) -> Candidates {
-        var found = Candidates()
-        for i in 0..<bytes.count {
-            let b = bytes[i]
-            // Letters, digits after ":" and most punctuation: nothing to see.
-            if b > UInt8(ascii: ":"), b < 0xC2 { continue }
-            switch b {
-            case 10, 11, 12, 13:
-                found.lineBreak = true
-                if i < labelReach { found.colonNearStart = true }
-            case UInt8(ascii: ":"):
-                if i < labelReach { found.colonNearStart = true }
-            case 0xEF:
-                // U+FF1A FULLWIDTH COLON
-                if i < labelReach, i + 2 < bytes.count, bytes[i + 1] == 0xBC, bytes[i + 2] == 0x9A {
-                    found.colonNearStart = true
-                }
-            case 0xE2:
-                // U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR
-                if i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 {
-                    found.lineBreak = true
-                }
-            case 0xC2:
-                // U+0085 NEXT LINE
-                if i + 1 < bytes.count, bytes[i + 1] == 0x85 { found.lineBreak = true }
-            default:
-                continue
-            }
-        }
-        found.chatter = PerceptionMetaScorer.containsWord(bytes, chatterWords)
-        return found
+    static func index(_ phrases: [[String]]) -> [String: [[String]]] {
+        Dictionary(grouping: phrases.sorted { $0.count > $1.count }, by: { $0[0] })
     }
 
-    /// ``Candidates/lineBreak`` of ``candidates(_:)``: LF, VT, FF, CR, NEL, LINE or PARAGRAPH
-    /// SEPARATOR.
-    static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        ByteScan.first(LineBreaks.self, in: bytes) != nil
-    }
-
-    /// The line breaks of ``hasLineBreak(_:)``, each marked exactly.
-    enum LineBreaks: ByteScan.Sites {
-        @inline(__always)
-        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
-            (w.current &- ByteScan.Lanes(repeating: 0x0A)) .< ByteScan.Lanes(repeating: 4)
-                .| (w.current .== ByteScan.Lanes(repeating: 0xC2) .& w.next .== ByteScan.Lanes(repeating: 0x85))
-                .| (w.current .== ByteScan.Lanes(repeating: 0xE2) .& w.next .== ByteScan.Lanes(repeating: 0x80)
-                    .& (w.afterNext .== ByteScan.Lanes(repeating: 0xA8)
-                        .| w.afterNext .== ByteScan.Lanes(repeating: 0xA9)))
-        }
-
-        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool { true }
-    }
-
-    /// ``Candidates/colonNearStart`` of ``candidates(_:)``, from the first ``labelReach`` bytes.
-    static func colonNearStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for i in 0..<min(bytes.count, labelReach) {
-            switch bytes[i] {
-            case 10, 11, 12, 13, UInt8(ascii: ":"):
-                return true
-            case 0xEF:
-                if i + 2 < bytes.count, bytes[i + 1] == 0xBC, bytes[i + 2] == 0x9A { return true }
-            default:
-                continue
-            }
-        }
-        return false
-    }
-
-    /// The label, opening or chatter found in the answer, as written, or `nil`.
-    ///
-    /// Most answers open with no label word and hold no line break and no place where
-    /// chatter could be (``LaterSites``), and pass after one scan of the UTF-8 bytes. An
-    /// opening label is read from the bytes while they are `Character`s of one byte each
-    /// (``asciiLabel(at:labels:words:bytes:reach:)``). Chatter is looked for from a few words
-    /// before the first place it could be, and again in the model's own voice when the text
-    /// quotes or reports something (``chatterEvidence(in:from:)``). ``evidenceByOwnVoice(in:)``
-    /// is the same without these shortcuts.
+    /// The label, opening or chatter the answer holds, as written, or `nil`.
     static func evidence(in input: ScoringInput) -> String? {
-        let chars = input.characters
-        let words = input.words
-        guard let firstWord = words.first else { return nil }
-        var text = input.text
-        return text.withUTF8 { bytes -> String? in
-            if openingFirstWordSet.contains(firstWord.normalized) {
-                // Where the text's bytes are its Characters, the label is read from the bytes.
-                let reach = asciiReach(bytes)
-                let opens =
-                    firstWord.range.lowerBound <= reach
-                    ? bytes[..<firstWord.range.lowerBound].allSatisfy(isLeadingMarkup)
-                    : TextAnalysis.startsWithWord(chars, words: words)
-                if opens {
-                    if colonNearStart(bytes) {
-                        if let decided = asciiLabel(
-                            at: 0, labels: openingLabelIndex, words: words, bytes: bytes, reach: reach)
-                        {
-                            if let label = decided { return label }
-                        } else if let label = label(at: 0, labels: openingLabelIndex, words: words, chars: chars) {
-                            return label
-                        }
-                    }
-                    if let opening = opening(words: words, chars: chars) { return opening }
-                }
-            }
-            guard let site = ByteScan.first(LaterSites.self, in: bytes) else { return nil }
-            if hasLineBreak(bytes) {
-                for index in words.indices.dropFirst()
-                where lineLabelFirstWords.contains(words[index].normalized) && startsLine(words[index], chars: chars) {
-                    if let label = label(at: index, labels: lineLabelIndex, words: words, chars: chars) {
-                        return label
-                    }
-                }
-            }
-            // Every chatter phrase holds one of chatterWords (found.chatter of candidates(_:)),
-            // so finding a phrase is enough.
-            var start = 0
-            if ByteScan.isAlphanumeric(bytes[site]), ByteScan.scalarCount(bytes) == chars.count {
-                // A chatter site: no phrase starts more than two words before the site's word
-                // ("is there" before "anything").
-                let char = ByteScan.scalarCount(UnsafeBufferPointer(rebasing: bytes[..<site]))
-                start = max(0, PerceptionMetaScorer.firstWordIndex(atOrAfter: char, in: words) - 2)
-            }
-            return chatterEvidence(in: input, from: start)
-        }
-    }
-
-    /// The first chatter phrase in the model's own voice, as written, once the text as written
-    /// holds one (none starts before its word `start`): read with ``VoiceText`` when it can
-    /// be, else built with ``TextAnalysis/ownVoice(_:)``.
-    static func chatterEvidence(in input: ScoringInput, from start: Int = 0) -> String? {
-        let written = WrittenText(words: input.words, chars: input.characters)
-        guard
-            let match = PerceptionMetaScorer.nextMatch(chatterIndex, in: written, from: start, includingSignText: false)
-        else { return nil }
-        switch VoiceText.read(input) {
-        case .unchanged:
-            return written.written(match)
-        case .voice(let voice):
-            return PerceptionMetaScorer.nextMatch(chatterIndex, in: voice, from: 0, includingSignText: false)
-                .map(voice.written)
-        case nil:
-            let chars = Array(TextAnalysis.ownVoice(input.text))
-            let voice = WrittenText(words: TextAnalysis.words(in: chars), chars: chars)
-            return PerceptionMetaScorer.nextMatch(chatterIndex, in: voice, from: 0, includingSignText: false)
-                .map(voice.written)
-        }
-    }
-
-    /// ``evidence(in:)`` computed the long way, every check on every answer, with
-    /// ``TextAnalysis/ownVoice(_:)`` whenever the text quotes or reports something; the
-    /// tests check that both agree.
-    static func evidenceByOwnVoice(in input: ScoringInput) -> String? {
-        let chars = input.characters
-        let words = input.words
-        guard let firstWord = words.first else { return nil }
-        var text = input.text
-        let found = text.withUTF8(candidates)
-        if openingFirstWords.contains(firstWord.normalized), TextAnalysis.startsWithWord(chars, words: words) {
-            if found.colonNearStart,
-                let label = label(at: 0, labels: allOpeningLabels, words: words, chars: chars)
-            {
-                return label
-            }
+        let (chars, words) = (input.characters, input.words)
+        if TextAnalysis.startsWithWord(chars, words: words) {
+            if let label = label(at: 0, in: openingLabelIndex, words: words, chars: chars) { return label }
             if let opening = opening(words: words, chars: chars) { return opening }
         }
-        if found.lineBreak {
-            for index in words.indices.dropFirst()
-            where lineLabelFirstWords.contains(words[index].normalized) && startsLine(words[index], chars: chars) {
-                if let label = label(at: index, labels: lineLabels, words: words, chars: chars) {
-                    return label
-                }
+        for index in words.indices.dropFirst()
+        where (lineLabelIndex[words[index].normalized] != nil || labelModifiers.contains(words[index].normalized))
+            && startsLine(words[index], chars: chars)
+        {
+            if let label = label(at: index, in: lineLabelIndex, words: words, chars: chars) { return label }
+        }
+        let voice = TermMatching.ownVoice(of: input)
+        return voice.words.indices.lazy.compactMap { i in
+            phrase(at: i, in: chatter, words: voice.words, chars: voice.characters).flatMap {
+                afterColon(voice.words[i], chars: voice.characters) ? nil : $0
             }
-        }
-        guard found.chatter,
-            let match = PerceptionMetaScorer.phraseMatches(chatter, in: words, chars: chars, limit: 1).first
-        else { return nil }
-        if PerceptionMetaScorer.isAllOwnVoice(input) {
-            return String(chars[words[match.lowerBound].range.lowerBound..<words[match.upperBound - 1].range.upperBound])
-        }
-        let voice = Array(TextAnalysis.ownVoice(input.text))
-        let voiceWords = TextAnalysis.words(in: voice)
-        guard let match = PerceptionMetaScorer.phraseMatches(chatter, in: voiceWords, chars: voice, limit: 1).first
-        else { return nil }
-        return String(
-            voice[voiceWords[match.lowerBound].range.lowerBound..<voiceWords[match.upperBound - 1].range.upperBound])
+        }.first
     }
 
-    /// Where a line label or chatter could be, for ``evidence(in:)``'s byte scan: a line
-    /// break (LF, VT, FF, CR, NEL, LINE or PARAGRAPH SEPARATOR), or the first word of a
-    /// chatter phrase before the next word it needs: "hope" before this/that, "let" or "want"
-    /// before "me", "feel" before "free", "anything" before "else", "would" or "if" before
-    /// "you", "happy" or "glad" before "to". Words are runs of ASCII letters and digits, with
-    /// anything but ASCII allowed between them, so a site is only a maybe.
-    enum LaterSites: ByteScan.Sites {
-        @inline(__always)
-        static func lanes(_ w: ByteScan.Window) -> ByteScan.Mask {
-            let c = w.current | ByteScan.splat(" ")
-            let n = w.next | ByteScan.splat(" ")
-            let a = w.afterNext | ByteScan.splat(" ")
-            // hop, hap; let, fee; wou, wan; any; gla; if: shared letters tested once.
-            let nA = n .== ByteScan.splat("a")
-            let nE = n .== ByteScan.splat("e")
-            let words =
-                (c .== ByteScan.splat("h") .& a .== ByteScan.splat("p") .& (n .== ByteScan.splat("o") .| nA))
-                .| (nE .& ((c .== ByteScan.splat("l") .& a .== ByteScan.splat("t"))
-                    .| (c .== ByteScan.splat("f") .& a .== ByteScan.splat("e"))))
-                .| (c .== ByteScan.splat("w")
-                    .& ((n .== ByteScan.splat("o") .& a .== ByteScan.splat("u")) .| (nA .& a .== ByteScan.splat("n"))))
-                .| (c .== ByteScan.splat("a") .& n .== ByteScan.splat("n") .& a .== ByteScan.splat("y"))
-                .| (c .== ByteScan.splat("g") .& n .== ByteScan.splat("l") .& a .== ByteScan.splat("a"))
-                .| (c .== ByteScan.splat("i") .& n .== ByteScan.splat("f"))
-            return (words .& .!ByteScan.isAlphanumeric(w.previous)) .| LineBreaks.lanes(w)
-        }
-
-        static func verify(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-            guard ByteScan.isAlphanumeric(bytes[i]) else { return true }
-            let word = ByteScan.run(bytes, from: i)
-            guard let after = ByteScan.runAfter(bytes, word.upperBound) else { return false }
-            for (first, next) in chatterPairs where ByteScan.run(bytes, word, is: first) {
-                return next.contains { ByteScan.run(bytes, after, is: $0) }
-            }
-            return false
-        }
-
-        /// The first words of the chatter phrases and the words that may follow them.
-        static let chatterPairs: [(StaticString, [StaticString])] = [
-            ("hope", ["this", "that"]), ("let", ["me"]), ("feel", ["free"]), ("anything", ["else"]),
-            ("would", ["you"]), ("want", ["me"]), ("if", ["you"]), ("happy", ["to"]), ("glad", ["to"]),
-        ]
+    /// Whether a colon opens `word`'s sentence: "A tweet: Let me know what you think" shows text.
+    static func afterColon(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
+        chars[..<word.range.lowerBound].last {
+            $0 == ":" || TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0)
+        } == ":"
     }
 
-    /// Whether only whitespace and markdown separate `word` from the line break before it.
-    static func startsLine(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
-        var j = word.range.lowerBound - 1
-        while j >= 0 {
-            if chars[j].isNewline { return true }
-            guard TextAnalysis.isLeadingMarkup(chars[j]) else { return false }
-            j -= 1
-        }
-        return true
-    }
-
-    /// A label of `labels` at word `index`, then an optional "for ..." of up to four words,
-    /// then markdown, then a colon, or a line break with more text after it.
+    /// A label of `labels` at word `index`, with its modifiers, "for ...", separator and more text.
     static func label(
-        at index: Int, labels: [[String]], words: [TextAnalysis.Word], chars: [Character]
+        at index: Int, in labels: [String: [[String]]], words: [TextAnalysis.Word], chars: [Character]
     ) -> String? {
-        label(at: index, candidates: labels, words: words, chars: chars)
+        var first = index
+        while true {
+            if let label = label(from: first, openedAt: index, in: labels, words: words, chars: chars) { return label }
+            guard first < index + 2, first + 1 < words.count, labelModifiers.contains(words[first].normalized),
+                TextAnalysis.areAdjacent(words[first], words[first + 1], in: chars)
+            else { return nil }
+            first += 1
+        }
     }
-
-    /// ``label(at:labels:words:chars:)`` with the labels indexed by first word: only those
-    /// that start with word `index` are tried, longest first, as in the label lists.
-    static func label(
-        at index: Int, labels: PhraseIndex, words: [TextAnalysis.Word], chars: [Character]
-    ) -> String? {
-        guard let candidates = labels.candidates(for: words[index].normalized) else { return nil }
-        return label(at: index, candidates: candidates, words: words, chars: chars)
-    }
-
-    static let openingLabelIndex = PhraseIndex(allOpeningLabels)
-    static let lineLabelIndex = PhraseIndex(lineLabels)
 
     private static func label(
-        at index: Int, candidates labels: [[String]], words: [TextAnalysis.Word], chars: [Character]
+        from index: Int, openedAt start: Int, in labels: [String: [[String]]], words: [TextAnalysis.Word],
+        chars: [Character]
     ) -> String? {
-        for label in labels where TextAnalysis.matches(label, in: words, from: index, chars: chars) {
+        for label in labels[words[index].normalized] ?? []
+        where TextAnalysis.matches(label, in: words, from: index, chars: chars) {
+            let isAltText = altTextLabelSet.contains(label)
+            if !isAltText, words[start..<index + label.count].contains(where: \.isAllCaps) { continue }
             var end = index + label.count
             if end < words.count, words[end].normalized == "for",
-                TextAnalysis.areAdjacent(words[end - 1], words[end], in: chars)
+                let k = (end + 1..<min(end + 5, words.count)).first(where: {
+                    separator(after: words[$0], dash: isAltText, chars: chars) != nil
+                }),
+                (end...k).allSatisfy({ TextAnalysis.areAdjacent(words[$0 - 1], words[$0], in: chars) })
             {
-                var k = end + 1
-                while k < words.count, k <= end + 4,
-                    TextAnalysis.areAdjacent(words[k - 1], words[k], in: chars)
-                {
-                    if colonFollows(words[k], chars: chars) != nil {
-                        end = k + 1
-                        break
-                    }
-                    k += 1
-                }
+                end = k + 1
             }
-            let lastWord = words[end - 1]
-            guard let colon = colonFollows(lastWord, chars: chars) else { continue }
-            let start = words[index].range.lowerBound
-            if chars[colon].isNewline {
-                guard chars[colon...].contains(where: { !$0.isWhitespace }) else { continue }
-                return String(chars[start..<lastWord.range.upperBound])
-            }
-            var text = ""
-            for c in chars[start...colon] where c.asciiByte != UInt8(ascii: "*") && c.asciiByte != UInt8(ascii: "_") {
-                text.append(c)
-            }
-            return text
+            let last = words[end - 1]
+            guard let separator = separator(after: last, dash: isAltText, chars: chars),
+                chars[(separator + 1)...].contains(where: { !TextAnalysis.isLeadingMarkup($0) })
+            else { continue }
+            let from = words[start].range.lowerBound
+            if TextAnalysis.isNewline(chars[separator]) { return String(chars[from..<last.range.upperBound]) }
+            return String(chars[from...separator].filter { $0 != "*" && $0 != "_" })
         }
         return nil
     }
 
-    /// How many of the first bytes of a text are `Character`s of one byte each: the ASCII
-    /// bytes before the first CR or non-ASCII byte, less the last of them when one of those
-    /// follows (a combining mark may join it).
-    static func asciiReach(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var i = 0
-        while i < bytes.count, bytes[i] < 0x80, bytes[i] != 0x0D { i += 1 }
-        return i == bytes.count ? i : max(0, i - 1)
-    }
-
-    /// ``TextAnalysis/isLeadingMarkup(_:)`` of an ASCII character.
-    @inline(__always)
-    static func isLeadingMarkup(_ b: UInt8) -> Bool {
-        isSpace(b) || b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "#")
-            || b == UInt8(ascii: ">")
-    }
-
-    /// ``TextAnalysis/isSpace(_:)`` of an ASCII character.
-    @inline(__always)
-    static func isSpace(_ b: UInt8) -> Bool {
-        b == 0x20 || (b >= 0x09 && b <= 0x0D)
-    }
-
-    /// ``label(at:labels:words:chars:)`` read from the UTF-8 `bytes`, whose first `reach`
-    /// bytes are `Character`s of one byte each: the label (`nil` when there is none), or `nil`
-    /// when deciding would take a character past them, or a label ends at a line break.
-    static func asciiLabel(
-        at index: Int, labels: PhraseIndex, words: [TextAnalysis.Word], bytes: UnsafeBufferPointer<UInt8>,
-        reach: Int
-    ) -> String?? {
-        guard let candidates = labels.candidates(for: words[index].normalized) else { return .some(nil) }
-        /// Whether only spaces separate words `k - 1` and `k`; `nil` past the reach.
-        func adjacent(_ k: Int) -> Bool? {
-            guard words[k].range.lowerBound <= reach else { return nil }
-            return bytes[words[k - 1].range.upperBound..<words[k].range.lowerBound].allSatisfy(isSpace)
-        }
-        /// ``colonFollows(_:chars:)``; `nil` past the reach.
-        func colonFollows(_ word: TextAnalysis.Word) -> Int?? {
-            var j = word.range.upperBound
-            while j < bytes.count {
-                guard j < reach else { return nil }
-                let b = bytes[j]
-                if b == UInt8(ascii: ":") || (b >= 0x0A && b <= 0x0D) { return j }
-                guard b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == 0x20 || b == 0x09 else {
-                    return .some(nil)
-                }
-                j += 1
-            }
-            return .some(nil)
-        }
-        for label in candidates {
-            guard index + label.count <= words.count else { continue }
-            var matches = true
-            for (k, expected) in label.enumerated() {
-                guard words[index + k].normalized == expected else {
-                    matches = false
-                    break
-                }
-                if k > 0 {
-                    guard let adjacent = adjacent(index + k) else { return nil }
-                    guard adjacent else {
-                        matches = false
-                        break
-                    }
-                }
-            }
-            guard matches else { continue }
-            var end = index + label.count
-            if end < words.count, words[end].normalized == "for" {
-                guard let forAdjacent = adjacent(end) else { return nil }
-                if forAdjacent {
-                    var k = end + 1
-                    while k < words.count, k <= end + 4 {
-                        guard let next = adjacent(k) else { return nil }
-                        guard next else { break }
-                        guard let colon = colonFollows(words[k]) else { return nil }
-                        if colon != nil {
-                            end = k + 1
-                            break
-                        }
-                        k += 1
-                    }
-                }
-            }
-            let lastWord = words[end - 1]
-            guard let found = colonFollows(lastWord) else { return nil }
-            guard let colon = found else { continue }
-            // A label alone on its line needs the text after the line break: judged on Characters.
-            guard bytes[colon] == UInt8(ascii: ":") else { return nil }
-            let start = words[index].range.lowerBound
-            let kept = bytes[start...colon].filter { $0 != UInt8(ascii: "*") && $0 != UInt8(ascii: "_") }
-            return .some(String(decoding: kept, as: UTF8.self))
-        }
-        return .some(nil)
-    }
-
-    /// The index of the colon (or of the line break) after `word`, past spaces and the
-    /// markdown closing a bold label: "Alt text:", "Alt text :", "**Alt text**:", "Alt text\n".
-    static func colonFollows(_ word: TextAnalysis.Word, chars: [Character]) -> Int? {
+    /// The colon, line break or (`dash`) spaced dash after `word`, past spaces, markdown, a parenthesis.
+    static func separator(after word: TextAnalysis.Word, dash: Bool, chars: [Character]) -> Int? {
         var j = word.range.upperBound
+        var parenthesis = false
         while j < chars.count {
             let c = chars[j]
-            if let a = c.asciiByte {
-                // ":", a line break; "*", "_", a space or a tab.
-                if a == 0x3A || (a >= 0x0A && a <= 0x0D) { return j }
-                guard a == 0x2A || a == 0x5F || a == 0x20 || a == 0x09 else { return nil }
-            } else {
-                if c == "\u{FF1A}" || c.isNewline { return j }
-                guard c.isWhitespace else { return nil }
+            if c == ":" || c == "\u{FF1A}" || TextAnalysis.isNewline(c) { return j }
+            if c == "(", !parenthesis, let close = chars[j..<min(j + 60, chars.count)].firstIndex(of: ")"),
+                !chars[j..<close].contains(where: TextAnalysis.isNewline)
+            {
+                (parenthesis, j) = (true, close + 1)
+                continue
             }
+            if dash, TextAnalysis.isDash(c), j > word.range.upperBound, j + 1 < chars.count,
+                TextAnalysis.isSpace(chars[j + 1])
+            {
+                return j
+            }
+            guard c == "*" || c == "_" || TextAnalysis.isSpace(c) else { return nil }
             j += 1
         }
         return nil
     }
 
-    /// "Here is the alt text" (after an optional lead-in) or "Sure!" opening the answer.
-    static func opening(words: [TextAnalysis.Word], chars: [Character]) -> String? {
-        var position = 0
-        var exclamation: String?
-        for leadIn in leadIns where TextAnalysis.matches(leadIn, in: words, from: 0, chars: chars) {
-            let end = words[leadIn.count - 1].range.upperBound
-            guard end < chars.count, chars[end] == "!" || chars[end] == "," else { break }
-            if exclamations.contains(leadIn), chars[(end + 1)...].contains(where: { !$0.isWhitespace }) {
-                exclamation = String(chars[words[0].range.lowerBound...end])
-            }
-            position = leadIn.count
-            break
+    /// Whether only whitespace and markdown separate `word` from the line break before it.
+    static func startsLine(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
+        let before = chars[..<word.range.lowerBound].last {
+            TextAnalysis.isNewline($0) || !TextAnalysis.isLeadingMarkup($0)
         }
-        return presentation(from: position, words: words, chars: chars) ?? exclamation
+        return before.map(TextAnalysis.isNewline) ?? true
     }
 
-    /// "Here is/Here's ... alt text/description/caption" at word `position`: what is
-    /// presented, after at most four ``presentationModifiers``, in the same sentence.
+    /// A presentation, a spoken opening or an exclamation opening the answer, after a lead-in.
+    static func opening(words: [TextAnalysis.Word], chars: [Character]) -> String? {
+        var (position, exclamation): (Int, String?) = (0, nil)
+        if let leadIn = leadInIndex[words[0].normalized]?.first(where: {
+            TextAnalysis.matches($0, in: words, from: 0, chars: chars)
+        }) {
+            let after = words[leadIn.count - 1].range.upperBound  // French sets a space before "!".
+            let end = chars[after...].prefix(2).firstIndex { !TextAnalysis.isSpace($0) } ?? chars.count
+            if end < chars.count, "!,.".contains(chars[end]) {
+                if exclamations.contains(leadIn), chars[(end + 1)...].contains(where: { !TextAnalysis.isSpace($0) }) {
+                    exclamation = String(chars[words[0].range.lowerBound...end])
+                }
+                position = leadIn.count
+            }
+        }
+        guard position < words.count else { return exclamation }
+        return presentation(from: position, words: words, chars: chars)
+            ?? phrase(at: position, in: spokenOpeningIndex, words: words, chars: chars) ?? exclamation
+    }
+
+    /// "Here is ... alt text" at word `position`, after at most four ``presentationModifiers``.
     static func presentation(from position: Int, words: [TextAnalysis.Word], chars: [Character]) -> String? {
         guard let presentation = presentations.first(where: {
             TextAnalysis.matches($0, in: words, from: position, chars: chars)
@@ -560,17 +266,34 @@ public struct MetaLabelScorer: Scorer {
             guard !between.contains(where: { TextAnalysis.isSentenceTerminator($0) || $0 == ":" || $0.isNewline })
             else { return nil }
             let word = words[k].normalized
-            if presented.contains(word) {
-                var last = k
-                if word == "alt" || word == "alternative", k + 1 < words.count, words[k + 1].normalized == "text",
-                    TextAnalysis.areAdjacent(words[k], words[k + 1], in: chars)
-                {
-                    last = k + 1
-                }
+            let followedByText =
+                k + 1 < words.count && words[k + 1].normalized == "text"
+                && TextAnalysis.areAdjacent(words[k], words[k + 1], in: chars)
+            if presented.contains(word) || (word == "alternative" && followedByText) {
+                let last = (word == "alt" || word == "alternative") && followedByText ? k + 1 : k
                 return String(chars[words[position].range.lowerBound..<words[last].range.upperBound])
             }
             guard presentationModifiers.contains(word) else { return nil }
             k += 1
+        }
+        return nil
+    }
+
+    /// The longest phrase of `phrases` starting at word `index`, as written, unless it is
+    /// sign text or a name: a word in capitals, or every word capitalised ("Let Me Know"), with
+    /// the word after a closing "I" ("Shall I Compare" is a title, "Shall I add" is not).
+    static func phrase(
+        at index: Int, in phrases: [String: [[String]]], words: [TextAnalysis.Word], chars: [Character]
+    ) -> String? {
+        for phrase in phrases[words[index].normalized] ?? []
+        where TextAnalysis.matches(phrase, in: words, from: index, chars: chars) {
+            let end = index + phrase.count
+            let found = words[index..<end]
+            let title = phrase.last == "i" && end < words.count ? words[index...end] : found
+            if found.contains(where: \.isAllCaps) || (title.count > 1 && title.allSatisfy(\.isCapitalized)) {
+                continue
+            }
+            return String(chars[words[index].range.lowerBound..<words[end - 1].range.upperBound])
         }
         return nil
     }
