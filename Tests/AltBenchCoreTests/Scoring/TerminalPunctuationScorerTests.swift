@@ -50,15 +50,4 @@ struct TerminalPunctuationScorerTests {
     func flagsAMissingSentenceEnd(_ row: ScoringFlagCase) {
         expectFlag(TerminalPunctuationScorer(), name: ScoreName.terminalPunctuation, row)
     }
-
-    @Test func judgesTheLastByteAsTheLastCharacter() {
-        var random = RandomAnswers(seed: 41)
-        for _ in 0..<4000 {
-            let end = random.pick(["", "\"", ")", " *", "_", ".\u{201D}", "\u{301}"])
-            let input = ScoringInput(content: random.answer() + end)
-            #expect(
-                TerminalPunctuationScorer().score(input) == TerminalPunctuationScorer.scoreByCharacters(input),
-                "\(input.text.debugDescription)")
-        }
-    }
 }
