@@ -332,19 +332,19 @@ struct CompatibleHandler {
             }
             parsed.choices = n
         }
-        if let stream = body["stream"], !stream.isNull {
-            guard case .bool(let streaming) = stream else {
-                throw invalidType("stream", expected: "a boolean", got: stream)
-            }
-            if streaming {
-                throw APIError(
-                    message: "Unsupported value: 'stream' is not supported by this test server.",
-                    param: "stream",
-                    code: "unsupported_value"
-                )
-            }
-        }
+        try rejectStreaming(body)
         return parsed
+    }
+
+    /// `stream`: a boolean, and never true: the test server answers whole bodies only.
+    func rejectStreaming(_ body: [String: JSONValue]) throws {
+        guard let stream = body["stream"], !stream.isNull else { return }
+        guard case .bool(let streaming) = stream else { throw invalidType("stream", expected: "a boolean", got: stream) }
+        if streaming {
+            throw APIError(
+                message: "Unsupported value: 'stream' is not supported by this test server.", param: "stream",
+                code: "unsupported_value")
+        }
     }
 
     private func validateMessage(_ message: JSONValue, param: String, into parsed: inout Parsed) throws {

@@ -375,16 +375,7 @@ extension CompatibleHandler {
                 }
             }
             _ = try integer(body["partial_images"], param: "partial_images", in: 0...3)
-            if let stream = body["stream"], !stream.isNull {
-                guard case .bool(let streaming) = stream else { throw invalidType("stream", expected: "a boolean", got: stream) }
-                if streaming {
-                    throw APIError(
-                        message: "Unsupported value: 'stream' is not supported by this test server.",
-                        param: "stream",
-                        code: "unsupported_value"
-                    )
-                }
-            }
+            try rejectStreaming(body)
         }
         return parsed
     }
