@@ -51,7 +51,7 @@ public struct CostPlanning: Sendable {
     public func make() async throws -> Outcome {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         var notes: [String] = []
-        let experiment: Experiment
+        var experiment: Experiment
         do {
             experiment = try Experiment.resolve(options: options, config: config, environment: environment)
         } catch AltBenchError.missingAPIKey(let variable, let reason) {
@@ -66,6 +66,10 @@ public struct CostPlanning: Sendable {
             notes.append("altbench run would stop before sending: \(variable), the proxy's app key, is not set.")
             experiment = try Experiment.resolve(
                 options: options, config: config, environment: environment.merging([variable: "unset"]) { $1 })
+        }
+        if !notes.isEmpty {
+            // Resolved with a stand-in key so the plan can go on: say so where the reason is shown.
+            experiment.providerReason = "planned as if its key were set"
         }
         let prompts = try PromptLoader().load(
             directory: URL.resolving(experiment.promptsPath, against: workingDirectory), displayPath: experiment.promptsPath)
