@@ -18,7 +18,9 @@ extension AltBench {
                 run could not start (a bad file: altbench.yml, prompts, dataset) or was stopped by a \
                 configuration error (bad key, unknown model or URL, no quota, or a server that no request \
                 could reach: fix it and start a new run, which reuses every stored answer) or by a server \
-                that stopped answering midway (continue with --resume RUN once it is back), 64 for a bad \
+                that stopped answering midway (continue with --resume RUN once it is back), or when \
+                --max-cost is below the plan's high estimate (nothing is sent; `altbench plan` shows the \
+                figures), 4 when --max-cost stopped the run before the next request could pass it, 64 for a bad \
                 flag or flag value (nothing is read or sent), 124 when --deadline passed, 130 after Ctrl-C \
                 and 143 after SIGTERM (the partial report is written and marked incomplete; continue with \
                 --resume RUN).
