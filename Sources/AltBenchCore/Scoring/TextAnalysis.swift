@@ -615,13 +615,19 @@ public enum TextAnalysis {
     /// `A sign reads “Open” and I think…` keeps "and I think…".
     public static func ownVoice(_ text: String) -> String {
         let chars = Array(text)
-        guard !chars.isEmpty else { return text }
-        var removed = [Bool](repeating: false, count: chars.count)
+        guard let voice = ownVoice(characters: chars, words: words(in: chars), quotedSpans: quotedSpans(in: chars))
+        else { return text }
+        return String(voice)
+    }
 
-        let spans = quotedSpans(in: chars)
-        var spanEnds: [Int: Int] = [:]
+    /// The characters of ``ownVoice(_:)`` of the text whose characters, words
+    /// (``words(in:)``) and quoted spans (``quotedSpans(in:)``) are given; `nil` when that
+    /// voice is the whole text, nothing being removed.
+    static func ownVoice(characters chars: [Character], words: [Word], quotedSpans spans: [QuotedSpan]) -> [Character]? {
+        var removed = [Bool](repeating: false, count: chars.count)
+        var spanStarts = Set<Int>()
         for span in spans {
-            spanEnds[span.range.lowerBound] = span.range.upperBound
+            spanStarts.insert(span.range.lowerBound)
             for k in span.range { removed[k] = true }
             let last = span.range.upperBound - 2
             if span.isClosed, last > span.range.lowerBound, isSentenceTerminator(chars[last]) {
@@ -629,8 +635,7 @@ public enum TextAnalysis {
             }
         }
 
-        for word in words(in: chars)
-        where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
+        for word in words where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
             var j = word.range.upperBound
             while j < chars.count,
                 (isSpace(chars[j]) && !isNewline(chars[j])) || chars[j] == ":" || chars[j] == ","
@@ -643,26 +648,27 @@ public enum TextAnalysis {
             else { continue }
             var end = j
             while end < chars.count, !isSentenceTerminator(chars[end]), !isNewline(chars[end]),
-                spanEnds[end] == nil
+                !spanStarts.contains(end)
             {
                 end += 1
             }
             for k in word.range.upperBound..<end { removed[k] = true }
         }
+        guard removed.contains(true) else { return nil }
 
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
+        var voice: [Character] = []
+        voice.reserveCapacity(chars.count)
         var inGap = false
         for (c, isRemoved) in zip(chars, removed) {
             if isRemoved {
-                if !inGap { out.append(" ") }
+                if !inGap { voice.append(" ") }
                 inGap = true
             } else {
-                out.append(c)
+                voice.append(c)
                 inGap = false
             }
         }
-        return out
+        return voice
     }
 }
 
