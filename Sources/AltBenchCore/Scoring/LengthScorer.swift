@@ -19,7 +19,10 @@ public struct LengthScorer: Scorer {
         var count = 0
         var inWord = false
         for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
+            // ASCII's White_Space scalars are tab to carriage return and space.
+            let isWhitespace = scalar.isASCII
+                ? scalar == " " || (scalar >= "\t" && scalar <= "\r") : scalar.properties.isWhitespace
+            if isWhitespace {
                 inWord = false
             } else if !inWord {
                 count += 1

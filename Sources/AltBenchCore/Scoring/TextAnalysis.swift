@@ -303,10 +303,10 @@ public enum TextAnalysis {
     /// follows a non-letter and precedes a letter. A straight double quote right after a
     /// digit is an inch mark (a 12" record), not a quotation.
     private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
-        let c = chars[i]
+        guard let mark = onlyScalar(chars[i]) else { return nil }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
         let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
-        switch c {
+        switch mark {
         case "\"":
             return previous?.isNumber == true ? nil : .doubleStraight
         case "\u{201C}":
@@ -333,28 +333,35 @@ public enum TextAnalysis {
         }
     }
 
+    /// The scalar of `c` when `c` is that one scalar, as every quotation mark is: marks are
+    /// then compared as scalars, not as strings.
+    private static func onlyScalar(_ c: Character) -> Unicode.Scalar? {
+        let scalars = c.unicodeScalars
+        return scalars.index(after: scalars.startIndex) == scalars.endIndex ? scalars.first : nil
+    }
+
     /// Whether the character at `j` closes a quotation of `kind`. A single quote closes only
     /// when no letter follows, since ’ inside "I’m" or "What’s" is an apostrophe.
     private static func closes(_ kind: QuoteKind, _ chars: [Character], at j: Int) -> Bool {
-        let c = chars[j]
+        guard let mark = onlyScalar(chars[j]) else { return false }
         switch kind {
         case .doubleStraight:
-            return c == "\""
+            return mark == "\""
         case .doubleCurly:
-            return c == "\u{201D}"
+            return mark == "\u{201D}"
         case .doubleLow:
-            return c == "\u{201C}" || c == "\u{201D}"
+            return mark == "\u{201C}" || mark == "\u{201D}"
         case .single:
-            guard c == "\u{2019}" || c == "'" else { return false }
+            guard mark == "\u{2019}" || mark == "'" else { return false }
             return j + 1 == chars.count || !chars[j + 1].isLetter
         case .guillemet:
-            return c == "\u{00BB}"
+            return mark == "\u{00BB}"
         case .singleGuillemet:
-            return c == "\u{203A}"
+            return mark == "\u{203A}"
         case .corner:
-            return c == "\u{300D}"
+            return mark == "\u{300D}"
         case .whiteCorner:
-            return c == "\u{300F}"
+            return mark == "\u{300F}"
         }
     }
 
