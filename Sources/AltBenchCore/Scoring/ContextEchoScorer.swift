@@ -19,71 +19,21 @@
 /// "copies 92% of the post text". No score when the item has no post text, or post text
 /// with no words in it; an empty answer is not an echo.
 ///
-/// The post text is split once per item (``Post``, kept in a small cache); an answer's words
-/// are looked up in it by their bytes as they are read, and most answers, holding too few
-/// of the post's words to reach the threshold, are settled without building anything.
 public struct ContextEchoScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
         guard let context = input.item.context else { return [] }
-        let post = Self.cache.value(for: context) { Post(context) }
-        guard !post.ids.isEmpty else { return [] }
-        let share = post.echoedShare(of: input.text, threshold: input.settings.contextEchoThreshold)
+        let contextWords = TermMatching.words(in: context, splitHashtags: true)
+        guard !contextWords.isEmpty else { return [] }
+        let share = Self.echoedShare(
+            of: TermMatching.words(in: input.text, splitHashtags: true), in: contextWords,
+            threshold: input.settings.contextEchoThreshold)
         return [
             .flag(
                 ScoreName.contextEcho, share != nil,
                 detail: share.map { "copies \(Int(($0 * 100).rounded()))% of the post text" })
         ]
-    }
-
-    private static let cache = TermMatching.PreparedCache<Post>()
-
-    /// A post text's words, ready to be compared with answers.
-    final class Post: Sendable {
-        let index: TermMatching.WordIndex
-        /// The post's words as ids in `index`, in order.
-        let ids: [Int]
-
-        init(_ context: String) {
-            index = TermMatching.WordIndex(TermMatching.words(in: context, splitHashtags: true))
-            ids = index.ids
-        }
-
-        /// ``ContextEchoScorer/echoedShare(of:in:threshold:)`` of the words of `text`.
-        func echoedShare(of text: String, threshold: Double) -> Double? {
-            // One pass counts the answer's words and those in the post, and compares them
-            // with the post's words in turn.
-            let index = index
-            var count = 0
-            var inPost = 0
-            var equal = true
-            ids.withUnsafeBufferPointer { ids in
-                TermMatching.withWords(in: text, splitHashtags: true) { words in
-                    while let word = words.next() {
-                        let id = index.id(of: word)
-                        if id != nil { inPost += 1 }
-                        if equal, count >= ids.count || id != ids[count] { equal = false }
-                        count += 1
-                    }
-                }
-            }
-            guard count > 0 else { return nil }
-            if equal && count == ids.count { return 1 }
-            guard count >= 3 else { return nil }
-            let needed = threshold * Double(count) - 1e-9
-            guard Double(inPost) >= needed else { return nil }
-
-            var answerIDs: [Int] = []
-            answerIDs.reserveCapacity(inPost)
-            TermMatching.withWords(in: text, splitHashtags: true) { words in
-                while let word = words.next() {
-                    if let id = index.id(of: word) { answerIDs.append(id) }
-                }
-            }
-            let common = ContextEchoScorer.longestCommonSubsequence(answerIDs, ids)
-            return Double(common) >= needed ? Double(common) / Double(count) : nil
-        }
     }
 
     /// The share of `answer` found in order in `context` when it makes an echo, else `nil`.

@@ -15,8 +15,7 @@
 /// Emoji count wherever they stand, quoted or not: a screen reader reads them all out.
 ///
 /// `value` is the count and `passed` is `count == 0`; the detail lists the first five emoji
-/// found, separated by spaces. Text with no scalar that could start an emoji, most answers
-/// in any Latin script, is answered from its bytes without decoding it (``mayHoldEmoji(_:)``).
+/// found, separated by spaces.
 public struct EmojiScorer: Scorer {
     public init() {}
 
@@ -31,7 +30,6 @@ public struct EmojiScorer: Scorer {
 
     /// The number of emoji in `text`, and the first `shownLimit` of them as written.
     static func emoji(in text: String, shownLimit: Int = 5) -> (count: Int, shown: [String]) {
-        guard mayHoldEmoji(text) else { return (0, []) }
         let scalars = Array(text.unicodeScalars)
         let n = scalars.count
         var count = 0
@@ -52,47 +50,6 @@ public struct EmojiScorer: Scorer {
             i = end
         }
         return (count, shown)
-    }
-
-    /// Whether `text` may hold an emoji: a scalar from U+2000 on, where every emoji but © and ®
-    /// lies (keycaps' U+20E3 included), or © or ® (C2 A9, C2 AE). From U+2000 to U+20FF, the
-    /// punctuation, super- and subscripts and currency signs that Latin text is full of (’ “ ”
-    /// – — … • €), only ‼ U+203C, ⁉ U+2049 and the keycap U+20E3 count, which their three
-    /// bytes tell. ASCII runs are skipped eight bytes at a time, so plain English, French or
-    /// German text, curly quotes and dashes included, is answered without decoding a scalar.
-    static func mayHoldEmoji(_ text: String) -> Bool {
-        var copy = text
-        return copy.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return false }
-            let raw = UnsafeRawPointer(base)
-            let n = bytes.count
-            var i = 0
-            while i < n {
-                if i + 8 <= n, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                    i += 8
-                    continue
-                }
-                let b = bytes[i]
-                if b == 0xE2, i + 2 < n {
-                    // U+2000 to U+20FF: E2 80 to E2 83, then the scalar's last six bits.
-                    let second = bytes[i + 1]
-                    let third = bytes[i + 2]
-                    switch second {
-                    case 0x80: if third == 0xBC { return true }  // ‼ U+203C
-                    case 0x81: if third == 0x89 { return true }  // ⁉ U+2049
-                    case 0x82: break
-                    case 0x83: if third == 0xA3 { return true }  // keycap U+20E3
-                    default: return true
-                    }
-                    i += 3
-                    continue
-                }
-                if b >= 0xE2 { return true }
-                if b == 0xC2, i + 1 < n, bytes[i + 1] == 0xA9 || bytes[i + 1] == 0xAE { return true }
-                i += 1
-            }
-            return false
-        }
     }
 
     private static let variationSelectorEmoji: UInt32 = 0xFE0F

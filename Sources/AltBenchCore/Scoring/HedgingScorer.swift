@@ -27,14 +27,8 @@ public struct HedgingScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         // Each hedge starts with one of these words; when there are no more of them than a
         // sentence may carry, no sentence can carry too many, and the voice scan is skipped.
-        // Most answers are settled from the text's bytes (``candidateBound(_:)``) without
-        // looking at their words.
         let free = max(input.settings.freeHedgesPerSentence, 0)
-        if let bound = Self.candidateBound(input.text), bound <= free {
-            return [Score(name: ScoreName.hedging, value: 1, passed: true)]
-        }
-        var candidates = 0
-        for word in input.words where Self.mayStartHedge(word.normalized) { candidates += 1 }
+        let candidates = input.words.filter { Self.firstWords.contains($0.normalized) }.count
         guard candidates > free else {
             return [Score(name: ScoreName.hedging, value: 1, passed: true)]
         }
@@ -57,71 +51,6 @@ public struct HedgingScorer: Scorer {
     /// The first words of ``hedges``.
     static let firstWords: Set<String> = Set(hedges.map { $0[0] })
 
-    /// Whether `word` (normalized) is the first word of a hedge; cheap checks on length and
-    /// first letter go first, since every word of every answer passes through here, and the
-    /// word is then compared with ``firstWords`` as two integers
-    /// (``TermMatching/packed(_:)``), not hashed.
-    static func mayStartHedge(_ word: String) -> Bool {
-        let utf8 = word.utf8
-        guard utf8.count >= 3, utf8.count <= 10, let first = utf8.first else { return false }
-        switch first {
-        case UInt8(ascii: "a"), UInt8(ascii: "c"), UInt8(ascii: "l"), UInt8(ascii: "m"), UInt8(ascii: "p"),
-            UInt8(ascii: "s"):
-            let key = TermMatching.packed(utf8)
-            return firstWordKeys.contains { $0 == key }
-        default:
-            return false
-        }
-    }
-
-    /// At least as many as the words of `text` that start a hedge, from one scan of its UTF-8
-    /// bytes: the runs of ASCII letters spelling a word of ``firstWords`` in any case, with no
-    /// ASCII letter or digit just before or after them. A word's normalized form is ASCII
-    /// only when the word is, but for the Kelvin sign K (U+212A), which lowercases to "k": a
-    /// text holding one gets `nil`, no bound.
-    static func candidateBound(_ text: String) -> Int? {
-        var copy = text
-        return copy.withUTF8 { b -> Int? in
-            let n = b.count
-            var bound = 0
-            var i = 0
-            while i < n {
-                let byte = b[i]
-                let lower = byte | 0x20
-                guard lower >= 0x61 && lower <= 0x7A else {
-                    // The Kelvin sign: E2 84 AA.
-                    if byte == 0xE2, i + 2 < n, b[i + 1] == 0x84, b[i + 2] == 0xAA { return nil }
-                    i += 1
-                    continue
-                }
-                // A run of ASCII letters and digits, not after one.
-                let start = i
-                i += 1
-                while i < n, (b[i] | 0x20 >= 0x61 && b[i] | 0x20 <= 0x7A) || (b[i] >= 0x30 && b[i] <= 0x39) { i += 1 }
-                if start > 0, b[start - 1] >= 0x30 && b[start - 1] <= 0x39 { continue }
-                let length = i - start
-                guard length >= 3, length <= 10 else { continue }
-                switch lower {
-                case UInt8(ascii: "a"), UInt8(ascii: "c"), UInt8(ascii: "l"), UInt8(ascii: "m"), UInt8(ascii: "p"),
-                    UInt8(ascii: "s"):
-                    var low: UInt64 = 0
-                    var high: UInt64 = 0
-                    for k in 0..<length {
-                        let letter = UInt64(b[start + k] | 0x20)
-                        if k < 8 { low |= letter << (8 * UInt64(k)) } else { high |= letter << (8 * UInt64(k - 8)) }
-                    }
-                    if firstWordKeys.contains(where: { $0 == (low, high, length) }) { bound += 1 }
-                default:
-                    break
-                }
-            }
-            return bound
-        }
-    }
-
-    /// ``firstWords``, packed by ``TermMatching/packed(_:)``; none is longer than 10 bytes.
-    static let firstWordKeys: [TermMatching.Packed] = firstWords.map { TermMatching.packed($0.utf8) }
-
     /// The excess hedges of `chars` (already reduced to the model's own voice), split into
     /// `words`, over `free` per sentence, and the hedges found, once each, in order.
     static func excessHedges(
@@ -137,7 +66,7 @@ public struct HedgingScorer: Scorer {
                 inSentence = 0
             }
             let word = words[index]
-            guard mayStartHedge(word.normalized), counts(word, in: chars) else {
+            guard firstWords.contains(word.normalized), counts(word, in: chars) else {
                 index += 1
                 continue
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text helpers the scorers share: words, sentence boundaries and the model's own voice.
 ///
 /// Everything works on `Character`s (grapheme clusters), so an "é" written as "e" plus a
@@ -129,191 +131,15 @@ public enum TextAnalysis {
         words(in: Array(text))
     }
 
-    /// `text` without leading and trailing whitespace and line breaks: what
-    /// `trimmingCharacters(in: .whitespacesAndNewlines)` gives (that set is the White_Space
-    /// property, Z*, tab to carriage return and U+0085, plus the zero-width space), without
-    /// Foundation's bridging.
+    /// `text` without leading and trailing whitespace and line breaks.
     static func trimmed(_ text: String) -> String {
-        @inline(__always) func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            if scalar.isASCII {
-                let v = scalar.value
-                return v == 0x20 || (v >= 0x09 && v <= 0x0D)
-            }
-            // Foundation's set also holds the zero-width space.
-            return scalar.properties.isWhitespace || scalar.value == 0x200B
-        }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = scalars.lastIndex(where: { !isSpace($0) })!
-        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
-        return String(scalars[first...last])
+        text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The characters and words of `text`, split once for all scorers.
-    ///
-    /// Most alt text is ASCII, where a `Character` is a byte (but for "\r\n", one Character
-    /// of two bytes): there both come straight from the UTF-8 bytes, without the grapheme
-    /// breaking that dominates a general split. The result is the same either way.
     static func split(_ text: String) -> (characters: [Character], words: [Word]) {
-        var text = text
-        if let fast = text.withUTF8({ bytes -> ([Character], [Word])? in
-            guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
-            return (asciiCharacters(bytes), asciiWords(bytes))
-        }) {
-            return fast
-        }
-        // Latin letters with precomposed accents, curly quotes, dashes and guillemets are one
-        // scalar and one Character each; a scalar that could join its neighbour (a combining
-        // mark, a joiner, an emoji modifier, ...) sends the text through grapheme breaking.
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.allSatisfy(isOwnCharacter) else {
-            let characters = Array(text)
-            return (characters, words(in: characters))
-        }
-        return (scalars.map { $0.isASCII ? asciiTable[Int($0.value)] : Character($0) }, scalarWords(scalars))
-    }
-
-    /// ``words(in:)`` over scalars that are one Character each, so scalar offsets are
-    /// `Character` offsets.
-    static func scalarWords(_ scalars: [Unicode.Scalar]) -> [Word] {
-        @inline(__always) func isWord(_ scalar: Unicode.Scalar) -> Bool {
-            let v = scalar.value
-            if v < 0x80 {
-                let folded = v | 0x20
-                return (v >= 48 && v <= 57) || (folded >= 97 && folded <= 122)
-            }
-            switch scalar.properties.generalCategory {
-            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                 .decimalNumber, .letterNumber, .otherNumber:
-                return true
-            default:
-                return false
-            }
-        }
-        @inline(__always) func isJoiner(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.value {
-            case 0x27, 0x2019, 0x02BC, 0x2D, 0x2010, 0x2011: true
-            default: false
-            }
-        }
-        var result: [Word] = []
-        var textBytes: [UInt8] = []
-        var lowerBytes: [UInt8] = []
-        textBytes.reserveCapacity(64)
-        lowerBytes.reserveCapacity(64)
-        let n = scalars.count
-        var i = 0
-        while i < n {
-            guard isWord(scalars[i]) else {
-                i += 1
-                continue
-            }
-            let start = i
-            i += 1
-            while i < n {
-                if isWord(scalars[i]) {
-                    i += 1
-                } else if isJoiner(scalars[i]) && i + 1 < n && isWord(scalars[i + 1]) {
-                    i += 2
-                } else {
-                    break
-                }
-            }
-            // Both spellings are encoded to UTF-8 by hand: appending scalars to a string one
-            // at a time costs more than the rest of the split.
-            textBytes.removeAll(keepingCapacity: true)
-            lowerBytes.removeAll(keepingCapacity: true)
-            var changed = false
-            for k in start..<i {
-                let scalar = scalars[k]
-                let v = scalar.value
-                UTF8Scalars.append(v, to: &textBytes)
-                if v < 0x80 {
-                    let folded = v >= 65 && v <= 90 ? v + 32 : v
-                    changed = changed || folded != v
-                    lowerBytes.append(UInt8(folded))
-                } else if v == 0x2019 || v == 0x02BC {
-                    changed = true
-                    lowerBytes.append(0x27)
-                } else if v >= 0xC0 && v <= 0xDE && v != 0xD7 {
-                    // Latin-1 capitals lowercase 0x20 further on.
-                    changed = true
-                    UTF8Scalars.append(v + 0x20, to: &lowerBytes)
-                } else if v < 0x100 || !scalar.properties.changesWhenLowercased {
-                    UTF8Scalars.append(v, to: &lowerBytes)
-                } else {
-                    // A Character of one scalar lowercases as that scalar's mapping.
-                    let mapped = scalar.properties.lowercaseMapping
-                    changed = changed || mapped.unicodeScalars.count != 1 || mapped.unicodeScalars.first != scalar
-                    lowerBytes.append(contentsOf: mapped.utf8)
-                }
-            }
-            let text = String(decoding: textBytes, as: UTF8.self)
-            result.append(Word(text: text, normalized: changed ? String(decoding: lowerBytes, as: UTF8.self) : text, range: start..<i))
-        }
-        return result
-    }
-
-    /// Whether `scalar` is always a Character of its own: below the combining marks
-    /// (U+0300) but for a carriage return, which joins a following line feed; or general
-    /// punctuation (but for the joiners U+200C and U+200D), currency, letterlike symbols and
-    /// arrows.
-    @inline(__always) static func isOwnCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        let v = scalar.value
-        if v < 0x300 { return v != 0x0D }
-        return (v >= 0x2000 && v < 0x2070 && v != 0x200C && v != 0x200D) || (v >= 0x20A0 && v < 0x20D0)
-            || (v >= 0x2100 && v < 0x2200)
-    }
-
-    /// One `Character` per byte, from a table: building each from its scalar costs more than
-    /// the rest of the split.
-    static func asciiCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> [Character] {
-        [Character](unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            for (index, byte) in bytes.enumerated() {
-                (buffer.baseAddress! + index).initialize(to: asciiTable[Int(byte)])
-            }
-            count = bytes.count
-        }
-    }
-
-    private static let asciiTable: [Character] = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
-
-    /// ``words(in:)`` over ASCII bytes without a carriage return, where `Character` offsets are
-    /// byte offsets: letters and digits, joined across an inner ' or -.
-    static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [Word] {
-        @inline(__always) func isWord(_ b: UInt8) -> Bool {
-            let folded = b | 0x20
-            return (b >= 48 && b <= 57) || (folded >= 97 && folded <= 122)
-        }
-        var result: [Word] = []
-        let n = bytes.count
-        var i = 0
-        while i < n {
-            guard isWord(bytes[i]) else {
-                i += 1
-                continue
-            }
-            let start = i
-            i += 1
-            while i < n {
-                if isWord(bytes[i]) {
-                    i += 1
-                } else if (bytes[i] == 0x27 || bytes[i] == 0x2D) && i + 1 < n && isWord(bytes[i + 1]) {
-                    i += 2
-                } else {
-                    break
-                }
-            }
-            let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
-            let text = String(decoding: slice, as: UTF8.self)
-            let normalized = slice.contains(where: { $0 >= 65 && $0 <= 90 })
-                ? String(unsafeUninitializedCapacity: slice.count) { buffer in
-                    for (k, b) in slice.enumerated() { buffer[k] = b >= 65 && b <= 90 ? b + 32 : b }
-                    return slice.count
-                } : text
-            result.append(Word(text: text, normalized: normalized, range: start..<i))
-        }
-        return result
+        let characters = Array(text)
+        return (characters, words(in: characters))
     }
 
     /// The first `limit` words of `chars` (all of them by default).
@@ -476,22 +302,11 @@ public enum TextAnalysis {
     /// so a single quote opens a span only on ‘ followed by a non-space, or on ' that
     /// follows a non-letter and precedes a letter. A straight double quote right after a
     /// digit is an inch mark (a 12" record), not a quotation.
-    /// Whether `c` may be a quotation mark, by its first UTF-8 byte: every mark altbench
-    /// knows is ASCII or starts with C2 (« »), E2 (“ ” „ ‘ ’ ‹ ›) or E3 (「 」 『 』). Reading
-    /// one byte is far cheaper than comparing the Character with each mark.
-    @inline(__always) static func mayBeQuotationMark(_ c: Character) -> Bool {
-        switch c.utf8.first {
-        case 0x22, 0x27, 0xC2, 0xE2, 0xE3: true
-        default: false
-        }
-    }
-
     private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
-        let c = chars[i]
-        guard mayBeQuotationMark(c) else { return nil }
+        guard let mark = onlyScalar(chars[i]) else { return nil }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
         let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
-        switch c {
+        switch mark {
         case "\"":
             return previous?.isNumber == true ? nil : .doubleStraight
         case "\u{201C}":
@@ -518,36 +333,35 @@ public enum TextAnalysis {
         }
     }
 
+    /// The scalar of `c` when `c` is that one scalar, as every quotation mark is: marks are
+    /// then compared as scalars, not as strings.
+    private static func onlyScalar(_ c: Character) -> Unicode.Scalar? {
+        let scalars = c.unicodeScalars
+        return scalars.index(after: scalars.startIndex) == scalars.endIndex ? scalars.first : nil
+    }
+
     /// Whether the character at `j` closes a quotation of `kind`. A single quote closes only
     /// when no letter follows, since ’ inside "I’m" or "What’s" is an apostrophe.
     private static func closes(_ kind: QuoteKind, _ chars: [Character], at j: Int) -> Bool {
-        let c = chars[j]
-        guard mayBeQuotationMark(c) else { return false }
-        if let a = c.asciiByte {
-            switch kind {
-            case .doubleStraight: return a == 0x22
-            case .single: return a == 0x27 && (j + 1 == chars.count || !chars[j + 1].isLetter)
-            default: return false
-            }
-        }
+        guard let mark = onlyScalar(chars[j]) else { return false }
         switch kind {
         case .doubleStraight:
-            return c == "\""
+            return mark == "\""
         case .doubleCurly:
-            return c == "\u{201D}"
+            return mark == "\u{201D}"
         case .doubleLow:
-            return c == "\u{201C}" || c == "\u{201D}"
+            return mark == "\u{201C}" || mark == "\u{201D}"
         case .single:
-            guard c == "\u{2019}" || c == "'" else { return false }
+            guard mark == "\u{2019}" || mark == "'" else { return false }
             return j + 1 == chars.count || !chars[j + 1].isLetter
         case .guillemet:
-            return c == "\u{00BB}"
+            return mark == "\u{00BB}"
         case .singleGuillemet:
-            return c == "\u{203A}"
+            return mark == "\u{203A}"
         case .corner:
-            return c == "\u{300D}"
+            return mark == "\u{300D}"
         case .whiteCorner:
-            return c == "\u{300F}"
+            return mark == "\u{300F}"
         }
     }
 
@@ -615,13 +429,19 @@ public enum TextAnalysis {
     /// `A sign reads “Open” and I think…` keeps "and I think…".
     public static func ownVoice(_ text: String) -> String {
         let chars = Array(text)
-        guard !chars.isEmpty else { return text }
-        var removed = [Bool](repeating: false, count: chars.count)
+        guard let voice = ownVoice(characters: chars, words: words(in: chars), quotedSpans: quotedSpans(in: chars))
+        else { return text }
+        return String(voice)
+    }
 
-        let spans = quotedSpans(in: chars)
-        var spanEnds: [Int: Int] = [:]
+    /// The characters of ``ownVoice(_:)`` of the text whose characters, words
+    /// (``words(in:)``) and quoted spans (``quotedSpans(in:)``) are given; `nil` when that
+    /// voice is the whole text, nothing being removed.
+    static func ownVoice(characters chars: [Character], words: [Word], quotedSpans spans: [QuotedSpan]) -> [Character]? {
+        var removed = [Bool](repeating: false, count: chars.count)
+        var spanStarts = Set<Int>()
         for span in spans {
-            spanEnds[span.range.lowerBound] = span.range.upperBound
+            spanStarts.insert(span.range.lowerBound)
             for k in span.range { removed[k] = true }
             let last = span.range.upperBound - 2
             if span.isClosed, last > span.range.lowerBound, isSentenceTerminator(chars[last]) {
@@ -629,8 +449,7 @@ public enum TextAnalysis {
             }
         }
 
-        for word in words(in: chars)
-        where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
+        for word in words where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {
             var j = word.range.upperBound
             while j < chars.count,
                 (isSpace(chars[j]) && !isNewline(chars[j])) || chars[j] == ":" || chars[j] == ","
@@ -643,26 +462,27 @@ public enum TextAnalysis {
             else { continue }
             var end = j
             while end < chars.count, !isSentenceTerminator(chars[end]), !isNewline(chars[end]),
-                spanEnds[end] == nil
+                !spanStarts.contains(end)
             {
                 end += 1
             }
             for k in word.range.upperBound..<end { removed[k] = true }
         }
+        guard removed.contains(true) else { return nil }
 
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
+        var voice: [Character] = []
+        voice.reserveCapacity(chars.count)
         var inGap = false
         for (c, isRemoved) in zip(chars, removed) {
             if isRemoved {
-                if !inGap { out.append(" ") }
+                if !inGap { voice.append(" ") }
                 inGap = true
             } else {
-                out.append(c)
+                voice.append(c)
                 inGap = false
             }
         }
-        return out
+        return voice
     }
 }
 

@@ -1,4 +1,4 @@
-/// UTF-8 read and written by hand, for the scorers' byte-level fast paths. Swift strings hold
+/// UTF-8 read by hand, for the reference caption tokenizer's byte scan. Swift strings hold
 /// valid UTF-8, so a lead byte tells the length of its sequence.
 enum UTF8Scalars {
     /// The scalar value whose encoding starts at `index`, and the index just past it. A
@@ -21,33 +21,5 @@ enum UTF8Scalars {
             k += 1
         }
         return (value, end)
-    }
-
-    /// The scalar at `index` (U+FFFD for a value that is not one), and the index past it.
-    @inline(__always)
-    static func scalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (scalar: Unicode.Scalar, end: Int) {
-        let (value, end) = decode(bytes, at: index)
-        return (Unicode.Scalar(value) ?? "\u{FFFD}", end)
-    }
-
-    /// Appends the UTF-8 encoding of the scalar value `v` to `bytes`.
-    @inline(__always)
-    static func append(_ v: UInt32, to bytes: inout [UInt8]) {
-        switch v {
-        case ..<0x80:
-            bytes.append(UInt8(v))
-        case ..<0x800:
-            bytes.append(UInt8(0xC0 | (v >> 6)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        case ..<0x10000:
-            bytes.append(UInt8(0xE0 | (v >> 12)))
-            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        default:
-            bytes.append(UInt8(0xF0 | (v >> 18)))
-            bytes.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
-            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            bytes.append(UInt8(0x80 | (v & 0x3F)))
-        }
     }
 }

@@ -117,36 +117,3 @@ struct ContextEchoScorerTests {
         #expect(ContextEchoScorer.longestCommonSubsequence(a, b) == length)
     }
 }
-
-// MARK: - The fast path against the plain rules
-
-extension ContextEchoScorerTests {
-    @Test func flagsAsThePlainRulesDo() {
-        var random = RandomAltText(seed: 5)
-        for round in 0..<3000 {
-            let answer = random.text(pieces: 12)
-            let context: String
-            switch round % 4 {
-            case 0: context = answer
-            case 1: context = answer.uppercased() + " " + random.pick(RandomAltText.pieces)
-            default: context = random.related(to: answer)
-            }
-            let threshold = random.pick([0.8, 0.8, 0.5, 0.7, 1.0, 0.0, -1.0, 2.0])
-            let input = ScoringInput(
-                content: answer, settings: ScoringSettings(contextEchoThreshold: threshold),
-                item: ScoringItem(context: context))
-            let scores = ContextEchoScorer().score(input)
-            let contextWords = ReferenceTermMatching.words(in: context, splitHashtags: true)
-            guard !contextWords.isEmpty else {
-                #expect(scores.isEmpty)
-                continue
-            }
-            let share = ContextEchoScorer.echoedShare(
-                of: ReferenceTermMatching.words(in: input.text, splitHashtags: true), in: contextWords,
-                threshold: threshold)
-            #expect(scores.count == 1)
-            #expect(scores.first?.isFlagged == (share != nil), "\(answer.debugDescription) for \(context.debugDescription)")
-            #expect(scores.first?.detail == share.map { "copies \(Int(($0 * 100).rounded()))% of the post text" })
-        }
-    }
-}

@@ -114,8 +114,8 @@ struct TextAnalysisTests {
     }
 }
 
-@Suite("TextAnalysis fast paths")
-struct TextAnalysisFastPathTests {
+@Suite("TextAnalysis characters")
+struct TextAnalysisCharacterTests {
     /// Pieces covering each path: ASCII, Latin-1 and punctuation scalars (one Character
     /// each), and scalars that join their neighbours (combining marks, joiners, emoji
     /// modifiers, flags, CR LF).
@@ -135,24 +135,6 @@ struct TextAnalysisFastPathTests {
         let characters: [Character] = ascii + others + ["\r\n", "\u{301}", "a\u{308}", "\u{7F}", "\u{80}"]
         for c in characters {
             #expect(c.asciiByte == c.asciiValue, "\(String(c).debugDescription)")
-        }
-    }
-
-    @Test("split, trimming and word counts give what the general code gives, on every path")
-    func fastPathsMatchTheGeneralOnes() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        for _ in 0..<4000 {
-            let text = (0..<next(20)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
-            let split = TextAnalysis.split(text)
-            #expect(split.characters == Array(text), "\(text.debugDescription)")
-            #expect(split.words == TextAnalysis.words(in: Array(text)), "\(text.debugDescription)")
-            #expect(TextAnalysis.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
-            let slow = text.unicodeScalars.split(whereSeparator: \.properties.isWhitespace).count
-            #expect(LengthScorer.wordCount(text) == slow, "\(text.debugDescription)")
         }
     }
 }
