@@ -149,32 +149,15 @@ public struct CostSummary: Sendable, Hashable {
         }
         guard holdsAny else { return nil }
 
-        var order: [String: Int] = [:]
-        for (index, variant) in results.variants.enumerated() where order[variant.name] == nil {
-            order[variant.name] = index
-        }
-        let groups = Dictionary(grouping: results.trials) { Key(variant: $0.variant, maxTokens: $0.maxTokens) }
-        let keys = groups.keys.sorted {
-            let a = order[$0.variant] ?? Int.max, b = order[$1.variant] ?? Int.max
-            if a != b { return a < b }
-            if $0.variant != $1.variant { return $0.variant < $1.variant }
-            return ($0.maxTokens ?? Int.max) < ($1.maxTokens ?? Int.max)
-        }
-        let pairs = keys.map { key in
-            let trials = groups[key]!
-            return Pair(
-                variant: key.variant, maxTokens: key.maxTokens, models: Set(trials.compactMap(\.model)).sorted(),
-                figures: Figures(trials))
+        let pairs = results.trialsByPair().map { group in
+            Pair(
+                variant: group.key.variant, maxTokens: group.key.maxTokens,
+                models: Set(group.trials.compactMap(\.model)).sorted(), figures: Figures(group.trials))
         }
         let total = Figures(results.trials)
         let maxCost = results.info.settings["max_cost"]?.doubleValue
         let notes = Self.notes(results, pairs: pairs, total: total, maxCost: maxCost)
         return CostSummary(pairs: pairs, total: total, isMock: results.info.isMock, maxCostUSD: maxCost, notes: notes)
-    }
-
-    private struct Key: Hashable {
-        var variant: String
-        var maxTokens: Int?
     }
 
     // MARK: - Notes
@@ -223,10 +206,10 @@ public struct CostSummary: Sendable, Hashable {
             }
             // Priced requests without a cost reported no usage; named by pair, in table order.
             let withoutUsage = Dictionary(grouping: unknown.filter { !isUnpriced($0) }) {
-                Key(variant: $0.variant, maxTokens: $0.maxTokens)
+                RunSummary.GroupKey(variant: $0.variant, maxTokens: $0.maxTokens)
             }
             let noUsage = pairs.compactMap { pair -> String? in
-                guard let count = withoutUsage[Key(variant: pair.variant, maxTokens: pair.maxTokens)]?.count else { return nil }
+                guard let count = withoutUsage[RunSummary.GroupKey(variant: pair.variant, maxTokens: pair.maxTokens)]?.count else { return nil }
                 return "\(requests(count)) of \(pairName(pair))"
             }
             if !noUsage.isEmpty {

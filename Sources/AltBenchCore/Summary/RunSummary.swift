@@ -69,17 +69,8 @@ public struct RunSummary: Sendable, Hashable {
         let settings = ScoringSettings(recorded: results.info.settings)
         self.settings = settings
         budget = settings.brevityBudget
-        var order: [String: Int] = [:]
-        for (index, variant) in results.variants.enumerated() { order[variant.name] = index }
-        let groups = Dictionary(grouping: results.trials) { GroupKey(variant: $0.variant, maxTokens: $0.maxTokens) }
-        let keys = groups.keys.sorted {
-            let a = order[$0.variant] ?? Int.max, b = order[$1.variant] ?? Int.max
-            if a != b { return a < b }
-            if $0.variant != $1.variant { return $0.variant < $1.variant }
-            return ($0.maxTokens ?? Int.max) < ($1.maxTokens ?? Int.max)
-        }
         let corpus = ReferenceCorpus(items: results.items.map(\.scoringItem))
-        rows = keys.map { Self.row($0, trials: groups[$0]!, settings: settings, corpus: corpus) }
+        rows = results.trialsByPair().map { Self.row($0.key, trials: $0.trials, settings: settings, corpus: corpus) }
     }
 
     /// BLEU-4, ROUGE-L and CIDEr-D of `answered` against the corpus; `nil` when no answer's
@@ -157,5 +148,23 @@ public enum Stats {
         let sorted = values.sorted()
         let rank = Int((p * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+extension RunResults {
+    /// The trials of each (variant, max_tokens) pair, in the order every table lists the
+    /// pairs: the run's variant order (baseline first), a variant the run does not list after
+    /// them by name, then max_tokens ascending with "none" last.
+    func trialsByPair() -> [(key: RunSummary.GroupKey, trials: [TrialRow])] {
+        var order: [String: Int] = [:]
+        for (index, variant) in variants.enumerated() where order[variant.name] == nil { order[variant.name] = index }
+        let groups = Dictionary(grouping: trials) { RunSummary.GroupKey(variant: $0.variant, maxTokens: $0.maxTokens) }
+        let keys = groups.keys.sorted {
+            let a = order[$0.variant] ?? Int.max, b = order[$1.variant] ?? Int.max
+            if a != b { return a < b }
+            if $0.variant != $1.variant { return $0.variant < $1.variant }
+            return ($0.maxTokens ?? Int.max) < ($1.maxTokens ?? Int.max)
+        }
+        return keys.map { ($0, groups[$0]!) }
     }
 }
