@@ -137,14 +137,6 @@ struct ProxySettingsTests {
             ("proxy:\n  auth_path: auth", 2, "starting with /"),
         ])
     func badFile(_ text: String, _ line: Int, _ expected: String) {
-        do {
-            _ = try ConfigFile.parse(text, displayPath: "altbench.yml")
-            Issue.record("accepted \(text)")
-        } catch {
-            let message = String(describing: error)
-            #expect(message.hasPrefix("altbench.yml:\(line): "), "\(message)")
-            #expect(message.contains(expected), "\(message)")
-            #expect(!message.contains("sk-abc-123"))
-        }
+        expectConfigRefused(text, line: line, saying: expected, withoutEchoing: ["sk-abc-123"])
     }
 }
