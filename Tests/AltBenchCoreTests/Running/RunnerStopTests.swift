@@ -104,17 +104,18 @@ struct RunnerStopTests {
     func deadline() async throws {
         let model = SlowModel(delay: .milliseconds(100))
         let sink = Recorded()
-        let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .milliseconds(450))
+        // 1.5 s: long enough that a starved cooperative pool still starts the first request.
+        let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .milliseconds(1500))
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(100))
         // All 100 would take 10 s at least; the counts below are the proof that it stopped
         // early, the time only a sanity bound (the suite runs in parallel on shared machines).
         #expect(ContinuousClock.now - started < .seconds(60))
-        #expect(outcome.stopReason == .deadline(.milliseconds(450)))
+        #expect(outcome.stopReason == .deadline(.milliseconds(1500)))
         let recorded = await sink.results.count
         // At least the request in flight at the deadline, which finishes within the grace
         // period; far from all 100 (each takes 100 ms, one at a time).
-        #expect(recorded >= 1 && recorded <= 10)
+        #expect(recorded >= 1 && recorded <= 20)
         #expect(model.requests == recorded)
     }
 
