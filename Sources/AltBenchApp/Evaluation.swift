@@ -96,35 +96,11 @@ public struct Evaluation: Sendable {
             model = StoreOnlyModel(endpoint: experiment.endpointIdentity)
             console.err("altbench: --offline: answers come only from the store; nothing is sent to \(model.endpoint).\n")
         } else {
-            switch experiment.provider {
-            case .mock:
-                model = MockVisionModel(dataset: dataset)
+            if experiment.provider == .mock {
                 console.err(
                     "*** OFFLINE MOCK: no model is called; answers are the dataset's reference texts cut to max_tokens (\(experiment.providerReason)). Set OPENAI_API_KEY, or --base-url URL for a local server, to evaluate a real model. ***\n")
-            case .openai:
-                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
-                httpClient = client
-                model = OpenAIVisionModel(
-                    baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
-                    timeout: experiment.requestTimeout, httpClient: client)
-                if experiment.apiKey == nil {
-                    console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
-                }
-            case .proxy:
-                guard let proxy = experiment.proxy else { preconditionFailure("Experiment.resolve gives a proxy run its settings") }
-                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
-                httpClient = client
-                let session = try ProxySession.make(proxy, httpClient: client, timeout: experiment.requestTimeout)
-                model = OpenAIVisionModel(proxy: session, timeout: experiment.requestTimeout, httpClient: client)
-                console.err(
-                    "altbench: sending through the signed proxy \(proxy.url.absoluteString) (session tokens from \(proxy.protocolSettings.authPath), signed with the app key in \(proxy.appKeyVariable)).\n")
-            case .azure:
-                guard let azure = experiment.azure else { preconditionFailure("Experiment.resolve gives an Azure run its settings") }
-                let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
-                httpClient = client
-                model = OpenAIVisionModel(azure: azure, timeout: experiment.requestTimeout, httpClient: client)
-                console.err("altbench: sending to \(azure.summary).\n")
             }
+            (model, httpClient) = try ModelClient.make(experiment, console: console) { MockVisionModel(dataset: dataset) }
         }
         defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
 

@@ -248,7 +248,10 @@ extension ResultStore {
     /// Deleting runs and answers relies on the v3 indexes of `trial`'s references: without
     /// them SQLite scans all of `trial` per variant, item and answer deleted (a minute on a
     /// store of a hundred runs).
-    static let unreferencedAnswer = "id NOT IN (SELECT response_id FROM trial WHERE response_id IS NOT NULL)"
+    static let unreferencedAnswer = """
+        id NOT IN (SELECT response_id FROM trial WHERE response_id IS NOT NULL) \
+        AND id NOT IN (SELECT response_id FROM judgement WHERE response_id IS NOT NULL)
+        """
 
     /// Bytes of the database file and of its write-ahead log; zeros in memory.
     func diskUsage() -> (file: Int64, wal: Int64) {

@@ -60,6 +60,30 @@ extension ResultStore {
                 scores[row["trial_id"], default: [:]][score.name] = score
             }
 
+            var judgements: [Int64: [RunResults.JudgementRow]] = [:]
+            let judgementRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT j.*, r.prompt_tokens, r.completion_tokens FROM judgement j
+                    JOIN trial t ON t.id = j.trial_id
+                    LEFT JOIN response r ON r.id = j.response_id
+                    WHERE t.run_id = ? ORDER BY j.trial_id, j.repeat_index
+                    """, arguments: [id])
+            while let row = try judgementRows.next() {
+                let errors: [String] = (row["errors"] as String?)
+                    .flatMap { try? JSONValue.parse(Data($0.utf8)) }?.arrayValue?.compactMap(\.stringValue) ?? []
+                judgements[row["trial_id"], default: []].append(
+                    RunResults.JudgementRow(
+                        repeatIndex: row["repeat_index"], model: row["model"], endpoint: row["endpoint"],
+                        rubric: row["rubric"], rubricSHA256: row["rubric_sha256"], cacheKey: row["cache_key"],
+                        status: RunResults.JudgementRow.Status(rawValue: row["status"]) ?? .failed, cached: row["cached"],
+                        accuracy: row["accuracy"], completeness: row["completeness"], concision: row["concision"],
+                        errors: errors, error: row["error"],
+                        promptTokens: (row["cached"] as Bool) ? nil : row["prompt_tokens"],
+                        completionTokens: (row["cached"] as Bool) ? nil : row["completion_tokens"],
+                        costUSD: row["cost_usd"]))
+            }
+
             let trialRows = try Row.fetchAll(
                 db,
                 sql: """
@@ -84,6 +108,9 @@ extension ResultStore {
                 trial.estimatedInputTokens = row["estimated_input_tokens"]
                 trial.estimatedImageTokens = row["estimated_image_tokens"]
                 trial.costUSD = row["cost_usd"]
+                trial.trialID = trialID
+                trial.imageDetail = (row["request"] as String?).flatMap(Self.imageDetail(inRequest:))
+                trial.judgements = judgements[trialID] ?? []
                 return trial
             }
             let planned: Int = run["planned_trials"]
@@ -91,5 +118,16 @@ extension ResultStore {
             return RunResults(info: info, variants: variants, items: items, trials: trials, plannedTrials: planned)
                 .orderingVariants()
         }
+    }
+
+    /// The `detail` of the image part of a stored request body, if it set one.
+    static func imageDetail(inRequest text: String) -> ImageDetail? {
+        guard let body = try? JSONValue.parse(Data(text.utf8)), let messages = body["messages"]?.arrayValue else { return nil }
+        for message in messages.reversed() {
+            for part in message["content"]?.arrayValue ?? [] {
+                if let detail = part["image_url"]?["detail"]?.stringValue { return ImageDetail(rawValue: detail) }
+            }
+        }
+        return nil
     }
 }

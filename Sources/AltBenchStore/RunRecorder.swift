@@ -38,23 +38,9 @@ public struct RunRecorder: ResultSink {
                     db, sql: "SELECT id FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
                     arguments: [trial.key])
             case .answered(let answer, cached: false):
-                try db.execute(
-                    sql: """
-                        INSERT INTO response (cache_key, endpoint, model, request, content, refusal, finish_reason,
-                          response_model, response_id, request_id, system_fingerprint, prompt_tokens,
-                          completion_tokens, total_tokens, reasoning_tokens, cached_tokens, image_tokens, token_field,
-                          latency_ms, raw_body, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        trial.key, endpoint, trial.request?.model ?? "",
-                        redactor.redact(trial.request?.keyBody().canonicalText ?? "{}"),
-                        redactor.redactIfPresent(answer.content), redactor.redactIfPresent(answer.refusal), answer.finishReason,
-                        answer.responseModel, answer.responseID, answer.requestID, answer.systemFingerprint,
-                        answer.promptTokens, answer.completionTokens, answer.totalTokens, answer.reasoningTokens,
-                        answer.cachedTokens, answer.imageTokens, answer.tokenField, answer.latencyMs, redactor.redactIfPresent(answer.rawBody), result.finishedAt,
-                    ])
-                responseID = db.lastInsertedRowID
+                responseID = try ResponseColumns.insert(
+                    answer, key: trial.key ?? "", endpoint: endpoint, request: trial.request, at: result.finishedAt,
+                    redactor: redactor, db: db)
             case .failed:
                 responseID = nil
             }
@@ -92,8 +78,32 @@ public struct RunRecorder: ResultSink {
     }
 }
 
-/// Maps `response` rows back to `ModelAnswer`.
+/// Maps `response` rows back to `ModelAnswer`, and answers to rows.
 enum ResponseColumns {
+    /// Stores `answer` to `request` under the cache `key`, secrets removed; its row id.
+    static func insert(
+        _ answer: ModelAnswer, key: String, endpoint: String, request: ModelRequest?, at date: Date, redactor: Redactor,
+        db: Database
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO response (cache_key, endpoint, model, request, content, refusal, finish_reason,
+                  response_model, response_id, request_id, system_fingerprint, prompt_tokens,
+                  completion_tokens, total_tokens, reasoning_tokens, cached_tokens, image_tokens, token_field,
+                  latency_ms, raw_body, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key, endpoint, request?.model ?? "", redactor.redact(request?.keyBody().canonicalText ?? "{}"),
+                redactor.redactIfPresent(answer.content), redactor.redactIfPresent(answer.refusal), answer.finishReason,
+                answer.responseModel, answer.responseID, answer.requestID, answer.systemFingerprint,
+                answer.promptTokens, answer.completionTokens, answer.totalTokens, answer.reasoningTokens,
+                answer.cachedTokens, answer.imageTokens, answer.tokenField, answer.latencyMs,
+                redactor.redactIfPresent(answer.rawBody), date,
+            ])
+        return db.lastInsertedRowID
+    }
+
     static func answer(from row: Row) -> ModelAnswer {
         ModelAnswer(
             content: row["content"], refusal: row["refusal"], finishReason: row["finish_reason"],

@@ -209,6 +209,40 @@ enum Schema {
                     """)
             try db.execute(sql: trialResultView(withCost: true))
         }
+        // The judge's answers are chat completions like the model's, so they live in
+        // `response` (found again by cache key); `judgement` ties each to the trial it judged
+        // with the verdict read from it, or why there is none.
+        migrator.registerMigration("v8: judgements, form and content") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE judgement (
+                      id INTEGER PRIMARY KEY,
+                      trial_id INTEGER NOT NULL REFERENCES trial(id) ON DELETE CASCADE,
+                      repeat_index INTEGER NOT NULL,
+                      model TEXT NOT NULL,
+                      endpoint TEXT NOT NULL,
+                      rubric TEXT NOT NULL,
+                      rubric_sha256 TEXT NOT NULL,
+                      cache_key TEXT NOT NULL,
+                      response_id INTEGER REFERENCES response(id),
+                      status TEXT NOT NULL CHECK (status IN ('judged', 'unreadable', 'failed')),
+                      cached BOOLEAN NOT NULL,
+                      attempts INTEGER NOT NULL,
+                      accuracy INTEGER,
+                      completeness INTEGER,
+                      concision INTEGER,
+                      errors TEXT,
+                      error TEXT,
+                      cost_usd REAL,
+                      started_at DATETIME NOT NULL,
+                      finished_at DATETIME NOT NULL,
+                      UNIQUE (trial_id, repeat_index)
+                    );
+                    CREATE INDEX judgement_response ON judgement (response_id);
+                    DROP VIEW trial_result;
+                    """)
+            try db.execute(sql: trialResultView(withCost: true))
+        }
         return migrator
     }
 
@@ -223,6 +257,9 @@ enum Schema {
         ("emoji", "emoji"), ("social_tokens", "social_tokens"), ("hedging", "hedging"),
         ("readability", "readability"), ("text_recall", "text_recall"), ("keyword_recall", "keyword_recall"),
         ("context_echo", "context_echo"), ("bleu4", "bleu4"), ("rougeL", "rougeL"), ("ciderD", "ciderD"),
+        ("reference_match", "reference_match"), ("form", "form"), ("content", "content_score"),
+        ("judge_accuracy", "judge_accuracy"), ("judge_completeness", "judge_completeness"),
+        ("judge_concision", "judge_concision"),
     ]
 
     /// One row per trial with its variant, item, answer and every score as a column; with

@@ -177,6 +177,8 @@ extension ConfigFile {
                 config.prices = try PriceTable.parse(value, line: line, displayPath: displayPath)
             case "azure":
                 config.azure = try azureConfig(value, line: line, displayPath: displayPath)
+            case "judge":
+                config.judge = try judgeConfig(value, line: line, displayPath: displayPath)
             case "timeout":
                 guard let seconds = value.scalar.flatMap({ Double($0.string) }), Experiment.isValidTimeout(seconds) else {
                     throw fail("must be a positive number of seconds, at most \(Int(Experiment.maxTimeout)).")

@@ -100,6 +100,8 @@ public struct ConfigFile: Sendable, Hashable {
     public var maxCost: Double?
     /// `prices:`: per-model prices over the built-in table, and `batch_discount`.
     public var prices: PriceTable?
+    /// `judge:`: the model that judges the answers (`--judge`, `altbench judge`).
+    public var judge: JudgeConfig?
 
     public init() {}
 
@@ -123,7 +125,7 @@ public struct ConfigFile: Sendable, Hashable {
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
         "check", "baseline", "proxy", "detail", "max_cost", "prices",
-        "azure",
+        "azure", "judge",
     ]
 }
 

@@ -26,7 +26,9 @@ import Foundation
 /// (``StopReason/costLimit(limit:spent:)``), as gracefully as a deadline stop.
 public struct Runner: Sendable {
     public var model: any VisionModel
-    public var sink: any ResultSink
+    /// Where ``run(_:)`` records its trials; a runner that only judges (``judge(_:sink:)``)
+    /// needs none.
+    public var sink: (any ResultSink)?
     public var scorers: [any Scorer]
     public var settings: ScoringSettings
     /// The run's references, for CIDEr-D's document frequencies (``ReferenceCorpus``).
@@ -58,7 +60,7 @@ public struct Runner: Sendable {
     public var onProgress: (@Sendable (RunProgress) -> Void)?
 
     public init(
-        model: any VisionModel, sink: any ResultSink, scorers: [any Scorer] = ScoringSuite.standard,
+        model: any VisionModel, sink: (any ResultSink)?, scorers: [any Scorer] = ScoringSuite.standard,
         settings: ScoringSettings = ScoringSettings(), corpus: ReferenceCorpus? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
         useCache: Bool = true, clock: any RunClock = SystemRunClock(), control: RunControl = RunControl(),
@@ -122,22 +124,56 @@ public struct Runner: Sendable {
     /// Runs every trial (or until stopped) and returns the tally.
     @discardableResult
     public func run(_ trials: [Trial]) async throws -> Outcome {
-        let tally = Tally(total: trials.count, start: clock.now, clock: clock)
+        guard let sink else { preconditionFailure("Runner.run needs a sink to record its trials") }
+        let costing = Costing(models: Set(trials.compactMap(\.request?.model)), prices: prices, maxCost: maxCost)
+        return try await drive(trials, costing: costing) { trial, context in
+            try await self.perform(trial, sink: sink, context: context)
+        }
+    }
+
+    /// Asks the judge every call (or until stopped) through the same pacing, retries, stop
+    /// rules and spending limit as the trials, handing each result to `sink`; `model` is the
+    /// judge's client.
+    ///
+    /// A call whose key the sink has an answer for costs nothing and sends nothing.
+    @discardableResult
+    public func judge(_ calls: [JudgeCall], sink: any JudgeSink) async throws -> Outcome {
+        let costing = Costing(models: Set(calls.map(\.request.model)), prices: prices, maxCost: maxCost)
+        return try await drive(calls, costing: costing) { call, context in
+            try await self.perform(call, sink: sink, context: context)
+        }
+    }
+
+    /// What a unit of work uses while it runs: the shared gate, tally, reachability and costs.
+    private struct Context: Sendable {
+        let gate: RequestGate
+        let tally: Tally
+        let reach: ServerReach
+        let costing: Costing
+    }
+
+    /// Runs `perform` on every job with `concurrency` workers until all are done or the run
+    /// stops: the watchdog closes the gate and gives requests in flight the grace period, and
+    /// the deadline timer stops the run when it passes.
+    private func drive<Job: Sendable>(
+        _ jobs: [Job], costing: Costing, perform: @escaping @Sendable (Job, Context) async throws -> Void
+    ) async throws -> Outcome {
+        let tally = Tally(total: jobs.count, start: clock.now, clock: clock)
         let gate = RequestGate(
             settings: .init(
                 maxConcurrency: concurrency, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute),
             clock: clock, control: control)
-        let queue = TrialQueue(trials, control: control)
+        let queue = JobQueue(jobs, control: control)
         let reach = ServerReach(limit: connectFailureLimit, lostRequests: Self.serverLostRequests, lostAfter: serverLostAfter)
-        let workers = min(concurrency, max(trials.count, 1))
-        let costing = Costing(trials: trials, prices: prices, maxCost: maxCost)
+        let context = Context(gate: gate, tally: tally, reach: reach, costing: costing)
+        let workers = min(concurrency, max(jobs.count, 1))
         let start = clock.now
         do {
             try await withThrowingTaskGroup(of: Role.self) { group in
                 for _ in 0..<workers {
                     group.addTask {
-                        while let trial = queue.next() {
-                            try await self.perform(trial, gate: gate, tally: tally, reach: reach, costing: costing)
+                        while let job = queue.next() {
+                            try await perform(job, context)
                         }
                         return .worker
                     }
@@ -167,7 +203,7 @@ public struct Runner: Sendable {
                 }
             }
         } catch is GraceExpired {
-            // Requests still in flight were cancelled; their trials stay unrecorded.
+            // Requests still in flight were cancelled; their jobs stay unrecorded.
         } catch is CancellationError where control.isStopping {
         }
         return Outcome(
@@ -185,10 +221,9 @@ public struct Runner: Sendable {
         }
     }
 
-    private func perform(_ trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach, costing: Costing) async throws {
+    private func perform(_ trial: Trial, sink: any ResultSink, context: Context) async throws {
         let started = Date()
-        guard let (outcome, attempts) = try await outcome(for: trial, gate: gate, tally: tally, reach: reach, costing: costing)
-        else { return }
+        guard let (outcome, attempts) = try await outcome(for: trial, sink: sink, context: context) else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
@@ -197,9 +232,26 @@ public struct Runner: Sendable {
         }
         var result = TrialResult(
             trial: trial, outcome: outcome, scores: scores, attempts: attempts, startedAt: started, finishedAt: Date())
-        result.costUSD = costing.cost(of: outcome, model: trial.request?.model)
+        result.costUSD = context.costing.cost(of: outcome, model: trial.request?.model)
         try await sink.record(result)
-        let progress = await tally.add(result)
+        let progress = await context.tally.add(failed: result.failure != nil, cached: result.cached)
+        onProgress?(progress)
+    }
+
+    private func perform(_ call: JudgeCall, sink: any JudgeSink, context: Context) async throws {
+        let started = Date()
+        let outcome: TrialOutcome
+        let attempts: Int
+        if useCache, let cached = try await sink.cachedJudgeAnswer(forKey: call.key) {
+            (outcome, attempts) = (.answered(cached, cached: true), 0)
+        } else {
+            guard let asked = try await send(call.request, estimate: call.estimate, context: context) else { return }
+            (outcome, attempts) = asked
+        }
+        var result = JudgeCallResult(call: call, outcome: outcome, attempts: attempts, startedAt: started, finishedAt: Date())
+        result.costUSD = context.costing.cost(of: outcome, model: call.request.model)
+        try await sink.record(result)
+        let progress = await context.tally.add(failed: result.outcome.failure != nil, cached: result.outcome.cached)
         onProgress?(progress)
     }
 
@@ -210,9 +262,7 @@ public struct Runner: Sendable {
     /// is left unrecorded for a `--resume`. Retries reuse the reservation after a failure that
     /// is not billed (an HTTP error, no connection); after one that may have been (a timeout,
     /// a connection lost midway), the reservation is spent and the retry reserves anew.
-    private func outcome(
-        for trial: Trial, gate: RequestGate, tally: Tally, reach: ServerReach, costing: Costing
-    ) async throws -> (TrialOutcome, Int)? {
+    private func outcome(for trial: Trial, sink: any ResultSink, context: Context) async throws -> (TrialOutcome, Int)? {
         guard let request = trial.request, let key = trial.key else {
             let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
             return (.failed(ModelFailure(kind: .image, message: message, retryable: false)), 0)
@@ -220,14 +270,20 @@ public struct Runner: Sendable {
         if useCache, let cached = try await sink.cachedAnswer(forKey: key) {
             return (.answered(cached, cached: true), 0)
         }
-        var claim = BudgetClaim(budget: costing.budget, amount: costing.highEstimate(trial))
+        return try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
+    }
+
+    /// Sends `request` under the spending limit: it reserves its high estimate once it may
+    /// send and keeps it until its answer; `nil` when the run stopped first.
+    private func send(
+        _ request: ModelRequest, estimate: RequestEstimate, context: Context
+    ) async throws -> (TrialOutcome, Int)? {
+        var claim = BudgetClaim(budget: context.costing.budget, amount: context.costing.highEstimate(request, estimate))
         do {
             // Pacing counts what OpenAI counts against a tokens-per-minute limit: the input and
             // the whole output ceiling, reserved up front; the answer's usage corrects it.
-            let estimate = Costing.estimate(trial, request: request)
             let tokens = Double(estimate.inputTokens + estimate.outputTokensMax)
-            let outcome = try await ask(
-                request, tokens: tokens, claim: &claim, gate: gate, tally: tally, reach: reach, costing: costing)
+            let outcome = try await ask(request, tokens: tokens, claim: &claim, context: context)
             await claim.release()
             return outcome
         } catch {
@@ -239,9 +295,9 @@ public struct Runner: Sendable {
     /// Sends `request` until it is answered, fails for good or the run stops; `claim` holds
     /// the trial's reservation while it is asked.
     private func ask(
-        _ request: ModelRequest, tokens cost: Double, claim: inout BudgetClaim, gate: RequestGate, tally: Tally,
-        reach: ServerReach, costing: Costing
+        _ request: ModelRequest, tokens cost: Double, claim: inout BudgetClaim, context: Context
     ) async throws -> (TrialOutcome, Int)? {
+        let (gate, tally, reach, costing) = (context.gate, context.tally, context.reach, context.costing)
         var attempt = 0
         while true {
             guard let permit = try await gate.acquire(cost: cost) else { return nil }
@@ -340,16 +396,16 @@ private struct Costing: Sendable {
     let table: PriceTable?
     let budget: CostBudget?
 
-    init(trials: [Trial], prices table: PriceTable?, maxCost: Double?) {
+    init(models: Set<String>, prices table: PriceTable?, maxCost: Double?) {
         self.table = table
         var prices: [String: ModelPrice] = [:]
         if let table {
-            for model in Set(trials.compactMap(\.request?.model)) {
+            for model in models {
                 if let found = table.price(forModel: model) { prices[model] = found.price }
             }
         }
         if maxCost != nil {
-            for model in Set(trials.compactMap(\.request?.model)) {
+            for model in models {
                 precondition(
                     prices[model] != nil,
                     "Runner: a run with maxCost needs a price for every model its requests name, and '\(model)' has none in the price table. Check prices before starting such a run."
@@ -360,11 +416,10 @@ private struct Costing: Sendable {
         budget = maxCost.map { CostBudget(limit: $0) }
     }
 
-    /// USD for the trial's request at its ceiling: every input token uncached and every
-    /// output token it may use; 0 without a limit (nothing reserves).
-    func highEstimate(_ trial: Trial) -> Double {
-        guard budget != nil, let request = trial.request, let price = prices[request.model] else { return 0 }
-        let estimate = Self.estimate(trial, request: request)
+    /// USD for a request at its ceiling: every input token uncached and every output token it
+    /// may use; 0 without a limit (nothing reserves).
+    func highEstimate(_ request: ModelRequest, _ estimate: RequestEstimate) -> Double {
+        guard budget != nil, let price = prices[request.model] else { return 0 }
         return price.cost(inputTokens: estimate.inputTokens, outputTokens: estimate.outputTokensMax)
     }
 
@@ -443,24 +498,24 @@ private struct BudgetClaim {
     }
 }
 
-/// Hands out trials in plan order until the run starts stopping.
-private final class TrialQueue: @unchecked Sendable {
+/// Hands out jobs in plan order until the run starts stopping.
+private final class JobQueue<Job: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private let trials: [Trial]
+    private let jobs: [Job]
     private var position = 0
     private let control: RunControl
 
-    init(_ trials: [Trial], control: RunControl) {
-        self.trials = trials
+    init(_ jobs: [Job], control: RunControl) {
+        self.jobs = jobs
         self.control = control
     }
 
-    func next() -> Trial? {
+    func next() -> Job? {
         if control.isStopping { return nil }
         return lock.withLock {
-            guard position < trials.count else { return nil }
+            guard position < jobs.count else { return nil }
             defer { position += 1 }
-            return trials[position]
+            return jobs[position]
         }
     }
 }
@@ -532,10 +587,10 @@ private actor Tally {
         self.clock = clock
     }
 
-    func add(_ result: TrialResult) -> RunProgress {
+    func add(failed wasFailed: Bool, cached wasCached: Bool) -> RunProgress {
         done += 1
-        if result.failure != nil { failed += 1 }
-        if result.cached { cached += 1 }
+        if wasFailed { failed += 1 }
+        if wasCached { cached += 1 }
         return snapshot()
     }
 

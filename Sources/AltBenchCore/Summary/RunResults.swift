@@ -129,6 +129,69 @@ public struct RunResults: Sendable, Hashable {
         }
 
         public var failed: Bool { answer == nil }
+        /// The trial's row id in the store (what a judgement points to); `nil` outside a store.
+        public var trialID: Int64? = nil
+        /// The image detail the request asked for (`low`, `high`, `auto`), for the judge to see
+        /// the image as the model did.
+        public var imageDetail: ImageDetail? = nil
+        /// The judge's verdicts on this answer, by repeat.
+        public var judgements: [JudgementRow] = []
+    }
+
+    /// One judge call about one answer, as stored.
+    public struct JudgementRow: Sendable, Hashable {
+        public enum Status: String, Sendable, Hashable {
+            /// The judge answered with a verdict that could be read.
+            case judged
+            /// The judge answered, but not with a verdict altbench could read.
+            case unreadable
+            /// The judge gave no answer (an HTTP error, a timeout, ...).
+            case failed
+        }
+
+        public var repeatIndex: Int
+        public var model: String
+        public var endpoint: String
+        public var rubric: String
+        public var rubricSHA256: String
+        public var cacheKey: String
+        public var status: Status
+        public var cached: Bool
+        /// The verdict, 1...5 each, when `status` is `judged`.
+        public var accuracy: Int?
+        public var completeness: Int?
+        public var concision: Int?
+        /// The judge's concrete errors ("says two dogs; there is one").
+        public var errors: [String]
+        /// Why there is no verdict.
+        public var error: String?
+        public var promptTokens: Int?
+        public var completionTokens: Int?
+        public var costUSD: Double?
+
+        public init(
+            repeatIndex: Int, model: String, endpoint: String, rubric: String, rubricSHA256: String, cacheKey: String,
+            status: Status, cached: Bool, accuracy: Int? = nil, completeness: Int? = nil, concision: Int? = nil,
+            errors: [String] = [], error: String? = nil, promptTokens: Int? = nil, completionTokens: Int? = nil,
+            costUSD: Double? = nil
+        ) {
+            self.repeatIndex = repeatIndex
+            self.model = model
+            self.endpoint = endpoint
+            self.rubric = rubric
+            self.rubricSHA256 = rubricSHA256
+            self.cacheKey = cacheKey
+            self.status = status
+            self.cached = cached
+            self.accuracy = accuracy
+            self.completeness = completeness
+            self.concision = concision
+            self.errors = errors
+            self.error = error
+            self.promptTokens = promptTokens
+            self.completionTokens = completionTokens
+            self.costUSD = costUSD
+        }
     }
 
     public var info: Info

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The judge flags of `altbench run` and `altbench judge`.
+public struct JudgeOptions: Sendable, Hashable {
+    /// `--judge`: judge the answers (always true for `altbench judge`).
+    public var enabled: Bool
+    /// `--judge-model`.
+    public var model: String?
+    /// `--judge-rubric FILE`.
+    public var rubric: String?
+    /// `--judge-repeats N`.
+    public var repeats: Int?
+
+    public init(enabled: Bool = false, model: String? = nil, rubric: String? = nil, repeats: Int? = nil) {
+        self.enabled = enabled
+        self.model = model
+        self.rubric = rubric
+        self.repeats = repeats
+    }
+}
+
+/// Everything the judge needs, resolved from the judge flags, `judge:` in altbench.yml and the
+/// run's own settings, in that order of precedence.
+///
+/// The judge reaches its model the way a run does — directly with a key, through the signed
+/// proxy, on Azure, or the offline mock — and by default the way the run it judges did; its
+/// client settings are a whole ``Experiment``, resolved by the same rules, so a judge on a
+/// missing key stops with the same sentence as a run.
+public struct JudgeSettings: Sendable, Hashable {
+    public static let maxTokensRange = 16...4096
+    public static let repeatsRange = 1...10
+    /// Room for three numbers and a few short errors, with JSON around them.
+    public static let defaultMaxTokens = 400
+    public static let defaultRubric = "judges/alt-text.md"
+    /// The name the offline mock judge answers as.
+    public static let mockModel = "mock-judge"
+
+    /// Where and how the judge is asked: provider, endpoint, key, proxy, and `model`.
+    public var client: Experiment
+    public var model: String
+    /// The rubric file as given (relative to the working directory).
+    public var rubricPath: String
+    public var maxTokens: Int
+    public var repeats: Int
+    public var structuredOutput: Bool
+    /// Why the judge asks where it does, for the banner ("the run's own provider", ...).
+    public var reason: String
+
+    /// Whether the offline mock judges (no request leaves the machine).
+    public var isMock: Bool { client.provider == .mock }
+
+    /// The judge for a run started with `options` under `config`: the run's provider and
+    /// endpoint unless `judge:` names others.
+    public static func resolve(
+        judge flags: JudgeOptions, runOptions: RunOptions, config: ConfigFile, environment: [String: String]
+    ) throws -> JudgeSettings {
+        let file = config.judge ?? JudgeConfig()
+        var options = runOptions
+        var clientConfig = config
+        var reason = "the run's own provider"
+        // A judge elsewhere: its own provider, base URL or proxy replace the run's.
+        if file.provider != nil || file.baseURL != nil || file.proxy != nil {
+            options.provider = file.provider
+            options.baseURL = file.baseURL
+            options.proxy = file.proxy?.url
+            options.azureEndpoint = nil
+            options.azureDeployment = nil
+            options.azureAPIVersion = nil
+            clientConfig.provider = file.provider
+            clientConfig.baseURL = file.baseURL
+            clientConfig.proxy = file.proxy
+            reason = "judge: in altbench.yml"
+        }
+        if let variable = file.apiKeyEnv { clientConfig.apiKeyEnv = variable }
+        options.offline = false
+        let model = flags.model ?? file.model
+        options.model = model
+        let client = try Experiment.resolve(options: options, config: clientConfig, environment: environment)
+        let resolvedModel: String
+        if client.provider == .mock {
+            resolvedModel = model ?? mockModel
+            reason = "the offline mock judge"
+        } else if let model {
+            resolvedModel = model
+        } else {
+            throw AltBenchError.invalidSetting(
+                name: "--judge",
+                message: "needs the judge's model: pass --judge-model MODEL or set `model` under `judge:` in altbench.yml. Prefer a model of another family than the one judged: a model tends to favour answers like its own.")
+        }
+        let repeats = flags.repeats ?? file.repeats ?? 1
+        guard repeatsRange.contains(repeats) else {
+            throw AltBenchError.invalidSetting(
+                name: "--judge-repeats", message: "must be between \(repeatsRange.lowerBound) and \(repeatsRange.upperBound) (got \(repeats)).")
+        }
+        return JudgeSettings(
+            client: client, model: resolvedModel, rubricPath: flags.rubric ?? file.rubric ?? defaultRubric,
+            maxTokens: file.maxTokens ?? defaultMaxTokens, repeats: repeats,
+            structuredOutput: file.structuredOutput ?? true, reason: reason)
+    }
+
+    /// The judge as a run records it in its settings (no key, no secret).
+    public var recorded: JSONValue {
+        [
+            "model": .string(model), "provider": .string(client.provider.rawValue),
+            "endpoint": .string(client.endpointIdentity), "rubric": .string(rubricPath),
+            "max_tokens": .int(maxTokens), "repeats": .int(repeats), "structured_output": .bool(structuredOutput),
+        ]
+    }
+}
