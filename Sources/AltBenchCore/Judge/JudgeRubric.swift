@@ -60,7 +60,10 @@ public struct JudgeRubric: Sendable, Hashable {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw JudgeRubricError.notUTF8(path: path)
         }
-        if text.allSatisfy({ $0.isWhitespace }) { throw JudgeRubricError.empty(path: path) }
+        // A byte-order mark, which some editors write, is no more criteria than whitespace.
+        if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace || $0 == "\u{FEFF}" }) {
+            throw JudgeRubricError.empty(path: path)
+        }
         return JudgeRubric(name: url.lastPathComponent, text: text)
     }
 }
