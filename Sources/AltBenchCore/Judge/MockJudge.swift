@@ -8,7 +8,7 @@ import Foundation
 /// the image, so it rewards repeating the references' words and cannot tell a correct detail
 /// the references leave out from an invented one. Its grades:
 ///
-/// - accuracy: the share of the answer's content words (``TermMatching`` words, stemmed,
+/// - accuracy: the share of the answer's distinct content words (``TermMatching`` words, stemmed,
 ///   without ``stopWords``) found in the item's references, `must_mention` and
 ///   `expected_text`, on ``grade(_:)``'s cut points;
 /// - completeness: the mean recall of what the item has of the `must_mention` terms, the
