@@ -53,11 +53,14 @@ public struct ModelRequest: Sendable, Hashable {
     public var maxTokens: Int?
     public var tokenField: TokenField
     public var temperature: Double?
+    /// `response_format`, sent only when set: the vision judge asks for a JSON schema with it.
+    /// Unset for every alt-text request, so their bodies and cache keys are what they were.
+    public var responseFormat: JSONValue? = nil
 
     public init(
         model: String, system: String? = nil, prompt: String, image: ImagePayload, imageIdentity: String,
         detail: ImageDetail? = nil, maxTokens: Int? = nil, tokenField: TokenField = .maxTokens,
-        temperature: Double? = nil
+        temperature: Double? = nil, responseFormat: JSONValue? = nil
     ) {
         self.model = model
         self.system = system
@@ -68,6 +71,7 @@ public struct ModelRequest: Sendable, Hashable {
         self.maxTokens = maxTokens
         self.tokenField = tokenField
         self.temperature = temperature
+        self.responseFormat = responseFormat
     }
 
     /// The chat-completions body. Keys that the prompt did not set are absent, not null.
@@ -87,6 +91,7 @@ public struct ModelRequest: Sendable, Hashable {
         var body: [String: JSONValue] = ["model": .string(model), "messages": .array(messages)]
         if let maxTokens { body[tokenField.rawValue] = .int(maxTokens) }
         if let temperature { body["temperature"] = .double(temperature) }
+        if let responseFormat { body["response_format"] = responseFormat }
         return .object(body)
     }
 
