@@ -91,9 +91,41 @@ enum Format {
         case ScoreName.bleu4: "BLEU-4"
         case ScoreName.rougeL: "ROUGE-L"
         case ScoreName.ciderD: "CIDEr-D"
+        case ScoreName.referenceMatch: "reference match"
+        case ScoreName.judgeAccuracy: "judge accuracy"
+        case ScoreName.judgeCompleteness: "judge completeness"
+        case ScoreName.judgeConcision: "judge concision"
+        case ScoreName.form: "form"
+        case ScoreName.content: "content"
         case ScoreName.quality: "quality"
         default: id
         }
+    }
+
+    /// The mark of a `quality` that is form alone: "†", with the number of such answers in a
+    /// row after it ("0.50 †2").
+    static let formOnlyMark = "†"
+
+    /// A row's mean quality, "0.50", marked "0.50 †2" when 2 of its answers were scored on
+    /// form alone, so it never reads as silently equal to the form.
+    static func quality(_ row: SummaryRow) -> String {
+        let value = decimal(row.meanQuality, digits: 2)
+        return row.formOnly > 0 ? "\(value) \(formOnlyMark)\(row.formOnly)" : value
+    }
+
+    /// One answer's quality, "0.50", or "0.50 †" when it is form alone.
+    static func quality(_ scores: [String: Score]) -> String {
+        let value = decimal(scores[ScoreName.quality]?.value, digits: 2)
+        return QualityScorer.isFormOnly(scores) ? "\(value) \(formOnlyMark)" : value
+    }
+
+    /// The note under a table whose quality cells carry the form-only mark; `nil` when none
+    /// does. `answers` names what the rows count ("answered trials", "answers").
+    static func formOnlyNote(_ rows: [SummaryRow], answers: String = "answers") -> String? {
+        let marked = rows.filter { $0.formOnly > 0 }
+        guard !marked.isEmpty else { return nil }
+        let total = marked.reduce(0) { $0 + $1.formOnly }
+        return "\(formOnlyMark)n: form only — n of the row's \(answers) (\(total) in all) had no content part (no references, must_mention, expected_text or judge score), so their quality is their form alone."
     }
 
     /// A weight as written in `altbench.yml`: "2", "0.5".

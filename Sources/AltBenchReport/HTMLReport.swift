@@ -162,18 +162,29 @@ public struct HTMLReport: Sendable {
             .h2("Summary"),
             .p(SafeHTML.text("Rates are shares of answered trials; click a column to sort.")),
             table(
-                headers: ["variant", "max_tokens", "n", "errors", "quality", "mean chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty"],
+                headers: ["variant", "max_tokens", "n", "errors", "form", "content", "quality", "mean chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty"],
                 rows: summary.rows.map { row in
                     [
                         Cell(row.variant), Cell(Format.tokens(row.maxTokens), sort: Double(row.maxTokens ?? Int.max)),
                         Cell(String(row.n), sort: Double(row.n)), Cell(String(row.errors), sort: Double(row.errors)),
-                        Cell(Format.decimal(row.meanQuality, digits: 2), sort: row.meanQuality),
+                        Cell(Format.decimal(row.meanForm, digits: 2), sort: row.meanForm),
+                        Cell(Format.decimal(row.meanContent, digits: 2), sort: row.meanContent),
+                        Cell(
+                            Format.decimal(row.meanQuality, digits: 2), sort: row.meanQuality,
+                            mark: row.formOnly > 0 ? Self.formOnlyMark(row.formOnly, of: row.scoredQuality) : nil),
                         Cell(Format.decimal(row.meanChars), sort: row.meanChars),
                         Cell(Format.percent(row.withinBudget), sort: row.withinBudget),
                         Cell(Format.percent(row.firstPerson), sort: row.firstPerson), Cell(Format.percent(row.truncated), sort: row.truncated),
                         Cell(Format.percent(row.refusals), sort: row.refusals), Cell(Format.percent(row.empty), sort: row.empty),
                     ]
-                })
+                }),
+            .if(
+                summary.rows.contains { $0.formOnly > 0 },
+                .p(
+                    SafeHTML.attribute("class", "legend"),
+                    .span(SafeHTML.attribute("class", "form-only"), SafeHTML.text(Format.formOnlyMark)),
+                    SafeHTML.text(
+                        " form only: quality is form × content; an answer with no content part (no references, must_mention, expected_text or judge score) is scored on form alone. †n counts such answers in the row.")))
         )
     }
 
@@ -287,6 +298,7 @@ public struct HTMLReport: Sendable {
         var text = ""
         var chars = "–"
         var quality = "–"
+        var formOnly = false
         var flags: [String] = []
         var className = "answer"
         if let answer = trial.answer {
@@ -294,6 +306,7 @@ public struct HTMLReport: Sendable {
             text = content.isEmpty ? (answer.refusal.map { "refused: \($0)" } ?? "(empty)") : content
             chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
             quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
+            formOnly = QualityScorer.isFormOnly(trial.scores)
             flags = Format.flags(trial.scores)
             if !failed.isEmpty { className += " flagged" }
         } else {
@@ -308,7 +321,13 @@ public struct HTMLReport: Sendable {
             el("td", SafeHTML.text(trial.variant + (trial.repeatIndex > 0 ? " (repeat \(trial.repeatIndex + 1))" : ""))),
             el("td", SafeHTML.text(Format.tokens(trial.maxTokens))),
             el("td", SafeHTML.attribute("class", "text"), SafeHTML.text(text)),
-            el("td", SafeHTML.text(chars)), el("td", SafeHTML.text(quality)),
+            el("td", SafeHTML.text(chars)),
+            el("td", SafeHTML.text(quality), .if(formOnly, .group([
+                SafeHTML.text(" "),
+                .span(
+                    SafeHTML.attribute("class", "form-only"), SafeHTML.attribute("title", Self.formOnlyMark(nil).title),
+                    SafeHTML.text(Format.formOnlyMark)),
+            ]))),
             el("td", .forEach(flags) { .span(SafeHTML.attribute("class", "flag"), SafeHTML.text($0)) }),
         ] as [Node<HTML.BodyContext>])
     }
@@ -392,11 +411,22 @@ public struct HTMLReport: Sendable {
         var text: String
         var sort: Double?
         var className: String?
-        init(_ text: String, sort: Double? = nil, className: String? = nil) {
+        /// A marker shown after the text, with a title that explains it (the form-only "†2").
+        var mark: (text: String, title: String)?
+        init(_ text: String, sort: Double? = nil, className: String? = nil, mark: (text: String, title: String)? = nil) {
             self.text = text
             self.sort = sort
             self.className = className
+            self.mark = mark
         }
+    }
+
+    /// The marker of a quality that is form alone, for `count` of `of` answers (`nil`: one
+    /// answer), titled with what it means.
+    static func formOnlyMark(_ count: Int?, of total: Int? = nil) -> (text: String, title: String) {
+        let what = "no references, must_mention, expected_text or judge score, so quality is form alone"
+        guard let count else { return (Format.formOnlyMark, "Form only: \(what).") }
+        return ("\(Format.formOnlyMark)\(count)", "Form only for \(count) of \(total ?? count) answers: \(what).")
     }
 
     /// A table whose columns sort on click (numbers by their value); a `footer` row (a total)
@@ -407,7 +437,13 @@ public struct HTMLReport: Sendable {
                 el("td",
                     .if(cell.sort != nil && cell.sort!.isFinite, SafeHTML.attribute("data-sort", String(cell.sort ?? 0))),
                     .if(cell.className != nil, SafeHTML.attribute("class", cell.className ?? "")),
-                    SafeHTML.text(cell.text))
+                    SafeHTML.text(cell.text),
+                    .if(cell.mark != nil, .group([
+                        SafeHTML.text(" "),
+                        .span(
+                            SafeHTML.attribute("class", "form-only"), SafeHTML.attribute("title", cell.mark?.title ?? ""),
+                            SafeHTML.text(cell.mark?.text ?? "")),
+                    ])))
             })
         }
         return el("table",

@@ -27,6 +27,7 @@ enum HTMLReportAssets {
         .thumb { max-width: 220px; max-height: 220px; object-fit: contain; background: #f3f3f3; }
         .facts, .tags { color: var(--muted); font-size: 0.85rem; } .problem { color: var(--flag); }
         tr.flagged td.text { background: #fff7f6; } tr.failed td { color: var(--flag); }
+        .form-only { color: var(--flag); cursor: help; }
         .flag { display: inline-block; border: 1px solid var(--flag); color: var(--flag); border-radius: 3px; padding: 0 0.3rem; margin: 0 0.2rem 0.2rem 0; font-size: 0.8rem; }
         td.text { white-space: pre-wrap; word-break: break-word; max-width: 60ch; }
         pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6rem; border-radius: 4px; }

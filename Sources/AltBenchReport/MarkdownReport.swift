@@ -126,8 +126,8 @@ public struct MarkdownReport: Sendable {
             header += " errors |"
             rule += "---:|"
         }
-        header += " quality | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty |"
-        rule += "---:|---:|---:|---:|---:|---:|---:|---:|"
+        header += " form | content | quality | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty |"
+        rule += "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         if showsTokenLimits {
             header += " mean completion tokens | p50 latency |"
             rule += "---:|---:|"
@@ -138,7 +138,8 @@ public struct MarkdownReport: Sendable {
             var cells = keyCells(row) + [String(row.n)]
             if showsTokenLimits { cells.append(String(row.errors)) }
             cells += [
-                Format.decimal(row.meanQuality, digits: 2), Format.decimal(row.meanChars), Format.whole(row.p90Chars),
+                Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row),
+                Format.decimal(row.meanChars), Format.whole(row.p90Chars),
                 Format.percent(row.withinBudget), Format.percent(row.firstPerson), Format.percent(row.truncated),
                 Format.percent(row.refusals), Format.percent(row.empty),
             ]
@@ -148,32 +149,56 @@ public struct MarkdownReport: Sendable {
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
         out.append("")
+        if let note = Format.formOnlyNote(summary.rows, answers: answersNoun) {
+            out.append(note)
+            out.append("")
+        }
     }
+
+    /// What the rows count, in the notes under the tables.
+    private var answersNoun: String { kind == .run ? "answered trials" : "answers" }
 
     /// `quality` and the mean of each weighted part, so a change in the composite can be
     /// traced to the part that moved.
     private func qualitySection(_ out: inout [String]) {
         // Parts no answer has (no dataset text, no scorer for it in an older run) stay out.
-        let parts = summary.weightedParts.filter { part in summary.rows.contains { $0.parts[part.id] != nil } }
+        func parts(_ half: QualityScorer.Half) -> [(id: String, weight: Double)] {
+            summary.weightedParts(half).filter { part in summary.rows.contains { $0.parts[part.id] != nil } }
+        }
+        let formParts = parts(.form), contentParts = parts(.content)
         out.append("## Quality")
         out.append("")
         let hard = summary.settings.hardFails.sorted().map { "`\($0)`" }.joined(separator: ", ")
-        out.append("`quality` is the weighted mean of the parts below (weight in brackets), and 0 for an answer with a hard fail (\(hard.isEmpty ? "none set" : hard)). Parts are means over \(kind == .run ? "answered trials" : "the answers"); a part an item cannot have (no `expected_text`, no `must_mention`) leaves that answer's mean. Weights and hard fails are set in `altbench.yml`.")
+        out.append("`quality` is `form` × `content`. `form` is the weighted mean of the form parts below (weight in brackets), and 0 for an answer with a hard fail (\(hard.isEmpty ? "none set" : hard)); `content` is the weighted mean of the content parts, over the \(answersNoun) that have one. An answer with no content part (no references, `must_mention`, `expected_text` or judge score) has no `content`, and its quality is its form alone (\(Format.formOnlyMark)). Parts are means over \(answersNoun); a part an item cannot have leaves that answer's mean. Weights and hard fails are set in `altbench.yml`.")
         out.append("")
-        var header = keyHeader + " quality | hard fails |"
-        var rule = keyRule + "---:|---:|"
-        for part in parts {
+        var header = keyHeader + " form | content | quality | hard fails |"
+        var rule = keyRule + "---:|---:|---:|---:|"
+        for part in formParts + contentParts {
             header += " \(Format.label(part.id)) (×\(Format.weight(part.weight))) |"
             rule += "---:|"
         }
         out.append(header)
         out.append(rule)
         for row in summary.rows {
-            var cells = keyCells(row) + [Format.decimal(row.meanQuality, digits: 2), Format.percent(row.hardFails)]
-            cells += parts.map { Format.decimal(row.parts[$0.id], digits: 2) }
+            var cells = keyCells(row) + [
+                Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row),
+                Format.percent(row.hardFails),
+            ]
+            cells += (formParts + contentParts).map { Format.decimal(row.parts[$0.id], digits: 2) }
             out.append("| " + cells.joined(separator: " | ") + " |")
         }
         out.append("")
+        if !formParts.isEmpty || !contentParts.isEmpty {
+            func list(_ parts: [(id: String, weight: Double)]) -> String {
+                parts.isEmpty ? "none present" : parts.map { Format.label($0.id) }.joined(separator: ", ")
+            }
+            out.append("Form parts: \(list(formParts)). Content parts: \(list(contentParts)).")
+            out.append("")
+        }
+        if let note = Format.formOnlyNote(summary.rows, answers: answersNoun) {
+            out.append(note)
+            out.append("")
+        }
     }
 
     /// The share of answers each check flagged.
@@ -346,6 +371,10 @@ public struct MarkdownReport: Sendable {
     private func imagesSection(_ out: inout [String]) {
         out.append(kind == .run ? "## Per image" : "## Per item")
         out.append("")
+        if results.trials.contains(where: { QualityScorer.isFormOnly($0.scores) }) {
+            out.append("\(Format.formOnlyMark) form only: the item has no references, must_mention or expected_text and the answer no judge score, so its quality is its form alone.")
+            out.append("")
+        }
         let byItem = Dictionary(grouping: results.trials, by: \.itemID)
         let showRepeat = results.trials.contains { $0.repeatIndex > 0 }
         for item in results.items {
@@ -395,7 +424,7 @@ public struct MarkdownReport: Sendable {
                         answerCell = text.isEmpty ? Self.emptyCell(answer) : MarkdownText.cell(text)
                     }
                     chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
-                    quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
+                    quality = Format.quality(trial.scores)
                     flags = Format.flags(trial.scores).joined(separator: ", ")
                 } else {
                     answerCell = "*error:* " + MarkdownText.cell(trial.error ?? "unknown")

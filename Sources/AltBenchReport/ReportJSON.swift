@@ -30,7 +30,8 @@ public enum ReportJSON {
             "summary": summary.rows.map { row -> [String: Any] in
                 [
                     "variant": row.variant, "max_tokens": limit(row.maxTokens), "n": row.n, "errors": row.errors,
-                    "quality": number(row.meanQuality), "mean_chars": number(row.meanChars), "p90_chars": number(row.p90Chars),
+                    "form": number(row.meanForm), "content": number(row.meanContent), "quality": number(row.meanQuality),
+                    "form_only": row.formOnly, "mean_chars": number(row.meanChars), "p90_chars": number(row.p90Chars),
                     "within_budget": number(row.withinBudget), "first_person": number(row.firstPerson),
                     "truncated": number(row.truncated), "refusals": number(row.refusals), "empty": number(row.empty),
                     "check_rates": row.checkRates,

@@ -56,7 +56,10 @@ public enum ScoreJSON {
     static func figures(_ row: SummaryRow) -> [String: JSONValue] {
         [
             "n": .int(row.answered),
+            "form": row.meanForm.map(number) ?? .null,
+            "content": row.meanContent.map(number) ?? .null,
             "quality": row.meanQuality.map(number) ?? .null,
+            "form_only": .int(row.formOnly),
             "hard_fails": row.hardFails.map(number) ?? .null,
             "bleu4": row.reference.map { number($0.bleu4) } ?? .null,
             "rougeL": row.reference.map { number($0.rougeL) } ?? .null,

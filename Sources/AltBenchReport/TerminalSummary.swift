@@ -6,13 +6,14 @@ public enum TerminalSummary {
     public static func render(_ results: RunResults) -> String {
         let summary = RunSummary(results)
         let headers = [
-            "variant", "max_tokens", "n", "errors", "quality", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
+            "variant", "max_tokens", "n", "errors", "form", "content", "quality", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
             "truncated", "refusals", "empty", "compl. tokens", "p50 latency",
         ]
         let rows = summary.rows.map { row in
             [
                 TerminalText.line(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
-                Format.decimal(row.meanQuality, digits: 2), Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
+                Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row),
+                Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
                 Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
                 Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),
             ]
@@ -27,6 +28,7 @@ public enum TerminalSummary {
         }
         var out = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         out += rows.map(line)
+        if let note = Format.formOnlyNote(summary.rows, answers: "answered trials") { out.append(note) }
         return out.joined(separator: "\n") + "\n"
     }
 }

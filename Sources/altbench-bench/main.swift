@@ -6,12 +6,15 @@
 //     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
 //     swift run -c release --skip-build altbench-bench load [--runs N] [--scenario S] [--diagnose]   load only
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
+//     swift run -c release --skip-build altbench-bench calibration   quality on right and wrong answers
 //
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
 // HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
 // default 6000). Scoring (Scoring.swift): 100,000 realistic answers (`--texts`) built from the
 // sample dataset's references, scored on one core and on all; target ≥ 50,000 answers/s on one
-// core; and CIDEr-D over 5,000 items × 5 references, target < 2 s. Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
+// core; and CIDEr-D over 5,000 items × 5 references, target < 2 s; then the quality
+// calibration in one line. Calibration (Calibration.swift): a wrong sentence for every sample
+// image against a correct description, under the built-in defaults (QualityCalibration). Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
 // OpenAIVisionModel, Runner and a SQLite store to the in-process test server:
 //   - latency-bound: 2,000 trials at concurrency 50, 100 ms per answer; ideal 4.0 s, target
 //     wall ÷ ideal ≤ 1.10. Run `--runs` times (default 3); each run is printed and the median
@@ -80,7 +83,7 @@ let mode = arguments.indices.dropFirst().first {
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|scoring] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]"
+let usage = "usage: altbench-bench [hot|load|scoring|calibration] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]"
 let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose"]
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print(usage)
@@ -90,7 +93,7 @@ if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !know
     FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
     exit(2)
 }
-guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring", scenario != .some(nil) else {
+guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring" || mode == "calibration", scenario != .some(nil) else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
@@ -185,7 +188,11 @@ if mode == nil || mode == "hot" {
 }
 if mode == nil || mode == "scoring" {
     try await scoringBenchmarks(texts: option("--texts") ?? 100_000)
+    print(try calibrationFigures().line)
     if mode == nil { print("") }
+}
+if mode == "calibration" {
+    try calibrationReport()
 }
 if mode == "load" {
     print("altbench-bench \(AltBenchVersion.current): load\n")

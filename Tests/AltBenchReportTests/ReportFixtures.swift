@@ -61,12 +61,14 @@ enum ReportFixtures {
         id: "broken", image: "\(project)/datasets/sample/broken.png", isRemote: false,
         problem: "broken.png is not an image (its first bytes match no image format): replace it with a PNG, JPEG, WEBP or GIF file.")
 
-    /// The scores the summary and the flags column read, for an answer of `chars` characters.
+    /// The scores the summary and the flags column read, for an answer of `chars` characters;
+    /// `match` adds a `reference_match`, so that `quality` has a content half (without it,
+    /// quality is form only).
     static func scores(
         chars: Int, budget: Int = 150, empty: Bool = false, firstPerson: Bool = false, truncated: Bool = false,
-        refusal: Bool = false, redundantPrefix: Bool = false
+        refusal: Bool = false, redundantPrefix: Bool = false, match: Double? = nil
     ) -> [String: Score] {
-        let list = [
+        var list = [
             Score.flag(ScoreName.empty, empty),
             Score(name: ScoreName.length, value: Double(chars)),
             Score(name: ScoreName.words, value: Double(chars / 5)),
@@ -77,8 +79,9 @@ enum ReportFixtures {
             Score.flag(ScoreName.refusal, refusal, detail: "can't"),
             Score.flag(ScoreName.redundantPrefix, redundantPrefix, detail: "image of"),
         ]
-        let quality = QualityScorer().combine(list, settings: ScoringSettings(brevityBudget: budget))
-        return Dictionary(uniqueKeysWithValues: (list + [quality]).map { ($0.name, $0) })
+        if let match { list.append(Score(name: ScoreName.referenceMatch, value: match, detail: "best: reference 1")) }
+        let halves = QualityScorer.combine(list, settings: ScoringSettings(brevityBudget: budget))
+        return Dictionary(uniqueKeysWithValues: (list + halves).map { ($0.name, $0) })
     }
 
     static func answered(
@@ -145,22 +148,22 @@ enum ReportFixtures {
         let trials: [RunResults.TrialRow] = [
             answered(
                 short, 60, cat, "I see a grey cat on a", completionTokens: 60, latencyMs: 15_000,
-                scores: scores(chars: 21, firstPerson: true, truncated: true), usage: miniLow),
+                scores: scores(chars: 21, firstPerson: true, truncated: true, match: 0.4), usage: miniLow),
             answered(
                 short, 120, cat, "A grey cat asleep on a windowsill.", completionTokens: 11, latencyMs: 700,
-                cached: true, scores: scores(chars: 34), usage: miniLow),
+                cached: true, scores: scores(chars: 34, match: 0.8), usage: miniLow),
             answered(
                 plain, nil, cat, "Image of a cat | sleeping\r\nin the *sun* <b>bold</b> [link](http://x) `code`",
-                completionTokens: 25, latencyMs: 1200, scores: scores(chars: 71, redundantPrefix: true),
+                completionTokens: 25, latencyMs: 1200, scores: scores(chars: 71, redundantPrefix: true, match: 0.5),
                 usage: Usage(prompt: 441, estimated: 439, estimatedImage: 425)),
             failed(
                 short, 60, beach, error: "HTTP 500: The server had an error while processing your request.",
                 usage: miniLow),
             answered(
                 short, 120, beach, nil, refusal: "I can't help with that.", completionTokens: 7, latencyMs: 400,
-                scores: scores(chars: 0, empty: true, refusal: true), usage: miniLow),
+                scores: scores(chars: 0, empty: true, refusal: true, match: 0), usage: miniLow),
             answered(
-                plain, nil, beach, "  \n", completionTokens: 1, latencyMs: 300, scores: scores(chars: 0, empty: true),
+                plain, nil, beach, "  \n", completionTokens: 1, latencyMs: 300, scores: scores(chars: 0, empty: true, match: 0),
                 usage: Usage(prompt: 781, estimated: 781, estimatedImage: 765)),
             answered(
                 short, 60, remote, "A chart of rising sales.", completionTokens: 8, latencyMs: 12_500,

@@ -1,21 +1,29 @@
-/// The composite `quality` score: a weighted mean of the 0...1 parts, forced to 0 by any hard
-/// fail (altbench scoring research: "report the parts, not only the sum").
+/// The composite `quality` score: the product of two halves, `form` (how the answer reads as
+/// alt text) and `content` (how much of the image it gets right), each 0...1 and each stored,
+/// so that style alone cannot win: a fluent, short, well-punctuated sentence about the wrong
+/// image has form near 1 and content near 0 (altbench scoring research: "report the parts,
+/// not only the sum"; WebAIM and W3C: accuracy comes first).
 ///
 /// Rule:
-/// - If any score named in ``ScoringSettings/hardFails`` flagged the answer (empty, first
-///   person, truncated, ...), `quality` is 0 and `passed` is false; the detail names the
+/// - Every weightable score belongs to exactly one half (``halves``). The weights of
+///   ``ScoringSettings/weights`` apply within each half, so one flat map serves both.
+/// - `form` is the weighted mean of the form parts present (1 with none). If any score named
+///   in ``ScoringSettings/hardFails`` flagged the answer (empty, first person, truncated,
+///   ...), `form` is 0, `quality` is 0 and both have `passed` false; the detail names the
 ///   failed checks.
-/// - Otherwise `quality` is Σ wᵢ·partᵢ / Σ wᵢ over the parts present with a weight above 0
-///   (``ScoringSettings/weights``), and `passed` is true. A part with no score (no
-///   `expected_text`, so no `text_recall`) leaves the mean rather than counting as 0. With
-///   no weighted part at all, `quality` is 1.
+/// - `content` is the weighted mean of the content parts present. A part with no score (no
+///   `expected_text`, so no `text_recall`; no judge call, so no `judge_accuracy`) leaves the
+///   mean rather than counting as 0. With no content part at all, there is no `content`
+///   score.
+/// - `quality` is form × content, or form alone when content is unknown; then its detail
+///   starts with "form only", and every report marks it.
 ///
 /// Each score maps to a part in 0...1 by its kind (``part(of:)``): graded scores (brevity,
-/// hedging, text_recall, keyword_recall, bleu4, rougeL) give their value; counts (emoji,
-/// social_tokens) give 1 / (1 + count), so one emoji halves the part; pass/fail checks
-/// (terminal_punctuation, or a hard check given a weight) give 1 when passed and 0 when not.
-/// Figures with no 0...1 reading (length, words, readability, ciderD) cannot be weighted;
-/// the configuration rejects them.
+/// hedging, text_recall, keyword_recall, reference_match, bleu4, rougeL, the judge's) give
+/// their value; counts (emoji, social_tokens) give 1 / (1 + count), so one emoji halves the
+/// part; pass/fail checks (terminal_punctuation, or a hard check given a weight) give 1 when
+/// passed and 0 when not. Figures with no 0...1 reading (length, words, readability, ciderD)
+/// and the halves themselves cannot be weighted; the configuration rejects them.
 public struct QualityScorer: Sendable {
     public init() {}
 
@@ -24,17 +32,38 @@ public struct QualityScorer: Sendable {
         case graded, count, check
     }
 
+    /// The half of `quality` a part belongs to.
+    public enum Half: String, Sendable {
+        case form, content
+    }
+
+    /// The content parts; every other weightable score is a form part.
+    public static let contentParts: Set<String> = [
+        ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.referenceMatch, ScoreName.bleu4,
+        ScoreName.rougeL, ScoreName.judgeAccuracy, ScoreName.judgeCompleteness,
+    ]
+
     /// The kind of every score that may carry a weight; the rest are figures.
     public static let partKinds: [String: PartKind] = {
         var kinds: [String: PartKind] = [
             ScoreName.brevity: .graded, ScoreName.hedging: .graded, ScoreName.textRecall: .graded,
-            ScoreName.keywordRecall: .graded, ScoreName.bleu4: .graded, ScoreName.rougeL: .graded,
+            ScoreName.keywordRecall: .graded, ScoreName.referenceMatch: .graded, ScoreName.bleu4: .graded,
+            ScoreName.rougeL: .graded, ScoreName.judgeAccuracy: .graded, ScoreName.judgeCompleteness: .graded,
+            ScoreName.judgeConcision: .graded,
             ScoreName.emoji: .count, ScoreName.socialTokens: .count,
             ScoreName.terminalPunctuation: .check,
         ]
         for check in ScoringSettings.defaultHardFails { kinds[check] = .check }
         return kinds
     }()
+
+    /// The half of every weightable score: form = brevity, hedging, terminal_punctuation,
+    /// emoji, social_tokens, judge_concision and any hard check given a weight; content =
+    /// text_recall, keyword_recall, reference_match, bleu4, rougeL, judge_accuracy,
+    /// judge_completeness.
+    public static let halves: [String: Half] = partKinds.keys.reduce(into: [:]) { halves, id in
+        halves[id] = contentParts.contains(id) ? .content : .form
+    }
 
     /// `score` as a part in 0...1, or `nil` when it is a figure.
     public static func part(of score: Score) -> Double? {
@@ -49,86 +78,84 @@ public struct QualityScorer: Sendable {
         }
     }
 
-    /// The composite of `scores` under `settings`.
+    /// `form`, `content` (when any content part is present) and `quality` of `scores` under
+    /// `settings`, in that order.
     ///
-    /// Each score's weight, kind and hard-fail standing come from the settings' table by the
-    /// score's position among the standard ids (``ScoreIndex``), so a composite costs no
-    /// hashing; a name outside them is looked up in the settings themselves.
-    public func combine(_ scores: [Score], settings: ScoringSettings) -> Score {
-        let plan = settings.qualityPlan
+    /// `form`, `content` and `quality` among `scores` are ignored, so the halves can be
+    /// computed again from a trial's stored scores alone, e.g. once a judge's scores are
+    /// appended to them.
+    public static func combine(_ scores: [Score], settings: ScoringSettings) -> [Score] {
         var failed: [String] = []
+        var form = Mean()
+        var content = Mean()
+        for score in scores {
+            let name = score.name
+            if settings.hardFails.contains(name), score.isFlagged { failed.append(name) }
+            guard let weight = settings.weights[name], weight > 0, let kind = partKinds[name],
+                let part = part(score, kind: kind)
+            else { continue }
+            if contentParts.contains(name) {
+                content.add(name, part, weight: weight)
+            } else {
+                form.add(name, part, weight: weight)
+            }
+        }
+        let contentValue = content.value
+        var result: [Score] = []
+        if !failed.isEmpty {
+            let detail = "hard fail: " + failed.joined(separator: ", ")
+            result.append(Score(name: ScoreName.form, value: 0, passed: false, detail: detail))
+            if let contentValue {
+                result.append(Score(name: ScoreName.content, value: contentValue, passed: nil, detail: content.detail))
+            }
+            result.append(
+                Score(
+                    name: ScoreName.quality, value: 0, passed: false,
+                    detail: contentValue == nil ? "form only; " + detail : detail))
+            return result
+        }
+        let formValue = form.value ?? 1
+        result.append(Score(name: ScoreName.form, value: formValue, passed: nil, detail: form.detail))
+        guard let contentValue else {
+            result.append(
+                Score(
+                    name: ScoreName.quality, value: formValue, passed: true,
+                    detail: "form only" + (form.detail.map { ": " + $0 } ?? "")))
+            return result
+        }
+        result.append(Score(name: ScoreName.content, value: contentValue, passed: nil, detail: content.detail))
+        result.append(
+            Score(
+                name: ScoreName.quality, value: formValue * contentValue, passed: true,
+                detail: "form \(twoDecimals(formValue)) × content \(twoDecimals(contentValue))"))
+        return result
+    }
+
+    /// Whether a trial's `quality` came from form alone: it has a `form` score and no
+    /// `content` score. A trial scored before the halves existed has neither and is not.
+    public static func isFormOnly(_ scores: [String: Score]) -> Bool {
+        scores[ScoreName.form] != nil && scores[ScoreName.content] == nil
+    }
+
+    /// A weighted mean, with the parts below 1 kept for the detail.
+    private struct Mean {
         var total = 0.0
         var weights = 0.0
-        var weak: [(name: String, part: Double)] = []
-        var hint = 0
-        for score in scores {
-            let weight: Double
-            let kind: PartKind?
-            let hardFail: Bool
-            if let position = ScoreIndex.position(of: score.name, hint: &hint) {
-                (weight, kind, hardFail) = (plan.weights[position], plan.kinds[position], plan.hardFails[position])
-            } else {
-                weight = settings.weights[score.name] ?? 0
-                kind = Self.partKinds[score.name]
-                hardFail = settings.hardFails.contains(score.name)
-            }
-            if hardFail, score.isFlagged { failed.append(score.name) }
-            guard failed.isEmpty, weight > 0, let kind, let part = Self.part(score, kind: kind) else { continue }
+        var weak: [String] = []
+
+        mutating func add(_ name: String, _ part: Double, weight: Double) {
             total += weight * part
             weights += weight
-            if part < 1 { weak.append((score.name, part)) }
+            if part < 1 { weak.append("\(name) \(QualityScorer.twoDecimals(part))") }
         }
-        if !failed.isEmpty {
-            return Score(
-                name: ScoreName.quality, value: 0, passed: false,
-                detail: "hard fail: " + failed.joined(separator: ", "))
-        }
-        return Score(
-            name: ScoreName.quality, value: weights > 0 ? total / weights : 1, passed: true,
-            detail: weak.isEmpty ? nil : weak.map { "\($0.name) \(Self.twoDecimals($0.part))" }.joined(separator: ", "))
+
+        var value: Double? { weights > 0 ? total / weights : nil }
+        var detail: String? { weak.isEmpty ? nil : weak.joined(separator: ", ") }
     }
 
     static func twoDecimals(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-}
-
-/// Each standard score id's weight, part kind and hard-fail standing under one
-/// ``ScoringSettings``, by the id's position in ``ScoringSuite/scoreIDs``.
-struct QualityPlan: Sendable {
-    var weights: [Double]
-    var kinds: [QualityScorer.PartKind?]
-    var hardFails: [Bool]
-
-    init(weights: [String: Double], hardFails: Set<String>) {
-        let ids = ScoreIndex.ids
-        self.weights = ids.map { weights[$0] ?? 0 }
-        self.kinds = ids.map { QualityScorer.partKinds[$0] }
-        self.hardFails = ids.map { hardFails.contains($0) }
-    }
-}
-
-/// Positions of score names among the standard ids, found without hashing.
-///
-/// The scorers write their scores in report order, so the search starts where the last one
-/// ended (`hint`) and usually matches at once; comparing two equal ids is one comparison of
-/// their bits, as both come from ``ScoreName``.
-enum ScoreIndex {
-    static let ids: [String] = ScoringSuite.scoreIDs
-
-    @inline(__always)
-    static func position(of name: String, hint: inout Int) -> Int? {
-        let count = ids.count
-        var index = hint < count ? hint : 0
-        for _ in 0..<count {
-            if ids[index] == name {
-                hint = index + 1
-                return index
-            }
-            index = index + 1 == count ? 0 : index + 1
-        }
-        return nil
     }
 }

@@ -60,6 +60,19 @@ public enum ScoreName {
     public static let bleu4 = "bleu4"
     public static let rougeL = "rougeL"
     public static let ciderD = "ciderD"
+    /// Agreement with the item's human references, normalised by how well they agree with one
+    /// another (``ReferenceMatchScorer``).
+    public static let referenceMatch = "reference_match"
+    /// Written after a judge call: how accurate the judge found the answer, 0...1.
+    public static let judgeAccuracy = "judge_accuracy"
+    /// Written after a judge call: how complete the judge found the answer, 0...1.
+    public static let judgeCompleteness = "judge_completeness"
+    /// Written after a judge call: how concise the judge found the answer, 0...1.
+    public static let judgeConcision = "judge_concision"
+    /// The form half of `quality`: how the answer reads as alt text (``QualityScorer``).
+    public static let form = "form"
+    /// The content half of `quality`: how much of the image the answer gets right.
+    public static let content = "content"
     public static let quality = "quality"
 }
 
@@ -74,37 +87,11 @@ public struct ScoringSettings: Sendable, Hashable, Codable {
     /// The share of an answer's words found in order in the post text at or above which the
     /// answer is flagged as echoing the post (`context_echo`).
     public var contextEchoThreshold: Double
-    /// The weight of each 0...1 part of the composite `quality` score, by score id.
-    public var weights: [String: Double] { didSet { plan = OnceCache() } }
+    /// The weight of each 0...1 part of `quality`, by score id; each part weighs within its
+    /// half (``QualityScorer/halves``), so one flat map serves both.
+    public var weights: [String: Double]
     /// The pass/fail checks whose failure forces `quality` to 0, by score id.
-    public var hardFails: Set<String> { didSet { plan = OnceCache() } }
-    /// ``weights`` and ``hardFails`` as a table by score position, made on first use.
-    private var plan = OnceCache<QualityPlan>()
-
-    /// The table ``QualityScorer`` reads instead of hashing each score's name.
-    var qualityPlan: QualityPlan {
-        plan.value { QualityPlan(weights: weights, hardFails: hardFails) }
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case brevityBudget, platformLimit, freeHedgesPerSentence, contextEchoThreshold, weights, hardFails
-    }
-
-    public static func == (lhs: ScoringSettings, rhs: ScoringSettings) -> Bool {
-        lhs.brevityBudget == rhs.brevityBudget && lhs.platformLimit == rhs.platformLimit
-            && lhs.freeHedgesPerSentence == rhs.freeHedgesPerSentence
-            && lhs.contextEchoThreshold == rhs.contextEchoThreshold && lhs.weights == rhs.weights
-            && lhs.hardFails == rhs.hardFails
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(brevityBudget)
-        hasher.combine(platformLimit)
-        hasher.combine(freeHedgesPerSentence)
-        hasher.combine(contextEchoThreshold)
-        hasher.combine(weights)
-        hasher.combine(hardFails)
-    }
+    public var hardFails: Set<String>
 
     public init(
         brevityBudget: Int = 150, platformLimit: Int = 1500, freeHedgesPerSentence: Int = 1,
@@ -119,13 +106,24 @@ public struct ScoringSettings: Sendable, Hashable, Codable {
         self.hardFails = hardFails
     }
 
-    /// The default weights of `quality`'s parts. What the image says in words matters most
-    /// (W3C: text in the image must be in the alt), then the key subject and brevity; style
-    /// parts weigh half.
+    /// The default weights of `quality`'s parts, each within its half.
+    ///
+    /// Content: the text in the image (W3C: it must be in the alt), agreement with the human
+    /// references and the judge's accuracy weigh 2, the must-mention terms and the judge's
+    /// completeness 1. Text and references weigh alike because either alone can be gamed (a
+    /// transcript with no description, a paraphrase that drops the sign); the terms weigh
+    /// less because two or three words decide them. On the sample these weights keep a wrong
+    /// sentence below 0.35 and a correct short description above 0.75 with margin
+    /// (``QualityCalibration``). Form: brevity and the judge's concision weigh 1, style parts
+    /// half.
     public static let defaultWeights: [String: Double] = [
         ScoreName.textRecall: 2,
         ScoreName.keywordRecall: 1,
+        ScoreName.referenceMatch: 2,
+        ScoreName.judgeAccuracy: 2,
+        ScoreName.judgeCompleteness: 1,
         ScoreName.brevity: 1,
+        ScoreName.judgeConcision: 1,
         ScoreName.hedging: 0.5,
         ScoreName.terminalPunctuation: 0.5,
         ScoreName.emoji: 0.5,

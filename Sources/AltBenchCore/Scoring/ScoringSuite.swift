@@ -3,7 +3,8 @@ import Foundation
 /// The scorers altbench runs on every answer, and the way to run them.
 public enum ScoringSuite {
     /// Every per-answer scorer, in the order their scores are reported. The composite
-    /// `quality` is computed from their scores by ``evaluate(_:scorers:)``.
+    /// `form`, `content` and `quality` are computed from their scores by
+    /// ``evaluate(_:scorers:)``.
     public static let standard: [any Scorer] = [
         EmptyScorer(),
         LengthScorer(),
@@ -28,53 +29,43 @@ public enum ScoringSuite {
         Bleu4Scorer(),
         RougeLScorer(),
         CiderDScorer(),
+        ReferenceMatchScorer(),
     ]
 
     /// Every score id the standard suite writes, in report order (`words` is `length`'s
-    /// second figure; `quality` comes last).
+    /// second figure; the halves and `quality` come last). The judge's scores are not among
+    /// them: they are written after a judge call, not by the suite.
     public static let scoreIDs: [String] = [
         ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
         ScoreName.firstPerson, ScoreName.perceptionMeta, ScoreName.redundantPrefix, ScoreName.metaLabel,
         ScoreName.refusal, ScoreName.truncated, ScoreName.terminalPunctuation, ScoreName.filename,
         ScoreName.markdown, ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.readability,
         ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho, ScoreName.bleu4, ScoreName.rougeL,
-        ScoreName.ciderD, ScoreName.quality,
+        ScoreName.ciderD, ScoreName.referenceMatch, ScoreName.form, ScoreName.content, ScoreName.quality,
     ]
 
-    /// Every score of `scorers` on `input`, in scorer order, then `quality` over them.
+    /// Every score of `scorers` on `input`, in scorer order, then `form`, `content` and
+    /// `quality` over them (``QualityScorer/combine(_:settings:)``).
     ///
     /// Names are unique in the result, because the store keeps one value per name: should two
-    /// scorers write the same name, the first one's score is kept.
+    /// scorers write the same name, the first one's score is kept. A scorer that writes one of
+    /// the halves or `quality` itself keeps it, and the composite is not computed.
     public static func evaluate(_ input: ScoringInput, scorers: [any Scorer] = standard) -> [Score] {
-        // Names are deduplicated by their position among the standard ids, as bits of one
-        // word; only a name outside them goes through a set.
-        var seen: UInt64 = 0
-        var others: Set<String> = []
-        var hint = 0
+        var seen: Set<String> = []
         var scores: [Score] = []
-        scores.reserveCapacity(scorers.count + 3)
+        scores.reserveCapacity(scorers.count + 4)
         for scorer in scorers {
-            for score in scorer.score(input) {
-                if let position = ScoreIndex.position(of: score.name, hint: &hint) {
-                    guard seen & (1 << position) == 0 else { continue }
-                    seen |= 1 << position
-                } else {
-                    guard others.insert(score.name).inserted else { continue }
-                }
+            for score in scorer.score(input) where seen.insert(score.name).inserted {
                 scores.append(score)
             }
         }
-        if seen & (1 << qualityPosition) == 0 {
-            scores.append(QualityScorer().combine(scores, settings: input.settings))
+        if !seen.contains(ScoreName.quality) {
+            for score in QualityScorer.combine(scores, settings: input.settings) where !seen.contains(score.name) {
+                scores.append(score)
+            }
         }
         return scores
     }
-
-    /// The position of `quality` among ``scoreIDs``.
-    private static let qualityPosition: Int = {
-        precondition(scoreIDs.count <= 64, "score ids are tracked as bits of a 64-bit word")
-        return scoreIDs.firstIndex(of: ScoreName.quality)!
-    }()
 
     /// Every input's scores, in input order, scored in parallel: the scorers are pure, so
     /// chunks of inputs go to all cores (`threads` caps them; 1 scores on the calling thread).

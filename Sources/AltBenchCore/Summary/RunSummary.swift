@@ -24,6 +24,15 @@ public struct SummaryRow: Sendable, Hashable {
     public var p50LatencyMs: Double?
     /// Mean composite `quality` of the answered trials, 0...1.
     public var meanQuality: Double?
+    /// Mean `form` half of the answered trials, 0...1.
+    public var meanForm: Double?
+    /// Mean `content` half over the answered trials that have one, 0...1.
+    public var meanContent: Double?
+    /// Answered trials whose `quality` is their form alone, as no content part was known (no
+    /// references, `must_mention`, `expected_text` or judge score); reports mark the row.
+    public var formOnly: Int = 0
+    /// Answered trials with a `quality` score: what ``formOnly`` is counted out of.
+    public var scoredQuality: Int = 0
     /// Share of answered trials with a hard fail (`quality` forced to 0).
     public var hardFails: Double?
     /// Mean of each weighted `quality` part (``QualityScorer/part(of:)``), by score id.
@@ -83,7 +92,12 @@ public struct RunSummary: Sendable, Hashable {
 
     /// The weighted parts of `quality`, heaviest first, then by id.
     public var weightedParts: [(id: String, weight: Double)] {
-        settings.weights.filter { $0.value > 0 && QualityScorer.partKinds[$0.key] != nil }
+        weightedParts(nil)
+    }
+
+    /// The weighted parts of one half of `quality` (all with `nil`), heaviest first, then by id.
+    public func weightedParts(_ half: QualityScorer.Half?) -> [(id: String, weight: Double)] {
+        settings.weights.filter { $0.value > 0 && QualityScorer.halves[$0.key].map { half == nil || $0 == half } == true }
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
             .map { (id: $0.key, weight: $0.value) }
     }
@@ -115,7 +129,11 @@ public struct RunSummary: Sendable, Hashable {
             meanCompletionTokens: Stats.mean(answered.compactMap { $0.answer?.completionTokens.map(Double.init) }),
             p50LatencyMs: Stats.percentile(answered.compactMap { $0.answer?.latencyMs }, 0.5))
         row.meanQuality = Stats.mean(values(ScoreName.quality))
+        row.meanForm = Stats.mean(values(ScoreName.form))
+        row.meanContent = Stats.mean(values(ScoreName.content))
         let qualities = answered.compactMap { $0.scores[ScoreName.quality] }
+        row.scoredQuality = qualities.count
+        row.formOnly = answered.filter { QualityScorer.isFormOnly($0.scores) }.count
         if !qualities.isEmpty {
             row.hardFails = Double(qualities.filter(\.isFlagged).count) / Double(qualities.count)
         }
@@ -128,7 +146,7 @@ public struct RunSummary: Sendable, Hashable {
             if let rate = rate(id) { row.checkRates[id] = rate }
         }
         for id in [ScoreName.readability, ScoreName.hedging, ScoreName.textRecall, ScoreName.keywordRecall,
-                   ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD] {
+                   ScoreName.referenceMatch, ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD] {
             if let mean = Stats.mean(values(id)) { row.means[id] = mean }
         }
         row.reference = referenceFigures(answered, corpus: corpus)

@@ -5,10 +5,11 @@ import Testing
 @Suite("ScoringSuite")
 struct ScoringSuiteTests {
     /// Scores every answer gets, whatever its item: all but readability (none for text with
-    /// no words) and the scorers that need a dataset field.
+    /// no words), the scorers that need a dataset field and `content` (none when no content
+    /// scorer wrote).
     static let alwaysWritten = ScoringSuite.scoreIDs.filter {
         ![ScoreName.readability, ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho,
-          ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD].contains($0)
+          ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD, ScoreName.referenceMatch, ScoreName.content].contains($0)
     }
 
     /// An item with every field, so that every scorer writes.
@@ -83,14 +84,14 @@ struct ScoringSuiteTests {
         let scores = ScoringSuite.evaluate(ScoringInput(content: "A tabby cat asleep on a red sofa.", finishReason: "stop"))
         #expect(scores.allSatisfy { $0.passed != false })
         // Flags are 0 when passed; brevity, hedging and quality are 1 at best.
-        let best: Set<String> = [ScoreName.brevity, ScoreName.hedging, ScoreName.quality]
+        let best: Set<String> = [ScoreName.brevity, ScoreName.hedging, ScoreName.form, ScoreName.quality]
         #expect(scores.filter { $0.passed != nil }.allSatisfy { $0.value == (best.contains($0.name) ? 1 : 0) })
     }
 
     @Test func aRefusalWithoutContentIsEmptyAndARefusal() {
         let scores = ScoringSuite.evaluate(ScoringInput(content: nil, refusal: "I can't help with that."))
         let flagged = scores.filter(\.isFlagged).map(\.name)
-        #expect(flagged == [ScoreName.empty, ScoreName.refusal, ScoreName.quality])
+        #expect(flagged == [ScoreName.empty, ScoreName.refusal, ScoreName.form, ScoreName.quality])
     }
 
     /// Pieces that stress the character scans: quotes and apostrophes of every kind, brackets,
@@ -142,7 +143,16 @@ struct ScoringSuiteTests {
             Fixed(scores: [Score(name: "a", value: 3), Score(name: "c", value: 4)]),
         ]
         let scores = ScoringSuite.evaluate(ScoringInput(content: "A cat."), scorers: scorers)
-        #expect(scores.map(\.name) == ["a", "b", "c", ScoreName.quality])
-        #expect(scores.map(\.value) == [1, 2, 4, 1])
+        #expect(scores.map(\.name) == ["a", "b", "c", ScoreName.form, ScoreName.quality])
+        #expect(scores.map(\.value) == [1, 2, 4, 1, 1])
+    }
+
+    @Test func aScorerThatWritesAHalfKeepsIt() {
+        let scorers: [any Scorer] = [
+            Fixed(scores: [Score(name: ScoreName.brevity, value: 0.5), Score(name: ScoreName.form, value: 0.25)]),
+        ]
+        let scores = ScoringSuite.evaluate(ScoringInput(content: "A cat."), scorers: scorers)
+        #expect(scores.map(\.name) == [ScoreName.brevity, ScoreName.form, ScoreName.quality])
+        #expect(scores.map(\.value) == [0.5, 0.25, 0.5])
     }
 }
