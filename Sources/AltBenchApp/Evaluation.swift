@@ -80,6 +80,16 @@ public struct Evaluation: Sendable {
         // altbench.yml is read once: the run's settings and the report's check: limits.
         let config = try configFile()
         let experiment = try Experiment.resolve(options: options, config: config, environment: environment)
+        // `--judge`: the judge is resolved now, so that a bad judge setting costs no run.
+        var judge: (judging: Judging, prepared: Judging.Prepared)?
+        if options.judge.enabled {
+            var clientOptions = options
+            clientOptions.provider = experiment.provider
+            let judging = Judging(
+                judge: options.judge, options: options, config: config, environment: environment, console: console,
+                workingDirectory: workingDirectory, control: control, gracePeriod: gracePeriod)
+            judge = (judging, try judging.prepare(clientOptions: clientOptions))
+        }
         let prompts = try PromptLoader().load(directory: resolve(experiment.promptsPath), displayPath: experiment.promptsPath)
         try VariantOrder.check(
             configured: experiment.baseline, among: prompts.map(\.name), configFile: configPath ?? "altbench.yml",
@@ -167,6 +177,17 @@ public struct Evaluation: Sendable {
             id: runID, status: complete ? "finished" : "stopped", message: message,
             stoppedBy: complete ? nil : outcome.stopReason?.kind, redactor: redactor)
 
+        // `--judge`: a run that finished (some trials may have failed) is judged before its
+        // report is written; a stopped one is not (judge it later with `altbench judge`).
+        var judgeStop: StopReason?
+        if let judge {
+            if outcome.stopReason == nil {
+                judgeStop = try await judge.judging.run(runID: runID, store: opened, prepared: judge.prepared).stopReason
+            } else {
+                console.err("altbench: the run stopped, so its answers were not judged; judge them with: altbench judge \(runID)\n")
+            }
+        }
+
         let (results, reportPath) = try await Reporting(store: opened, resultsDirectory: resultsDirectory, console: console)
             .write(
                 runID: runID, displayResults: experiment.resultsPath, updateLatest: true, embedImages: options.embedImages,
@@ -187,6 +208,10 @@ public struct Evaluation: Sendable {
             console.err("\(failed - notStored.count) of \(results.trials.count) trials failed; see the report for each reason.\n")
         }
         var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
+        if let judgeStop {
+            exitCode = Self.exitCode(for: judgeStop)
+            console.err("altbench: the judge stopped (\(judgeStop.description)); what it judged is kept. Judge again to continue: altbench judge \(runID)\n")
+        }
         if let reason = outcome.stopReason {
             exitCode = Self.exitCode(for: reason)
             let missing = results.plannedTrials - results.trials.filter { !$0.failed }.count

@@ -7,9 +7,11 @@ import NIOHTTP1
 
 /// An OpenAI-compatible chat-completions client over AsyncHTTPClient.
 ///
-/// One `complete` call sends one request (the runner owns retries), except for one fallback:
+/// One `complete` call sends one request (the runner owns retries), except for two fallbacks:
 /// a 400 `unsupported_parameter` naming the token-limit field is answered by sending the
-/// other field once, since reasoning models reject `max_tokens`.
+/// other field once, since reasoning models reject `max_tokens`; and a 400 about
+/// `response_format` (a server without structured outputs, asked by the judge) by sending the
+/// request once without it. Each is remembered per model for the rest of the run.
 public struct OpenAIVisionModel: VisionModel {
     /// How requests prove they may be sent.
     public enum Authorization: Sendable {
@@ -93,6 +95,9 @@ public struct OpenAIVisionModel: VisionModel {
         if request.maxTokens != nil, await rejectedFields.isRejected(request.tokenField, model: request.model) {
             request.tokenField = request.tokenField.other
         }
+        if request.responseFormat != nil, await rejectedFields.rejectsResponseFormat(model: request.model) {
+            request.responseFormat = nil
+        }
         do {
             return try await send(request, imageURL: imageURL)
         } catch let failure as ModelFailure
@@ -103,7 +108,23 @@ public struct OpenAIVisionModel: VisionModel {
             var other = request
             other.tokenField = request.tokenField.other
             return try await send(other, imageURL: imageURL)
+        } catch let failure as ModelFailure where request.responseFormat != nil && Self.rejectsResponseFormat(failure) {
+            // A server without structured outputs: the judge's contract asks for JSON in words
+            // too, and its answer is read leniently.
+            await rejectedFields.rejectResponseFormat(model: request.model)
+            var plain = request
+            plain.responseFormat = nil
+            return try await send(plain, imageURL: imageURL)
         }
+    }
+
+    /// Whether a failure is a 400 about `response_format` (OpenAI names it in `param`; other
+    /// servers only in the message).
+    static func rejectsResponseFormat(_ failure: ModelFailure) -> Bool {
+        guard failure.status == 400 || failure.status == 422 else { return false }
+        if let param = failure.param, param.hasPrefix("response_format") { return true }
+        let message = failure.message.lowercased()
+        return message.contains("response_format") || message.contains("json_schema")
     }
 
     /// An HTTP client for one run: a refused connection fails at once (and the runner's retry
@@ -225,6 +246,15 @@ actor RejectedTokenFields {
 
     func reject(_ field: TokenField, model: String) {
         rejected.insert("\(model)\u{0}\(field.rawValue)")
+    }
+
+    /// Whether the server rejected `response_format` for this model.
+    func rejectsResponseFormat(model: String) -> Bool {
+        rejected.contains("\(model)\u{0}response_format")
+    }
+
+    func rejectResponseFormat(model: String) {
+        rejected.insert("\(model)\u{0}response_format")
     }
 }
 

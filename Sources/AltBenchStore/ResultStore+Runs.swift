@@ -105,3 +105,19 @@ extension ResultStore {
         }
     }
 }
+
+extension ResultStore {
+    /// Records in run `runID`'s settings who judges its answers (`settings.judge`: model,
+    /// provider, endpoint, rubric; never a key), replacing an earlier judge.
+    public func recordJudge(runID: String, judge: JSONValue) async throws {
+        try await writer.write { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT settings FROM run WHERE id = ?", arguments: [runID]) else {
+                throw AltBenchError.runNotFound(id: runID, database: self.location)
+            }
+            guard case .object(var settings) = (try? JSONValue.parse(Data(text.utf8))) ?? .object([:]) else { return }
+            settings["judge"] = judge
+            try db.execute(
+                sql: "UPDATE run SET settings = ? WHERE id = ?", arguments: [JSONValue.object(settings).canonicalText, runID])
+        }
+    }
+}

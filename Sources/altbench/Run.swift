@@ -28,6 +28,13 @@ extension AltBench {
 
         @OptionGroup var flags: RunFlags
 
+        @Flag(
+            name: .long,
+            help: "Once the run is done, have a vision model judge every answer (judge: in altbench.yml, --judge-model); an offline run gets the mock judge.")
+        var judge = false
+
+        @OptionGroup var judgeFlags: JudgeFlags
+
         @Option(
             name: .long,
             help: ArgumentHelp(
@@ -41,6 +48,7 @@ extension AltBench {
         func run() async throws {
             var options = try flags.options()
             options.embedImages = embedImages
+            options.judge = judgeFlags.options(enabled: judge)
 
             let control = RunControl()
             let grace = Duration.seconds(5)

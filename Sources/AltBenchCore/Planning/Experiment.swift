@@ -234,6 +234,8 @@ public struct RunOptions: Sendable, Hashable {
     public var detail: ImageDetail?
     /// `--max-cost USD`.
     public var maxCost: Double?
+    /// `--judge` and the judge flags: judge the answers once the run is done.
+    public var judge = JudgeOptions()
 
     public init() {}
 }

@@ -72,7 +72,6 @@ public struct JudgeSettings: Sendable, Hashable {
             reason = "judge: in altbench.yml"
         }
         if let variable = file.apiKeyEnv { clientConfig.apiKeyEnv = variable }
-        options.offline = false
         let model = flags.model ?? file.model
         options.model = model
         let client = try Experiment.resolve(options: options, config: clientConfig, environment: environment)

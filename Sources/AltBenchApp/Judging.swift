@@ -1,0 +1,223 @@
+import AltBenchCore
+import AltBenchReport
+import AltBenchStore
+import AsyncHTTPClient
+import Foundation
+
+/// The judging pass: asks a judge model about every answer of a stored run, through the
+/// same runner as the run (pacing, retries, stop, cache, spending limit), and stores the
+/// verdicts with the answers' `quality` computed again. `altbench judge RUN` runs it alone;
+/// `altbench run --judge` runs it after the run's own trials.
+public struct Judging: Sendable {
+    public var judge: JudgeOptions
+    /// The flags that say how to reach a model and how fast (`--provider`, `--base-url`,
+    /// `--proxy`, `--concurrency`, `--rpm`, `--max-cost`, `--no-cache`, ...); for `altbench
+    /// judge`, what they leave unset is the run's own.
+    public var options: RunOptions
+    public var config: ConfigFile
+    public var environment: [String: String]
+    public var console: Console
+    public var workingDirectory: URL
+    public var control: RunControl
+    public var gracePeriod: Duration
+
+    public init(
+        judge: JudgeOptions, options: RunOptions, config: ConfigFile,
+        environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        control: RunControl = RunControl(), gracePeriod: Duration = .seconds(5)
+    ) {
+        self.judge = judge
+        self.options = options
+        self.config = config
+        self.environment = environment
+        self.console = console
+        self.workingDirectory = workingDirectory
+        self.control = control
+        self.gracePeriod = gracePeriod
+    }
+
+    /// What a judging pass did.
+    public struct Outcome: Sendable {
+        /// Calls answered with a verdict, answered with none, and failed; from the cache.
+        public var judged = 0
+        public var unreadable = 0
+        public var failed = 0
+        public var cached = 0
+        /// Answers judged already by this judge, and answers left out (an image gone or changed).
+        public var alreadyJudged = 0
+        public var skipped: [JudgePlan.Skipped] = []
+        public var costUSD: Double?
+        /// Why the pass stopped early; `nil` when every call was made.
+        public var stopReason: StopReason?
+    }
+
+    /// The judge's settings and rubric, resolved before anything is sent so that a bad
+    /// setting stops the command at once (for `run --judge`, before the run starts).
+    public struct Prepared: Sendable {
+        public var settings: JudgeSettings
+        public var rubric: JudgeRubric
+    }
+
+    /// Resolves the judge for a run reached with `clientOptions` and loads its rubric.
+    public func prepare(clientOptions: RunOptions) throws -> Prepared {
+        let settings = try JudgeSettings.resolve(
+            judge: judge, runOptions: clientOptions, config: config, environment: environment)
+        let rubric = try JudgeRubric.load(
+            from: URL.resolving(settings.rubricPath, against: workingDirectory), displayPath: settings.rubricPath)
+        return Prepared(settings: settings, rubric: rubric)
+    }
+
+    /// Judges run `runID` in `store` with the prepared judge.
+    public func run(runID: String, store: ResultStore, prepared: Prepared) async throws -> Outcome {
+        let results = try await store.loadRun(id: runID)
+        let (settings, rubric) = (prepared.settings, prepared.rubric)
+        let model: any VisionModel
+        var httpClient: HTTPClient?
+        if settings.client.offline && !settings.isMock {
+            model = StoreOnlyModel(endpoint: settings.client.endpointIdentity)
+            console.err("altbench: --offline: the judge's verdicts come only from the store; nothing is sent to \(model.endpoint).\n")
+        } else {
+            (model, httpClient) = try ModelClient.make(settings.client, console: console) {
+                MockJudgeModel(results: results)
+            }
+        }
+        defer { if let httpClient { Task { try? await httpClient.shutdown() } } }
+        if settings.isMock {
+            console.err(
+                "*** MOCK JUDGE: no judge model is called; verdicts are computed from the dataset's references and terms, not from the image (\(settings.reason)). Set judge.model (or --judge-model) and a key to judge with a vision model. ***\n")
+        }
+        let plan = JudgePlan.make(results, settings: settings, rubric: rubric, endpoint: model.endpoint)
+        var outcome = Outcome(alreadyJudged: plan.alreadyJudged, skipped: plan.skipped)
+        for skipped in plan.skipped {
+            console.err("warning: \(skipped.trials) answer\(skipped.trials == 1 ? "" : "s") of item '\(skipped.itemID)' cannot be judged: \(skipped.reason).\n")
+        }
+        let repeats = settings.repeats > 1 ? ", \(settings.repeats) times each" : ""
+        console.err(
+            "altbench: judging \(plan.answers) answer\(plan.answers == 1 ? "" : "s") of run \(runID) with \(settings.model) by \(settings.rubricPath)\(repeats): \(plan.calls.count) call\(plan.calls.count == 1 ? "" : "s")\(plan.alreadyJudged > 0 ? " (\(plan.alreadyJudged) answers already judged by it)" : "").\n")
+        try await store.recordJudge(runID: runID, judge: settings.recorded)
+        guard !plan.calls.isEmpty else { return outcome }
+
+        let redactor = Redactor(secrets: [
+            settings.client.apiKey?.value, settings.client.proxy?.appKey?.value, settings.client.azure?.apiKey?.value,
+        ])
+        let recorder = store.judgeRecorder(
+            runID: runID, endpoint: model.endpoint, model: settings.model, rubric: rubric,
+            rubricName: settings.rubricPath, settings: ScoringSettings(recorded: results.info.settings),
+            redactor: redactor)
+        let client = settings.client
+        let progress = ProgressLine(console: console)
+        let runner = Runner(
+            model: model, sink: nil, retryPolicy: RetryPolicy(maxRetries: client.maxRetries),
+            concurrency: client.concurrency, requestsPerMinute: client.requestsPerMinute,
+            tokensPerMinute: client.tokensPerMinute, useCache: client.useCache, control: control,
+            gracePeriod: gracePeriod, deadline: client.deadline, prices: client.prices,
+            maxCost: settings.isMock ? nil : client.maxCost, onProgress: { progress.update($0) })
+        let ran = try await runner.judge(plan.calls, sink: recorder)
+        progress.finish()
+        outcome.stopReason = ran.stopReason
+
+        // The tally of what was stored, as the report will count it.
+        let judged = try await store.loadRun(id: runID)
+        let keys = Set(plan.calls.map(\.key))
+        var cost = 0.0
+        var costKnown = true
+        for row in judged.trials.flatMap(\.judgements) where keys.contains(row.cacheKey) {
+            switch row.status {
+            case .judged: outcome.judged += 1
+            case .unreadable: outcome.unreadable += 1
+            case .failed: outcome.failed += 1
+            }
+            if row.cached { outcome.cached += 1 }
+            if let value = row.costUSD { cost += value } else if !row.cached && row.status != .failed { costKnown = false }
+        }
+        outcome.costUSD = costKnown ? cost : nil
+        var line = "judge: \(outcome.judged) verdict\(outcome.judged == 1 ? "" : "s")"
+        if outcome.cached > 0 { line += " (\(outcome.cached) from the cache)" }
+        if outcome.unreadable > 0 { line += ", \(outcome.unreadable) unreadable" }
+        if outcome.failed > 0 { line += ", \(outcome.failed) failed" }
+        if outcome.unreadable + outcome.failed > 0 { line += " (their judge scores are missing, not 0; see the report)" }
+        if settings.isMock {
+            line += "; the mock judge bills nothing"
+        } else if let cost = outcome.costUSD {
+            line += "; cost \(CostSummary.usd(cost))"
+        }
+        console.err(line + ".\n")
+        return outcome
+    }
+
+    /// The client flags for judging a stored run: those given, and the run's own provider,
+    /// base URL, proxy and Azure resource where none is given.
+    static func clientOptions(_ given: RunOptions, run: RunResults.Info) -> RunOptions {
+        var options = given
+        guard given.provider == nil, given.baseURL == nil, given.proxy == nil, given.azureEndpoint == nil else {
+            return options
+        }
+        let settings = run.settings
+        options.provider = run.provider
+        switch run.provider {
+        case .openai:
+            if let base = settings["base_url"]?.stringValue, !base.isEmpty { options.baseURL = base }
+        case .proxy:
+            options.proxy = settings["proxy"]?.stringValue
+        case .azure:
+            options.azureEndpoint = settings["azure"]?["endpoint"]?.stringValue
+            options.azureDeployment = settings["azure"]?["deployment"]?.stringValue
+            options.azureAPIVersion = settings["azure"]?["api_version"]?.stringValue
+        case .mock:
+            break
+        }
+        return options
+    }
+}
+
+/// `altbench judge [RUN]`: judges a stored run, then writes its reports again.
+public struct JudgeCommand: Sendable {
+    public var judge: JudgeOptions
+    public var options: RunOptions
+    public var configPath: String?
+    public var environment: [String: String]
+    public var console: Console
+    public var workingDirectory: URL
+    public var control: RunControl
+    public var gracePeriod: Duration
+
+    public init(
+        judge: JudgeOptions, options: RunOptions, configPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        control: RunControl = RunControl(), gracePeriod: Duration = .seconds(5)
+    ) {
+        self.judge = judge
+        self.options = options
+        self.configPath = configPath
+        self.environment = environment
+        self.console = console
+        self.workingDirectory = workingDirectory
+        self.control = control
+        self.gracePeriod = gracePeriod
+    }
+
+    /// Judges run `id` (the latest when `nil`) and rewrites its reports; the exit status.
+    public func run(id: String?) async throws -> Int32 {
+        let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
+        let results = options.results ?? config.results ?? "results"
+        let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
+        let runID = try await store.resolveRunID(id)
+        let judging = Judging(
+            judge: judge, options: options, config: config, environment: environment, console: console,
+            workingDirectory: workingDirectory, control: control, gracePeriod: gracePeriod)
+        let info = try await store.loadRun(id: runID).info
+        let prepared = try judging.prepare(clientOptions: Judging.clientOptions(options, run: info))
+        let outcome = try await judging.run(runID: runID, store: store, prepared: prepared)
+        let newest = try await store.runIDs().first
+        _ = try await Reporting(
+            store: store, resultsDirectory: URL.resolving(results, against: workingDirectory), console: console
+        ).write(
+            runID: runID, displayResults: results, updateLatest: runID == newest,
+            truncationLimit: config.check.maxTruncationRise)
+        guard let reason = outcome.stopReason else { return 0 }
+        console.err("altbench: the judge stopped (\(reason.description)); what it judged is kept. Judge again to continue: altbench judge \(runID).\n")
+        return Evaluation.exitCode(for: reason)
+    }
+}
