@@ -43,6 +43,8 @@ public struct CostPlanning: Sendable {
         /// Why `run` would refuse to start (`--max-cost` exceeded, a price missing for it),
         /// `nil` when it would start.
         public var refusal: String?
+        /// With `--judge`: what judging the answers would add.
+        public var judge: JudgeEstimate? = nil
     }
 
     /// Works the plan out. Throws for what would stop `run` before its first request (a bad
@@ -85,6 +87,11 @@ public struct CostPlanning: Sendable {
         if FileManager.default.fileExists(atPath: database.path) { store = try ResultStore(url: database) }
         let plan = try await Self.plan(trials, experiment: experiment, store: store)
 
+        var judge: JudgeEstimate?
+        if options.judge.enabled {
+            judge = try judgeEstimate(trials, experiment: experiment, config: config, notes: &notes)
+        }
+
         let shape = Evaluation.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats)
         let models = Set(trials.compactMap { $0.request?.model }).sorted()
         var header = [
@@ -93,11 +100,13 @@ public struct CostPlanning: Sendable {
         ]
         if let detail = experiment.detail { header.append("Image detail: \(detail.rawValue) for every prompt (--detail).") }
         notes.append(contentsOf: Self.providerNotes(experiment, models: models))
-        let refusal = Self.refusal(plan, experiment: experiment)
+        let refusal = Self.refusal(plan, experiment: experiment, judge: judge)
         if let maxCost = experiment.maxCost, refusal == nil, experiment.provider != .mock, let high = plan.costHigh {
-            notes.append("--max-cost \(CostSummary.usd(maxCost)): the high estimate \(CostSummary.usd(high)) is within it.")
+            let withJudge = (judge?.isMock == false ? judge?.costHigh : nil).map { high + $0 }
+            notes.append(
+                "--max-cost \(CostSummary.usd(maxCost)): the high estimate \(CostSummary.usd(withJudge ?? high))\(withJudge == nil ? "" : " with the judge") is within it.")
         }
-        return Outcome(plan: plan, experiment: experiment, header: header, notes: notes, refusal: refusal)
+        return Outcome(plan: plan, experiment: experiment, header: header, notes: notes, refusal: refusal, judge: judge)
     }
 
     /// Prints the plan; returns the exit status: 0, or 1 when `run` would refuse to start.
@@ -106,8 +115,8 @@ public struct CostPlanning: Sendable {
         var notes = outcome.notes
         if let refusal = outcome.refusal { notes.append("altbench run would refuse to start: \(refusal)") }
         switch format {
-        case .text: console.out(PlanReport.text(outcome.plan, header: outcome.header, notes: notes))
-        case .json: console.out(PlanReport.json(outcome.plan, notes: notes))
+        case .text: console.out(PlanReport.text(outcome.plan, header: outcome.header, notes: notes, judge: outcome.judge))
+        case .json: console.out(PlanReport.json(outcome.plan, notes: notes, judge: outcome.judge))
         }
         return outcome.refusal == nil ? 0 : Evaluation.stoppedExitCode
     }
@@ -120,6 +129,36 @@ public struct CostPlanning: Sendable {
             cached = try await store.storedKeys(among: trials.compactMap(\.key))
         }
         return CostPlan.make(trials: trials, cachedKeys: cached, prices: experiment.prices, sendsNothing: experiment.offline)
+    }
+
+    /// What judging the answers of `trials` would cost (`--judge`), with the judge resolved as
+    /// `run --judge` resolves it; a missing judge key is a note, as the run's is.
+    func judgeEstimate(
+        _ trials: [Trial], experiment: Experiment, config: ConfigFile, notes: inout [String]
+    ) throws -> JudgeEstimate {
+        var clientOptions = options
+        clientOptions.provider = experiment.provider
+        func prepare(_ environment: [String: String]) throws -> Judging.Prepared {
+            try Judging(
+                judge: options.judge, options: options, config: config, environment: environment, console: console,
+                workingDirectory: workingDirectory
+            ).prepare(clientOptions: clientOptions)
+        }
+        let prepared: Judging.Prepared
+        do {
+            prepared = try prepare(environment)
+        } catch AltBenchError.missingAPIKey(let variable, let reason) {
+            notes.append("the judge would stop before sending: \(variable) is not set (\(reason)).")
+            prepared = try prepare(environment.merging([variable: "unset"]) { $1 })
+        }
+        let estimate = JudgeEstimate.make(
+            trials: trials, settings: prepared.settings, rubric: prepared.rubric, prices: prepared.settings.client.prices)
+        if estimate.isMock {
+            notes.append("The mock judge bills nothing; set judge.model (or --judge-model) to plan a vision judge's cost.")
+        } else if estimate.costHigh == nil {
+            notes.append("The judge's model \(estimate.model) has no price: add it under prices: in altbench.yml to see its cost.")
+        }
+        return estimate
     }
 
     /// What the provider means for the figures.
@@ -137,9 +176,17 @@ public struct CostPlanning: Sendable {
     /// Why a run with `--max-cost` would not start: a model without a price (the limit could
     /// not be kept), or a high estimate above the limit. `nil` without a limit, for the mock,
     /// and when the plan fits.
-    static func refusal(_ plan: CostPlan, experiment: Experiment) -> String? {
+    static func refusal(_ plan: CostPlan, experiment: Experiment, judge: JudgeEstimate? = nil) -> String? {
         guard let limit = experiment.maxCost, experiment.provider != .mock, !experiment.offline, plan.toSend > 0 else {
             return nil
+        }
+        if let judge, !judge.isMock, judge.calls > 0 {
+            guard let judgeHigh = judge.costHigh else {
+                return "--max-cost \(CostSummary.usd(limit)) needs a price for the judge's model too, and \(judge.model) has none. Add it under prices: in altbench.yml, or drop --max-cost."
+            }
+            if let high = plan.costHigh, high + judgeHigh > limit, high <= limit {
+                return "the plan's high estimate with the judge is \(CostSummary.usd(high + judgeHigh)) (\(CostSummary.usd(high)) for the answers, \(CostSummary.usd(judgeHigh)) for the judge), above --max-cost \(CostSummary.usd(limit)). Judge fewer answers (fewer prompts, images or --judge-repeats), lower the judge's max_tokens, or raise --max-cost."
+            }
         }
         if !plan.unpricedModels.isEmpty {
             let names = plan.unpricedModels.joined(separator: ", ")

@@ -127,7 +127,12 @@ public struct Evaluation: Sendable {
         // `--max-cost`: refuse before the run is recorded when the plan may spend more.
         if experiment.maxCost != nil {
             let plan = try await CostPlanning.plan(trials, experiment: experiment, store: opened)
-            if let refusal = CostPlanning.refusal(plan, experiment: experiment) {
+            let judgeEstimate = judge.map {
+                JudgeEstimate.make(
+                    trials: trials, settings: $0.prepared.settings, rubric: $0.prepared.rubric,
+                    prices: $0.prepared.settings.client.prices)
+            }
+            if let refusal = CostPlanning.refusal(plan, experiment: experiment, judge: judgeEstimate) {
                 throw AltBenchError.overBudget(message: refusal)
             }
         }
@@ -180,9 +185,20 @@ public struct Evaluation: Sendable {
         // `--judge`: a run that finished (some trials may have failed) is judged before its
         // report is written; a stopped one is not (judge it later with `altbench judge`).
         var judgeStop: StopReason?
+        var judgeRefusal: AltBenchError?
         if let judge {
             if outcome.stopReason == nil {
-                judgeStop = try await judge.judging.run(runID: runID, store: opened, prepared: judge.prepared).stopReason
+                // One limit for both: the judge may spend what the run left of it.
+                let left = experiment.maxCost.map { max(0, $0 - (outcome.spentUSD ?? 0)) }
+                do {
+                    judgeStop = try await judge.judging.run(
+                        runID: runID, store: opened, prepared: judge.prepared, maxCost: left
+                    ).stopReason
+                } catch let error as AltBenchError {
+                    // The run's answers are kept and reported; only the judging is missing.
+                    console.err("error: the answers were not judged: \(error.description)\nJudge them later with: altbench judge \(runID)\n")
+                    judgeRefusal = error
+                }
             } else {
                 console.err("altbench: the run stopped, so its answers were not judged; judge them with: altbench judge \(runID)\n")
             }
@@ -208,6 +224,9 @@ public struct Evaluation: Sendable {
             console.err("\(failed - notStored.count) of \(results.trials.count) trials failed; see the report for each reason.\n")
         }
         var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
+        if let judgeRefusal {
+            if case .overBudget = judgeRefusal { exitCode = Self.costLimitExitCode } else { exitCode = Self.stoppedExitCode }
+        }
         if let judgeStop {
             exitCode = Self.exitCode(for: judgeStop)
             console.err("altbench: the judge stopped (\(judgeStop.description)); what it judged is kept. Judge again to continue: altbench judge \(runID)\n")

@@ -69,7 +69,10 @@ public struct Judging: Sendable {
     }
 
     /// Judges run `runID` in `store` with the prepared judge.
-    public func run(runID: String, store: ResultStore, prepared: Prepared) async throws -> Outcome {
+    ///
+    /// `maxCost` replaces the judge's own `--max-cost` (`run --judge` passes what the run left
+    /// of its limit).
+    public func run(runID: String, store: ResultStore, prepared: Prepared, maxCost: Double? = nil) async throws -> Outcome {
         let results = try await store.loadRun(id: runID)
         let (settings, rubric) = (prepared.settings, prepared.rubric)
         let model: any VisionModel
@@ -98,6 +101,18 @@ public struct Judging: Sendable {
         try await store.recordJudge(runID: runID, judge: settings.recorded)
         guard !plan.calls.isEmpty else { return outcome }
 
+        let limit = settings.isMock ? nil : maxCost ?? settings.client.maxCost
+        if let limit {
+            guard let price = settings.client.prices.price(forModel: settings.model)?.price else {
+                throw AltBenchError.overBudget(
+                    message: "--max-cost \(CostSummary.usd(limit)) needs a price for the judge's model, and \(settings.model) has none. Add it under prices: in altbench.yml (USD per million tokens), or drop --max-cost.")
+            }
+            let high = plan.calls.reduce(0.0) { $0 + price.cost(inputTokens: $1.estimate.inputTokens, outputTokens: $1.estimate.outputTokensMax) }
+            if high > limit {
+                throw AltBenchError.overBudget(
+                    message: "judging \(plan.calls.count) calls may cost up to \(CostSummary.usd(high)), above --max-cost \(CostSummary.usd(limit)); nothing was sent to the judge. Judge fewer answers, lower judge.max_tokens, or raise --max-cost.")
+            }
+        }
         let redactor = Redactor(secrets: [
             settings.client.apiKey?.value, settings.client.proxy?.appKey?.value, settings.client.azure?.apiKey?.value,
         ])
@@ -112,7 +127,7 @@ public struct Judging: Sendable {
             concurrency: client.concurrency, requestsPerMinute: client.requestsPerMinute,
             tokensPerMinute: client.tokensPerMinute, useCache: client.useCache, control: control,
             gracePeriod: gracePeriod, deadline: client.deadline, prices: client.prices,
-            maxCost: settings.isMock ? nil : client.maxCost, onProgress: { progress.update($0) })
+            maxCost: limit, onProgress: { progress.update($0) })
         let ran = try await runner.judge(plan.calls, sink: recorder)
         progress.finish()
         outcome.stopReason = ran.stopReason

@@ -13,7 +13,7 @@ public enum PlanReport {
     ///
     /// Column headers take two lines so the numbers, not the labels, set the widths; a model
     /// column appears only when the pairs name more than one model (the header names one).
-    public static func text(_ plan: CostPlan, header: [String], notes: [String]) -> String {
+    public static func text(_ plan: CostPlan, header: [String], notes: [String], judge: JudgeEstimate? = nil) -> String {
         var out = header.map(TerminalText.line)
         if !out.isEmpty { out.append("") }
         let showModel = Set(plan.pairs.map(\.model)).count > 1
@@ -62,6 +62,10 @@ public enum PlanReport {
             out.append(
                 "with the Batch API (−\(Int((discount * 100).rounded()))%): \(Format.usdRange(low: low * (1 - discount), high: high * (1 - discount)))")
         }
+        if let judge {
+            out.append("")
+            out.append(TerminalText.line(judgeLine(judge)))
+        }
         if !plan.assumptions.isEmpty {
             out.append("")
             out.append("Assumptions:")
@@ -80,7 +84,7 @@ public enum PlanReport {
     /// same figures}], "items": [{"id", "model", "width", "height", "detail", "image_tokens"}],
     /// "assumptions", "unpriced_models", "batch_discount", "notes"}`. `null` marks what is
     /// unknown: a pair's cost without a price, an image's size, a missing max_tokens.
-    public static func json(_ plan: CostPlan, notes: [String]) -> String {
+    public static func json(_ plan: CostPlan, notes: [String], judge: JudgeEstimate? = nil) -> String {
         func cost(low: Double?, high: Double?) -> JSONValue {
             guard let low, let high else { return .null }
             return .object(["low": .double(CostSummary.roundedUSD(low)), "high": .double(CostSummary.roundedUSD(high))])
@@ -109,11 +113,33 @@ public enum PlanReport {
             "unpriced_models": .array(plan.unpricedModels.map(JSONValue.string)),
             "batch_discount": plan.batchDiscount.map(JSONValue.double) ?? .null,
             "notes": .array(notes.map(JSONValue.string)),
+            "judge": judge.map { judge in
+                JSONValue.object([
+                    "model": .string(judge.model), "calls": .int(judge.calls), "mock": .bool(judge.isMock),
+                    "input_tokens": .object(["low": .int(judge.inputTokensLow), "high": .int(judge.inputTokensHigh)]),
+                    "image_tokens": .int(judge.imageTokens), "output_tokens_max": .int(judge.outputTokensMax),
+                    "cost_usd": cost(low: judge.costLow, high: judge.costHigh),
+                ])
+            } ?? .null,
         ])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(root)) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// The judge's line below the table: its calls, tokens and cost.
+    static func judgeLine(_ judge: JudgeEstimate) -> String {
+        var text =
+            "judge (--judge): \(Format.count(judge.calls)) call\(judge.calls == 1 ? "" : "s") to \(judge.model), input \(Format.count(judge.inputTokensLow))–\(Format.count(judge.inputTokensHigh)) tokens (est.; of which image \(Format.count(judge.imageTokens))), output ceiling \(Format.count(judge.outputTokensMax))"
+        if judge.isMock {
+            text += "; the mock judge bills nothing"
+        } else if let low = judge.costLow, let high = judge.costHigh {
+            text += "; \(Format.usdRange(low: low, high: high))"
+        } else {
+            text += "; no price for \(judge.model)"
+        }
+        return text
     }
 
     /// A column of the text table: its two header lines and its alignment.

@@ -23,17 +23,26 @@ extension AltBench {
 
         @OptionGroup var flags: RunFlags
 
+        @Flag(name: .long, help: "Add what judging the answers (run --judge) would send and cost.")
+        var judge = false
+
+        @OptionGroup var judgeFlags: JudgeFlags
+
         @Option(name: .long, help: ArgumentHelp("text (a table) or json.", valueName: "format"))
         var format: CostPlanning.Format = .text
 
         func run() async throws {
             do {
-                let status = try await CostPlanning(options: try flags.options(), configPath: flags.config).run(format: format)
+                var options = try flags.options()
+                options.judge = judgeFlags.options(enabled: judge)
+                let status = try await CostPlanning(options: options, configPath: flags.config).run(format: format)
                 if status != 0 { throw ExitCode(status) }
             } catch let error as AltBenchError {
                 throw fail(Run.message(for: error))
             } catch let error as StoreFailure {
                 throw fail(String(describing: error))
+            } catch let error as JudgeRubricError {
+                throw fail(error.description)
             }
         }
     }

@@ -63,6 +63,8 @@ extension AltBench {
                 throw fail(Self.message(for: error))
             } catch let error as StoreFailure {
                 throw fail(String(describing: error))
+            } catch let error as JudgeRubricError {
+                throw fail(error.description)
             }
         }
 

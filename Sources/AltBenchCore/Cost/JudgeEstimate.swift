@@ -1,0 +1,56 @@
+import Foundation
+
+/// What judging a run's answers would send and cost: one call per answer and repeat, each
+/// the rubric, the post, the answer and the same image, by the judge model's own image rule.
+///
+/// The answers do not exist yet when a run is planned, so the range runs from empty answers
+/// (low) to answers at their token ceiling (high; 1,000 tokens without a limit), with the
+/// judge's output empty (low) or at its `max_tokens` (high). Every trial is counted as
+/// answered, and none as judged already: judging stored answers again costs nothing, but
+/// which answers a run will store cannot be known in advance.
+public struct JudgeEstimate: Sendable, Hashable {
+    public var model: String
+    /// Calls: trials × repeats.
+    public var calls: Int
+    public var inputTokensLow: Int
+    public var inputTokensHigh: Int
+    /// The images' share of the input, the same at both ends.
+    public var imageTokens: Int
+    public var outputTokensMax: Int
+    /// `nil` when the judge model has no price.
+    public var costLow: Double?
+    public var costHigh: Double?
+    /// Whether the judge is the offline mock, which bills nothing.
+    public var isMock: Bool
+
+    /// The estimate for judging the answers of `trials` with `settings` and `rubric`.
+    public static func make(
+        trials: [Trial], settings: JudgeSettings, rubric: JudgeRubric, prices: PriceTable
+    ) -> JudgeEstimate {
+        var low = 0
+        var high = 0
+        var images = 0
+        var calls = 0
+        for trial in trials {
+            guard let original = trial.request else { continue }
+            let empty = JudgeRequest.make(
+                model: settings.model, rubric: rubric,
+                subject: JudgeSubject(itemID: trial.item.id, answer: "", context: trial.item.context, lang: trial.item.lang),
+                image: original.image, imageIdentity: original.imageIdentity, detail: original.detail,
+                maxTokens: settings.maxTokens, tokenField: .maxTokens, structuredOutput: settings.structuredOutput)
+            let estimate = RequestEstimate.make(
+                request: empty, imageWidth: trial.item.imageInfo?.width, imageHeight: trial.item.imageInfo?.height)
+            let answerCeiling = original.maxTokens ?? RequestEstimate.assumedOutputCeiling
+            calls += settings.repeats
+            low += settings.repeats * estimate.inputTokens
+            high += settings.repeats * (estimate.inputTokens + answerCeiling)
+            images += settings.repeats * estimate.imageTokens
+        }
+        let output = calls * settings.maxTokens
+        let price = prices.price(forModel: settings.model)?.price
+        return JudgeEstimate(
+            model: settings.model, calls: calls, inputTokensLow: low, inputTokensHigh: high, imageTokens: images,
+            outputTokensMax: output, costLow: price.map { $0.cost(inputTokens: low, outputTokens: 0) },
+            costHigh: price.map { $0.cost(inputTokens: high, outputTokens: output) }, isMock: settings.isMock)
+    }
+}
