@@ -343,4 +343,64 @@ struct JudgeCommandTests {
         #expect(trial.scores[ScoreName.judgeAccuracy]?.value == 0.75)
         #expect(trial.scores[ScoreName.judgeAccuracy]?.detail?.hasPrefix("2 of 3 judgements read") == true)
     }
+
+    @Test("plan --judge adds the judge's calls and cost, and a limit that covers the run but not its judge refuses")
+    func planWithJudge() async throws {
+        let root = try Self.workspace(items: 2)
+        defer { try? FileManager.default.removeItem(at: root) }
+        var options = RunOptions()
+        options.provider = .openai
+        options.baseURL = "http://127.0.0.1:9/v1"
+        options.maxTokens = [100]
+        options.judge = JudgeOptions(enabled: true, model: "gpt-4o", repeats: 2)
+        let planning = CostPlanning(options: options, environment: Self.key, console: Capture().console, workingDirectory: root)
+        let outcome = try await planning.make()
+        let judge = try #require(outcome.judge)
+        #expect(judge.calls == 2 * 2)
+        #expect(judge.outputTokensMax == 4 * JudgeSettings.defaultMaxTokens)
+        #expect(judge.inputTokensHigh == judge.inputTokensLow + 4 * 100)
+        let low = try #require(judge.costLow)
+        let high = try #require(judge.costHigh)
+        #expect(0 < low && low < high)
+        let runHigh = try #require(outcome.plan.costHigh)
+        // Enough for the answers alone, not with the judge.
+        options.maxCost = runHigh + high / 2
+        let refused = try await CostPlanning(options: options, environment: Self.key, console: Capture().console, workingDirectory: root).make()
+        #expect(refused.refusal?.contains("with the judge") == true)
+        options.maxCost = runHigh + high * 1.01
+        let fits = try await CostPlanning(options: options, environment: Self.key, console: Capture().console, workingDirectory: root).make()
+        #expect(fits.refusal == nil)
+    }
+
+    @Test("altbench judge --max-cost below the judge's high estimate sends nothing")
+    func judgeOverBudget() async throws {
+        let root = try Self.workspace(items: 2)
+        defer { try? FileManager.default.removeItem(at: root) }
+        _ = try await Self.mockRun(root)
+        let server = try await Self.judgeServer(content: JudgeVerdict(accuracy: 5, completeness: 5, concision: 5).json)
+        var options = RunOptions()
+        options.provider = .openai
+        options.baseURL = server.baseURL
+        options.maxCost = 0.000_1
+        let command = JudgeCommand(
+            judge: JudgeOptions(enabled: true, model: "gpt-4o"), options: options, environment: Self.key,
+            console: Capture().console, workingDirectory: root)
+        await #expect {
+            _ = try await command.run(id: nil)
+        } throws: { error in
+            guard case AltBenchError.overBudget(let message) = error else { return false }
+            return message.contains("nothing was sent")
+        }
+        options.maxCost = 100
+        let unpriced = JudgeCommand(
+            judge: JudgeOptions(enabled: true, model: "judge-x"), options: options, environment: Self.key,
+            console: Capture().console, workingDirectory: root)
+        await #expect {
+            _ = try await unpriced.run(id: nil)
+        } throws: { error in
+            "\(error)".contains("judge-x has none")
+        }
+        #expect(await server.requests().isEmpty)
+        await server.stop()
+    }
 }
