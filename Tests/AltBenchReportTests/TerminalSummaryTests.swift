@@ -114,3 +114,34 @@ struct TerminalSummaryTests {
         #expect(lines[0].hasPrefix("variant  max_tokens"))
     }
 }
+
+@Suite("quality halves in the JSON report")
+struct QualityHalvesJSONTests {
+    typealias F = ReportFixtures
+
+    @Test("each summary row has form, content, quality and the form-only count")
+    func summaryRows() throws {
+        let root = try JSONValue.parse(Data(ReportJSON.render(F.fullRun()).utf8))
+        let rows = try #require(root["summary"]?.arrayValue)
+        #expect(rows.map { $0["variant"]?.stringValue } == ["short", "short", "plain"])
+        // short at 120: the cat (form 1, content 0.8), the refusal (form 0, content 0) and the
+        // remote image with no references (form 1, form only).
+        let row = rows[1]
+        #expect(abs((row["form"]?.doubleValue ?? 0) - 2.0 / 3) < 1e-9)
+        #expect(abs((row["content"]?.doubleValue ?? 0) - 0.4) < 1e-9)
+        #expect(abs((row["quality"]?.doubleValue ?? 0) - 0.6) < 1e-9)
+        #expect(row["form_only"] == .int(1))
+    }
+
+    @Test("a row with no content anywhere has content null")
+    func noContent() throws {
+        let variant = PromptVariant(name: "v", file: "prompts/v.md", text: "Describe.")
+        let results = RunResults(
+            info: F.info(), variants: [variant], items: [F.remote],
+            trials: [F.answered(variant, 100, F.remote, "A chart.", scores: F.scores(chars: 8))], plannedTrials: 1)
+        let row = try #require(try JSONValue.parse(Data(ReportJSON.render(results).utf8))["summary"]?.arrayValue?.first)
+        #expect(row["content"] == .null)
+        #expect(row["form_only"] == .int(1))
+        #expect(row["quality"] == row["form"])
+    }
+}
