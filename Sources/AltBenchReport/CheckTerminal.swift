@@ -66,7 +66,7 @@ public enum CheckTerminal {
     static func table(_ pairs: [CheckVerdict.PairSummary], judged: Bool = true) -> [String] {
         func side(_ side: CheckVerdict.PairSummary.Side?) -> String { side.map { "\($0.answered)/\($0.failed)" } ?? "–" }
         func quality(_ side: CheckVerdict.PairSummary.Side?) -> String {
-            side?.quality.map { String(format: "%.3f", $0) } ?? "–"
+            (side?.quality.map { String(format: "%.3f", $0) } ?? "–") + (side?.formOnly != nil ? Format.formOnlyMark : "")
         }
         var rows = [["pair", "answered/failed", "quality", "result"]]
         for pair in pairs {
@@ -92,10 +92,14 @@ public enum CheckTerminal {
         for row in rows {
             for column in 0..<3 { widths[column] = max(widths[column], row[column].count) }
         }
-        return rows.map { row in
+        var lines = rows.map { row in
             (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ")
                 + "  " + row[3]
         }
+        if pairs.contains(where: { $0.before?.formOnly != nil || $0.after?.formOnly != nil }) {
+            lines.append(CompareReport.formOnlyNote)
+        }
+        return lines
     }
 
     /// "icecubes @ 50 first_person: chelsea: I can see a cat…", for each item whose check

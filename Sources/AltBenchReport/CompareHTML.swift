@@ -50,7 +50,15 @@ public struct CompareHTML: Sendable {
                     element("tbody", comparison.pairs.map { pair in
                         let counts = "\(pair.before.map { "\($0.answered) / \($0.errors)" } ?? "–") → \(pair.after.map { "\($0.answered) / \($0.errors)" } ?? "–")"
                         return element("tr", [element("td", [SafeHTML.text(pair.label)]), element("td", [SafeHTML.text(counts)])]
-                            + metricNames.map { name in element("td", [SafeHTML.text(pair.metric(name).map(Self.cell) ?? "–")]) })
+                            + metricNames.map { name in
+                                let mark = name == "quality" && CompareReport.isFormOnly(pair)
+                                return element("td", [SafeHTML.text(pair.metric(name).map(Self.cell) ?? "–")] + (mark ? [
+                                    SafeHTML.text(" "),
+                                    .span(
+                                        SafeHTML.attribute("class", "form-only"), SafeHTML.attribute("title", CompareReport.formOnlyNote),
+                                        SafeHTML.text(Format.formOnlyMark)),
+                                ] : []))
+                            })
                     }),
                 ]),
                 .h2("Flipped checks"),

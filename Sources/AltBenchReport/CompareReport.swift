@@ -53,6 +53,15 @@ public enum CompareReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Whether either side of `pair` has answers whose quality is form alone.
+    static func isFormOnly(_ pair: PairComparison) -> Bool {
+        pair.before?.metrics["form_only"] != nil || pair.after?.metrics["form_only"] != nil
+    }
+
+    /// The note under a table whose quality carries the form-only mark.
+    static let formOnlyNote =
+        "\(Format.formOnlyMark) form only: some answers of the pair had no content part (no references, must_mention, expected_text or judge score), so their quality is their form alone."
+
     /// The figures of the summary table, in column order.
     static let summaryFigures: [(name: String, title: String)] = [
         ("quality", "quality"), ("hard_fails", "hard fails"), (ScoreName.firstPerson, "first person"),
@@ -139,12 +148,17 @@ public enum CompareReport {
             for pair in comparison.pairs {
                 var cells = [CompareReport.pairCell(pair, style: style), CompareReport.trials(pair)]
                 cells += CompareReport.summaryFigures.map { figure in
-                    pair.metric(figure.name).map(CompareReport.change) ?? "–"
+                    let cell = pair.metric(figure.name).map(CompareReport.change) ?? "–"
+                    return figure.name == "quality" && CompareReport.isFormOnly(pair) ? cell + " " + Format.formOnlyMark : cell
                 }
                 cells.append(CompareReport.shortSignificance(pair))
                 out.append("| " + cells.joined(separator: " | ") + " |")
             }
             out.append("")
+            if comparison.pairs.contains(where: CompareReport.isFormOnly) {
+                out.append(CompareReport.formOnlyNote)
+                out.append("")
+            }
         }
 
         // MARK: Significance

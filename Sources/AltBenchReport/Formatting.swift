@@ -103,20 +103,20 @@ enum Format {
     }
 
     /// The mark of a `quality` that is form alone: "†", with the number of such answers in a
-    /// row after it ("0.50 †2").
+    /// row after it ("0.50†2").
     static let formOnlyMark = "†"
 
-    /// A row's mean quality, "0.50", marked "0.50 †2" when 2 of its answers were scored on
+    /// A row's mean quality, "0.50", marked "0.50†2" when 2 of its answers were scored on
     /// form alone, so it never reads as silently equal to the form.
     static func quality(_ row: SummaryRow) -> String {
         let value = decimal(row.meanQuality, digits: 2)
-        return row.formOnly > 0 ? "\(value) \(formOnlyMark)\(row.formOnly)" : value
+        return row.formOnly > 0 ? "\(value)\(formOnlyMark)\(row.formOnly)" : value
     }
 
-    /// One answer's quality, "0.50", or "0.50 †" when it is form alone.
+    /// One answer's quality, "0.50", or "0.50†" when it is form alone.
     static func quality(_ scores: [String: Score]) -> String {
         let value = decimal(scores[ScoreName.quality]?.value, digits: 2)
-        return QualityScorer.isFormOnly(scores) ? "\(value) \(formOnlyMark)" : value
+        return QualityScorer.isFormOnly(scores) ? "\(value)\(formOnlyMark)" : value
     }
 
     /// The note under a table whose quality cells carry the form-only mark; `nil` when none

@@ -125,6 +125,7 @@ public struct HTMLReport: Sendable {
                     ?? "Mean quality per variant; ★ the best at that limit.")),
             table(headers: matrix.header, rows: matrix.rows.map { $0.map { Cell($0) } }, className: "matrix"),
         ]
+        if summary.rows.contains(where: { $0.formOnly > 0 }) { rows.append(formOnlyLegend) }
         if let baseline = insights.baseline, !insights.differences.isEmpty {
             rows.append(.element(named: "details", nodes: [
                 .element(named: "summary", nodes: [SafeHTML.text("Intervals and p-values against \(baseline)")] as [Node<HTML.BodyContext>]),
@@ -178,14 +179,17 @@ public struct HTMLReport: Sendable {
                         Cell(Format.percent(row.refusals), sort: row.refusals), Cell(Format.percent(row.empty), sort: row.empty),
                     ]
                 }),
-            .if(
-                summary.rows.contains { $0.formOnly > 0 },
-                .p(
-                    SafeHTML.attribute("class", "legend"),
-                    .span(SafeHTML.attribute("class", "form-only"), SafeHTML.text(Format.formOnlyMark)),
-                    SafeHTML.text(
-                        " form only: quality is form × content; an answer with no content part (no references, must_mention, expected_text or judge score) is scored on form alone. †n counts such answers in the row.")))
+            .if(summary.rows.contains { $0.formOnly > 0 }, formOnlyLegend)
         )
+    }
+
+    /// What the form-only mark means, under a table that shows it.
+    var formOnlyLegend: Node<HTML.BodyContext> {
+        .p(
+            SafeHTML.attribute("class", "legend"),
+            .span(SafeHTML.attribute("class", "form-only"), SafeHTML.text(Format.formOnlyMark)),
+            SafeHTML.text(
+                " form only: quality is form × content; an answer with no content part (no references, must_mention, expected_text or judge score) is scored on form alone. †n counts such answers in the row."))
     }
 
     // MARK: Cost

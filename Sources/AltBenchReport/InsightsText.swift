@@ -21,7 +21,8 @@ public enum InsightsText {
     /// One table for the whole answer: a row per variant, a column per token limit, then where
     /// truncation stops. The baseline's cells hold its mean quality; the others' their
     /// difference from it with a word (better, worse, ≈) so the verdict never rests on colour.
-    /// `★` marks the best variant at each limit.
+    /// `★` marks the best variant at each limit; `†n` a cell whose row has n answers scored on
+    /// form alone (``Format/quality(_:)-swift.type.method``).
     public static func matrix(
         _ insights: RunInsights, summary: RunSummary, variants: [String], limits: [Int?]
     ) -> (header: [String], rows: [[String]]) {
@@ -32,15 +33,16 @@ public enum InsightsText {
             var row = [variant == insights.baseline ? "\(variant) (baseline)" : variant]
             for limit in limits {
                 let star = insights.best.contains { $0.maxTokens == limit && $0.variant == variant } ? " ★" : ""
+                let summaryRow = summary.rows.first { $0.variant == variant && $0.maxTokens == limit }
                 if variant == insights.baseline || insights.baseline == nil {
-                    let quality = summary.rows.first { $0.variant == variant && $0.maxTokens == limit }?.meanQuality
-                    row.append(quality.map { "\(Format.decimal($0, digits: 2))\(star)" } ?? "–")
+                    row.append(summaryRow.flatMap { $0.meanQuality == nil ? nil : "\(Format.quality($0))\(star)" } ?? "–")
                 } else if let difference = insights.differences.first(where: { $0.variant == variant && $0.maxTokens == limit }) {
                     let word = difference.significant ? (difference.meanDifference > 0 ? "better" : "worse") : "≈"
-                    row.append("\(signed(difference.meanDifference)) \(word)\(star)")
-                } else if let quality = summary.rows.first(where: { $0.variant == variant && $0.maxTokens == limit })?.meanQuality {
+                    let mark = summaryRow.map { $0.formOnly > 0 ? " \(Format.formOnlyMark)\($0.formOnly)" : "" } ?? ""
+                    row.append("\(signed(difference.meanDifference)) \(word)\(mark)\(star)")
+                } else if let summaryRow, summaryRow.meanQuality != nil {
                     // No baseline answers at this limit to compare with: the variant's own quality.
-                    row.append("\(Format.decimal(quality, digits: 2))\(star)")
+                    row.append("\(Format.quality(summaryRow))\(star)")
                 } else {
                     row.append("–")
                 }
@@ -107,5 +109,9 @@ extension MarkdownReport {
         out.append("|---|" + String(repeating: "---:|", count: matrix.header.count - 1))
         for row in matrix.rows { out.append("| " + row.map(MarkdownText.cell).joined(separator: " | ") + " |") }
         out.append("")
+        if let note = Format.formOnlyNote(summary.rows, answers: kind == .run ? "answered trials" : "answers") {
+            out.append(note)
+            out.append("")
+        }
     }
 }

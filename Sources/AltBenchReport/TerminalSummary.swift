@@ -28,7 +28,7 @@ public enum TerminalSummary {
         }
         var out = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         out += rows.map(line)
-        if let note = Format.formOnlyNote(summary.rows, answers: "answered trials") { out.append(note) }
+        if let note = Format.formOnlyNote(summary.rows, answers: "answered trials") { out += ["", note] }
         return out.joined(separator: "\n") + "\n"
     }
 }

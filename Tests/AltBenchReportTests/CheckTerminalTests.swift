@@ -51,6 +51,24 @@ struct CheckTerminalTests {
         #expect(pass.hasSuffix("--verbose, or --format md for Markdown.\n"))
     }
 
+    @Test("a pair whose quality is partly form alone is marked in the check, the comparison and its HTML")
+    func formOnlyMarked() throws {
+        var run = F.run
+        run.rows[0].metrics["form_only"] = 0.5
+        let verdict = CheckVerdict(comparison: Comparison(before: F.run, after: run))
+        let lines = CheckTerminal.summary(verdict).components(separatedBy: "\n")
+        #expect(lines.contains { $0.hasPrefix("terse @ 50 ") && $0.contains("→ 0.375†") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("terse @ 100 ") && !$0.contains("†") })
+        #expect(lines.contains(CompareReport.formOnlyNote))
+        let markdown = CompareReport.markdown(verdict.comparison)
+        #expect(markdown.contains(CompareReport.formOnlyNote))
+        #expect(markdown.components(separatedBy: "\n").filter { $0.hasPrefix("| terse @ 50") && $0.contains(" †") }.count == 1)
+        let html = CompareHTML(comparison: verdict.comparison).render()
+        #expect(html.contains("<span class=\"form-only\" title=\"† form only: some answers"))
+        // Unmarked when no answer is form only.
+        #expect(!CheckTerminal.summary(F.regression).contains("†"))
+    }
+
     @Test("--verbose is the whole check for a terminal: every check, the comparison, nothing HTML-escaped")
     func verbose() throws {
         let verdict = F.regression

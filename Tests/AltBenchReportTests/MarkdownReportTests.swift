@@ -13,7 +13,7 @@ struct MarkdownReportTests {
     }
 
     private static let summaryHeader =
-        "| variant | max_tokens | n | errors | quality | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |"
+        "| variant | max_tokens | n | errors | form | content | quality | mean chars | p90 chars | ≤ 150 chars | first person | truncated | refusals | empty | mean completion tokens | p50 latency |"
     private static let perImageHeader = "| variant | max_tokens | answer | chars | quality | flags |"
 
     /// The lines of the `### item` section, up to the next heading.
@@ -90,10 +90,12 @@ struct MarkdownReportTests {
         let rows = try #require(GFMTable.rows(in: report, header: Self.summaryHeader))
         #expect(
             rows == [
-                ["short", "60", "4", "2", "0.50", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"],
-                ["short", "120", "4", "1", "0.67", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"],
-                ["plain", "none", "4", "1", "0.30", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"],
+                ["short", "60", "4", "2", "0.50", "0.40", "0.50†1", "22.5", "24", "100%", "50%", "50%", "0%", "0%", "34.0", "12.5 s"],
+                ["short", "120", "4", "1", "0.67", "0.40", "0.60†1", "25.3", "42", "100%", "0%", "0%", "33%", "33%", "9.0", "650 ms"],
+                ["plain", "none", "4", "1", "0.30", "0.25", "0.30†1", "80.7", "171", "67%", "0%", "0%", "0%", "33%", "22.0", "1200 ms"],
             ])
+        // The mark is explained under the table, with the count over the run.
+        #expect(report.contains("†n: form only — n of the row's answered trials (3 in all) had no content part"))
     }
 
     @Test("variant names in the summary are escaped")
@@ -122,7 +124,7 @@ struct MarkdownReportTests {
         let rows = table.dropFirst(2).map(GFMTable.cells)
         #expect(rows.map { $0[0] + "@" + $0[1] } == ["short@60", "short@120", "plain@none"])
         #expect(rows[0] == ["short", "60", "I see a grey cat on a", "21", "0.00", "truncated, first person"])
-        #expect(rows[1] == ["short", "120", "A grey cat asleep on a windowsill.", "34", "1.00", ""])
+        #expect(rows[1] == ["short", "120", "A grey cat asleep on a windowsill.", "34", "0.80", ""])
         #expect(
             rows[2] == [
                 "plain", "none",

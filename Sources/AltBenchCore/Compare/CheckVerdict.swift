@@ -176,12 +176,21 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             public var answered: Int
             public var failed: Int
             public var quality: Double?
+            /// The share of answered trials whose quality is form alone (no content part);
+            /// nil when none is, so that reports mark the pair's quality only then.
+            public var formOnly: Double?
 
             init(_ row: RunSnapshot.Row) {
                 trials = row.n
                 answered = row.answered
                 failed = row.errors
                 quality = row.metrics["quality"]
+                formOnly = row.metrics["form_only"]
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case trials, answered, failed, quality
+                case formOnly = "form_only"
             }
         }
 

@@ -178,7 +178,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
     /// The summary figures a snapshot row holds, in report order.
     public static let metricNames: [String] = [
-        "quality", "hard_fails", "length_mean", "length_p90", "within_budget", "completion_tokens_mean",
+        "quality", "form", "content", "form_only", "hard_fails", "length_mean", "length_p90", "within_budget", "completion_tokens_mean",
     ] + ScoringSettings.checkIDs + [ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD]
 
     /// The row for a pair, if the snapshot has it.
@@ -219,6 +219,11 @@ extension RunSnapshot {
             if let value, value.isFinite { metrics[name] = rounded(value) }
         }
         put("quality", row.meanQuality)
+        put("form", row.meanForm)
+        put("content", row.meanContent)
+        // The share of answered trials scored on form alone; left out when none was, so a
+        // snapshot says it only when reports must mark the pair's quality.
+        if row.formOnly > 0, row.scoredQuality > 0 { put("form_only", Double(row.formOnly) / Double(row.scoredQuality)) }
         put("hard_fails", row.hardFails)
         put("length_mean", row.meanChars)
         put("length_p90", row.p90Chars)

@@ -90,7 +90,7 @@ public struct QualityScorer: Sendable {
         var content = Mean()
         for score in scores {
             let name = score.name
-            if settings.hardFails.contains(name), score.isFlagged { failed.append(name) }
+            if score.isFlagged, settings.hardFails.contains(name) { failed.append(name) }
             guard let weight = settings.weights[name], weight > 0, let kind = partKinds[name],
                 let part = part(score, kind: kind)
             else { continue }

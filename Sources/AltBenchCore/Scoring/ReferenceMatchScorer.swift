@@ -36,13 +36,16 @@ public struct ReferenceMatchScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
+        // Every stem seen gets a number, once, so that the bags are counts by number and
+        // comparing two of them hashes nothing.
+        var numbers = Stems()
         var references: [(position: Int, bag: Bag)] = []
         for (index, text) in input.item.references.enumerated() {
-            let bag = Bag(text)
+            let bag = numbers.bag(text)
             if bag.count > 0 { references.append((index + 1, bag)) }
         }
         guard !references.isEmpty else { return [] }
-        let answer = Bag(input.text)
+        let answer = numbers.bag(input.text)
         var best = 0.0
         var bestPosition = references[0].position
         for reference in references {
@@ -71,27 +74,47 @@ public struct ReferenceMatchScorer: Scorer {
         return total / Double(references.count)
     }
 
-    /// The content-word stems of a text, as a multiset.
-    struct Bag {
-        var stems: [String: Int] = [:]
-        var count = 0
+    /// The content-word stems of the texts of one answer's scoring, numbered as first seen.
+    struct Stems {
+        private var numbers: [String: Int] = [:]
 
-        init(_ text: String) {
+        /// The content-word stems of `text`, as a multiset.
+        mutating func bag(_ text: String) -> Bag {
+            var bag = Bag()
             for word in TermMatching.words(in: text) {
                 let word = ReferenceMatchScorer.dropElision(word)
                 guard !ReferenceMatchScorer.stopWords.contains(word) else { continue }
-                stems[TermMatching.stem(word), default: 0] += 1
-                count += 1
+                let stem = TermMatching.stem(word)
+                let number: Int
+                if let known = numbers[stem] {
+                    number = known
+                } else {
+                    number = numbers.count
+                    numbers[stem] = number
+                }
+                bag.add(number)
             }
+            return bag
+        }
+    }
+
+    /// A multiset of numbered stems: how often each number occurs, by number.
+    struct Bag {
+        private(set) var counts: [Int] = []
+        private(set) var count = 0
+
+        mutating func add(_ stem: Int) {
+            if stem >= counts.count { counts += repeatElement(0, count: stem + 1 - counts.count) }
+            counts[stem] += 1
+            count += 1
         }
 
         /// F1 of the stems the two bags share, each stem counted at most as often as the
         /// rarer side holds it.
         func f1(_ other: Bag) -> Double {
             guard count > 0, other.count > 0 else { return 0 }
-            let (small, large) = stems.count <= other.stems.count ? (stems, other.stems) : (other.stems, stems)
             var shared = 0
-            for (stem, n) in small { if let m = large[stem] { shared += min(n, m) } }
+            for (a, b) in zip(counts, other.counts) { shared += min(a, b) }
             return 2 * Double(shared) / Double(count + other.count)
         }
     }
@@ -99,7 +122,8 @@ public struct ReferenceMatchScorer: Scorer {
     /// `word` without a French elided article or pronoun ("l'eau" → "eau", "d'un" → "un",
     /// "qu'il" → "il").
     static func dropElision(_ word: String) -> String {
-        guard let apostrophe = word.firstIndex(of: "'") else { return word }
+        // Most words hold no apostrophe: a byte scan settles them without splitting Characters.
+        guard word.utf8.contains(UInt8(ascii: "'")), let apostrophe = word.firstIndex(of: "'") else { return word }
         let head = word[..<apostrophe]
         guard elisions.contains(String(head)), word.index(after: apostrophe) < word.endIndex else { return word }
         return String(word[word.index(after: apostrophe)...])

@@ -220,6 +220,15 @@ struct ConfigTests {
             label: "a figure cannot be weighted", yaml: "quality_weights: {length: 1}\n", line: 1,
             mentions: ["`length`, which is not a 0...1 score"]),
         ErrorCase(
+            label: "a half of quality cannot be weighted", yaml: "quality_weights:\n  brevity: 1\n  content: 2\n", line: 3,
+            mentions: ["`content`, which is not a 0...1 score"]),
+        ErrorCase(
+            label: "quality itself cannot be weighted", yaml: "quality_weights: {quality: 1}\n", line: 1,
+            mentions: ["`quality`, which is not a 0...1 score"]),
+        ErrorCase(
+            label: "CIDEr-D is a figure", yaml: "quality_weights: {ciderD: 1}\n", line: 1,
+            mentions: ["`ciderD`, which is not a 0...1 score"]),
+        ErrorCase(
             label: "a negative weight", yaml: "quality_weights:\n  brevity: -1\n", line: 2,
             mentions: ["`quality_weights.brevity` must be a number of 0 or more"]),
         ErrorCase(
@@ -262,6 +271,24 @@ struct ConfigTests {
         // An older run that recorded only the budget gets the defaults for the rest.
         let old = ScoringSettings(recorded: .object(["brevity_budget": .int(100)]))
         #expect(old == ScoringSettings(brevityBudget: 100))
+    }
+
+    @Test("the reference and judge scores take a weight in the one flat map")
+    func newWeights() throws {
+        let config = try Self.parse(
+            """
+            quality_weights:
+              reference_match: 3
+              judge_accuracy: 4
+              judge_completeness: 0
+              judge_concision: 0.5
+            """)
+        let settings = try config.scoringSettings()
+        #expect(settings.weights[ScoreName.referenceMatch] == 3)
+        #expect(settings.weights[ScoreName.judgeAccuracy] == 4)
+        #expect(settings.weights[ScoreName.judgeCompleteness] == 0)
+        #expect(settings.weights[ScoreName.judgeConcision] == 0.5)
+        #expect(settings.weights[ScoreName.brevity] == ScoringSettings.defaultWeights[ScoreName.brevity])
     }
 
     @Test("bad configuration names the file, the key and the line", arguments: errors)
