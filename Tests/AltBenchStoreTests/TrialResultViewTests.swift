@@ -39,11 +39,15 @@ struct TrialResultViewTests {
         // readability (none for an empty answer) may be NULL.
         let optional: Set<String> = [
             "readability", "text_recall", "keyword_recall", "context_echo", "bleu4", "rougeL", "ciderD",
+            "reference_match", "content_score", "judge_accuracy", "judge_completeness", "judge_concision",
         ]
         let allScoreColumns = Schema.viewScoreColumns.map(\.column)
         let scoreColumns = allScoreColumns.filter { !optional.contains($0) }
         let columns = Set(try #require(rows.first).columnNames)
-        #expect(allScoreColumns.count == ScoringSuite.scoreIDs.count)
+        // Every score the suite writes, and the judge's.
+        #expect(
+            Set(Schema.viewScoreColumns.map(\.name))
+                == Set(ScoringSuite.scoreIDs).union([ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision]))
         for column in allScoreColumns + ["run_id", "variant", "max_tokens", "item", "status", "content", "error"] {
             #expect(columns.contains(column), "trial_result lacks \(column)")
         }
