@@ -138,6 +138,40 @@ struct JudgeSettingsTests {
         }
     }
 
+    @Test("judge.proxy sends the judge of a run on a local server through the signed proxy")
+    func judgeThroughProxy() throws {
+        let appKey = "sk" + "-test-proxy-app-key-13579"
+        var proxy = ProxyConfig()
+        proxy.url = "http://127.0.0.1:8787"
+        let config = Self.config {
+            $0.proxy = proxy
+            $0.model = "gpt-4o"
+        }
+        let settings = try Self.resolve(
+            run: Self.run(.openai, baseURL: "http://127.0.0.1:8080/v1"), config: config,
+            environment: Self.key.merging([ProxySettings.defaultAppKeyVariable: appKey]) { $1 })
+        #expect(settings.client.provider == .proxy)
+        #expect(settings.client.proxy?.url.absoluteString == "http://127.0.0.1:8787")
+        #expect(settings.client.endpointIdentity.hasPrefix("http://127.0.0.1:8787"))
+        #expect(settings.reason == "judge: in altbench.yml")
+        #expect(!settings.recorded.canonicalText.contains(appKey))
+    }
+
+    @Test("judge.base_url judges an Azure run elsewhere: the run's --azure-* flags do not follow the judge")
+    func azureRunJudgedElsewhere() throws {
+        var run = Self.run(.azure)
+        run.azureEndpoint = "https://resource.openai.azure.com"
+        run.azureDeployment = "gpt-4o-alt"
+        let config = Self.config {
+            $0.baseURL = "http://127.0.0.1:8080/v1"
+            $0.model = "gpt-4o"
+        }
+        let settings = try Self.resolve(run: run, config: config, environment: ["AZURE_OPENAI_API_KEY": "x"])
+        #expect(settings.client.provider == .openai)
+        #expect(settings.client.azure == nil)
+        #expect(settings.client.endpointIdentity == "http://127.0.0.1:8080/v1/chat/completions")
+    }
+
     @Test("judge.provider: mock judges an openai run offline")
     func mockJudgeForOpenAIRun() throws {
         let settings = try Self.resolve(
