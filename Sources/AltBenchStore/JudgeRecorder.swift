@@ -42,9 +42,15 @@ public struct JudgeRecorder: JudgeSink {
             switch result.outcome {
             case .answered(let answer, let cached):
                 if cached {
+                    // The answer the verdict was read from, which need not be the newest for
+                    // its key (a call in flight at the same time may have stored prose since).
                     responseID = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
-                        arguments: [call.key])
+                        db,
+                        sql: """
+                            SELECT id FROM response WHERE cache_key = ?
+                            ORDER BY (content IS ? AND refusal IS ?) DESC, id DESC LIMIT 1
+                            """,
+                        arguments: [call.key, answer.content, answer.refusal])
                 } else {
                     responseID = try ResponseColumns.insert(
                         answer, key: call.key, endpoint: endpoint, request: call.request, at: result.finishedAt,
