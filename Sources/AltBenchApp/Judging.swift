@@ -119,7 +119,7 @@ public struct Judging: Sendable {
         let recorder = store.judgeRecorder(
             runID: runID, endpoint: model.endpoint, model: settings.model, rubric: rubric,
             rubricName: settings.rubricPath, settings: ScoringSettings(recorded: results.info.settings),
-            redactor: redactor)
+            repeats: settings.repeats, redactor: redactor)
         let client = settings.client
         let progress = ProgressLine(console: console)
         let runner = Runner(

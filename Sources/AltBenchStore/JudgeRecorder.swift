@@ -19,12 +19,15 @@ public struct JudgeRecorder: JudgeSink {
     let rubricName: String
     /// The run's scoring settings, for `quality`.
     let settings: ScoringSettings
+    /// Verdicts per answer (`--judge-repeats`); a trial's verdicts from more repeats of an
+    /// earlier pass go.
+    var repeats: Int = 1
     let redactor: Redactor
 
     public func cachedJudgeAnswer(forKey key: String) async throws -> ModelAnswer? {
         try await writer.read { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 5", arguments: [key])
+                db, sql: "SELECT * FROM response WHERE cache_key = ? ORDER BY id DESC", arguments: [key])
             // An answer whose verdict could not be read is asked again.
             return rows.map(ResponseColumns.answer(from:)).first { answer in
                 (try? JudgeVerdict.parse(content: answer.content, refusal: answer.refusal).get()) != nil
@@ -68,13 +71,14 @@ public struct JudgeRecorder: JudgeSink {
                 status = .failed
                 error = failure.message
             }
-            // One judge's verdicts per trial: another judge's go, and this repeat is replaced.
+            // One judge's verdicts per trial: another judge's go, and so do repeats beyond
+            // this pass's; this repeat is replaced.
             try db.execute(
                 sql: """
                     DELETE FROM judgement WHERE trial_id = ?
-                      AND (repeat_index = ? OR model != ? OR endpoint != ? OR rubric_sha256 != ?)
+                      AND (repeat_index = ? OR repeat_index >= ? OR model != ? OR endpoint != ? OR rubric_sha256 != ?)
                     """,
-                arguments: [call.trialID, call.repeatIndex, model, endpoint, rubric.sha256])
+                arguments: [call.trialID, call.repeatIndex, repeats, model, endpoint, rubric.sha256])
             let errors = verdict.map { JSONValue.array($0.errors.map { .string(redactor.redact($0)) }).canonicalText }
             try db.execute(
                 sql: """
@@ -128,10 +132,10 @@ extension ResultStore {
     /// The sink of a judging pass over run `runID` by `model` at `endpoint` with `rubric`.
     public func judgeRecorder(
         runID: String, endpoint: String, model: String, rubric: JudgeRubric, rubricName: String,
-        settings: ScoringSettings, redactor: Redactor = Redactor(secrets: [])
+        settings: ScoringSettings, repeats: Int = 1, redactor: Redactor = Redactor(secrets: [])
     ) -> JudgeRecorder {
         JudgeRecorder(
             writer: writer, runID: runID, endpoint: endpoint, model: model, rubric: rubric, rubricName: rubricName,
-            settings: settings, redactor: redactor)
+            settings: settings, repeats: repeats, redactor: redactor)
     }
 }

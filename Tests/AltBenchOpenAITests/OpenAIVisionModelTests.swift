@@ -318,7 +318,9 @@ struct OpenAIVisionModelTests {
         #expect(failure.cannotConnect)
         #expect(failure.message.hasPrefix("could not connect to 127.0.0.1:\(URL(string: stopped.baseURL)!.port!) (connection refused)"))
         #expect(!failure.message.contains(testKey))
-        #expect(clock.now - start < .seconds(2))
+        // It does not hang: a refused connection fails within the request's own timeout (the
+        // bound is loose, for a loaded machine).
+        #expect(clock.now - start < .seconds(10))
     }
 
     @Test func unreadableImageFailsWithoutARequest() async throws {

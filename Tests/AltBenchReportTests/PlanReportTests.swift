@@ -107,8 +107,10 @@ struct PlanReportTests {
         #expect(
             Set(root.objectValue?.keys.map { $0 } ?? []) == [
                 "trials", "cached", "to_send", "input_tokens", "image_tokens", "output_tokens_max", "cost_usd", "pairs",
-                "items", "assumptions", "unpriced_models", "batch_discount", "notes",
+                "items", "assumptions", "unpriced_models", "batch_discount", "notes", "judge",
             ])
+        // Without --judge there is no judge estimate.
+        #expect(root["judge"] == .null)
         #expect(root["trials"] == .int(108))
         #expect(root["cached"] == .int(3))
         #expect(root["to_send"] == .int(105))
@@ -161,5 +163,22 @@ struct PlanReportTests {
         #expect(root["pairs"]?[1]?["max_tokens"] == .null)
         #expect(root["unpriced_models"] == ["llava-13b"])
         #expect(root["batch_discount"] == .null)
+    }
+
+    @Test("with --judge, the text has the judge's line and the JSON its figures")
+    func judgeEstimate() throws {
+        let judge = JudgeEstimate(
+            model: "gpt-4o", calls: 216, inputTokensLow: 200_000, inputTokensHigh: 221_600, imageTokens: 150_000,
+            outputTokensMax: 86_400, costLow: 0.5, costHigh: 1.418, isMock: false)
+        let text = PlanReport.text(Self.plan, header: [], notes: [], judge: judge)
+        #expect(text.contains("judge (--judge): 216 calls to gpt-4o, input 200,000–221,600 tokens (est.; of which image 150,000), output ceiling 86,400; $0.50–$1.42"))
+        let root = try JSONValue.parse(Data(PlanReport.json(Self.plan, notes: [], judge: judge).utf8))
+        #expect(root["judge"]?["calls"] == .int(216))
+        #expect(root["judge"]?["input_tokens"]?["high"] == .int(221_600))
+        #expect(root["judge"]?["cost_usd"]?["high"]?.doubleValue == 1.418)
+        var mock = judge
+        mock.isMock = true
+        mock.model = "mock-judge"
+        #expect(PlanReport.text(Self.plan, header: [], notes: [], judge: mock).contains("the mock judge bills nothing"))
     }
 }

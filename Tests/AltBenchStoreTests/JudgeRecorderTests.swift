@@ -28,11 +28,12 @@ struct JudgeRecorderTests {
     }
 
     static func recorder(
-        _ store: ResultStore, model: String = "gpt-4o", rubric: JudgeRubric = rubric, redactor: Redactor = Redactor(secrets: [])
+        _ store: ResultStore, model: String = "gpt-4o", rubric: JudgeRubric = rubric, repeats: Int = 3,
+        redactor: Redactor = Redactor(secrets: [])
     ) -> JudgeRecorder {
         store.judgeRecorder(
             runID: F.info().id, endpoint: judgeEndpoint, model: model, rubric: rubric, rubricName: "judges/\(rubric.name)",
-            settings: ScoringSettings(), redactor: redactor)
+            settings: ScoringSettings(), repeats: repeats, redactor: redactor)
     }
 
     static func call(_ trialID: Int64, key: String, repeatIndex: Int = 0, model: String = "gpt-4o") -> JudgeCall {
@@ -225,6 +226,13 @@ struct JudgeRecorderTests {
         let again = try await Self.trial(store, "cat")
         #expect(again.judgements.map(\.repeatIndex) == [0, 1])
         #expect(again.scores[ScoreName.judgeAccuracy]?.value == 0.75)
+
+        // The same judge with fewer repeats: the verdicts beyond them go, and no longer count.
+        let once = Self.recorder(store, repeats: 1)
+        try await once.record(Self.answered(Self.call(cat, key: "judge-v1:a"), Self.verdict(2)))
+        let single = try await Self.trial(store, "cat")
+        #expect(single.judgements.map(\.repeatIndex) == [0])
+        #expect(single.scores[ScoreName.judgeAccuracy]?.value == 0.25)
 
         let strict = Self.recorder(store, rubric: JudgeRubric(name: "strict.md", text: "Be strict."))
         try await strict.record(Self.answered(Self.call(cat, key: "judge-v1:s"), Self.verdict(1)))

@@ -23,6 +23,21 @@ public struct JudgeEstimate: Sendable, Hashable {
     /// Whether the judge is the offline mock, which bills nothing.
     public var isMock: Bool
 
+    public init(
+        model: String, calls: Int, inputTokensLow: Int, inputTokensHigh: Int, imageTokens: Int, outputTokensMax: Int,
+        costLow: Double?, costHigh: Double?, isMock: Bool
+    ) {
+        self.model = model
+        self.calls = calls
+        self.inputTokensLow = inputTokensLow
+        self.inputTokensHigh = inputTokensHigh
+        self.imageTokens = imageTokens
+        self.outputTokensMax = outputTokensMax
+        self.costLow = costLow
+        self.costHigh = costHigh
+        self.isMock = isMock
+    }
+
     /// The estimate for judging the answers of `trials` with `settings` and `rubric`.
     public static func make(
         trials: [Trial], settings: JudgeSettings, rubric: JudgeRubric, prices: PriceTable

@@ -60,6 +60,11 @@ public struct JudgeSettings: Sendable, Hashable {
         var reason = "the run's own provider"
         // A judge elsewhere: its own provider, base URL or proxy replace the run's.
         if file.provider != nil || file.baseURL != nil || file.proxy != nil {
+            // Nothing of the run's own location carries over: its Azure resource, proxy or
+            // token field would contradict the judge's.
+            if file.provider != .azure { clientConfig.azure = nil }
+            clientConfig.tokenField = nil
+            options.tokenField = nil
             options.provider = file.provider
             options.baseURL = file.baseURL
             options.proxy = file.proxy?.url
@@ -77,8 +82,10 @@ public struct JudgeSettings: Sendable, Hashable {
         let client = try Experiment.resolve(options: options, config: clientConfig, environment: environment)
         let resolvedModel: String
         if client.provider == .mock {
-            resolvedModel = model ?? mockModel
-            reason = "the offline mock judge"
+            // The mock judges whatever model is named; its verdicts are the mock's, and stored
+            // under its own name so they are never taken for that model's.
+            resolvedModel = mockModel
+            reason = model.map { "the offline mock judge; \($0) is not called on an offline run" } ?? "the offline mock judge"
         } else if let model {
             resolvedModel = model
         } else {

@@ -45,6 +45,13 @@ struct JudgeSettingsTests {
         #expect(settings.structuredOutput)
     }
 
+    @Test("a judge model named for a mock run is not called, and the verdicts keep the mock's name")
+    func namedModelOnAMockRun() throws {
+        let settings = try Self.resolve(JudgeOptions(enabled: true, model: "gpt-4o"), run: Self.run(.mock))
+        #expect(settings.isMock && settings.model == MockJudge.model)
+        #expect(settings.reason.contains("gpt-4o is not called"))
+    }
+
     @Test("a run that falls back to the mock (no key, no base URL) gets the mock judge too")
     func fallbackMockRun() throws {
         let settings = try Self.resolve(run: Self.run(nil))
