@@ -573,6 +573,9 @@ public struct Reporting: Sendable {
         if results.info.isMock { console.out("MOCK RESULTS (offline mock model, not a vision model)\n") }
         console.out(TerminalSummary.render(results))
         if let line = Self.costLine(results) { console.err(line + "\n") }
+        if let judge = JudgeSummary(results) {
+            console.err("judge cost: " + (judge.isMock ? "the mock judge bills nothing" : judge.costUSD.map { CostSummary.usd($0) } ?? "unknown (no price for \(judge.model))") + " for \(judge.judged + judge.unreadable + judge.failed) calls, \(judge.cached) from the store.\n")
+        }
         console.err("report: \(html.last!) (open it in a browser); also \((html.dropLast() + markdown).joined(separator: ", ")); database: \(displayResults)/altbench.sqlite\n")
         return (results, markdown.last!)
     }

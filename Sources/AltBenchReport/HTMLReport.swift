@@ -53,6 +53,7 @@ public struct HTMLReport: Sendable {
                     answer(insights),
                     charts(summary: summary, insights: insights),
                     summaryTable(summary),
+                    judgeSection(summary: summary),
                     costSection(),
                     gallery(),
                     failures(),
@@ -228,6 +229,38 @@ public struct HTMLReport: Sendable {
         )
     }
 
+    // MARK: Judge
+
+    /// Whether any answer has the judge's scores (the gallery then has a judge column).
+    var showsJudge: Bool { results.trials.contains { $0.scores[ScoreName.judgeAccuracy] != nil } }
+
+    /// The Markdown report's judge section: who judged, its means per pair, its calls, cost,
+    /// agreement with the references and stability.
+    func judgeSection(summary: RunSummary) -> Node<HTML.BodyContext> {
+        guard let judge = JudgeSummary(results) else { return .empty }
+        func mean(_ row: SummaryRow, _ id: String) -> Cell {
+            Cell(Format.decimal(row.means[id], digits: 2), sort: row.means[id])
+        }
+        var notes = [JudgeReport.calls(judge)] + JudgeReport.problems(judge).map { "  " + $0 }
+        notes += [JudgeReport.cost(judge), JudgeReport.agreement(judge)] + JudgeReport.examples(judge).map { "  " + $0 }
+        if let stability = JudgeReport.stability(judge) { notes.append(stability) }
+        return .section(
+            SafeHTML.attribute("id", "judge"),
+            .h2("Judge"),
+            .p(SafeHTML.attribute("class", judge.isMock ? "mock-judge" : "judge-who"), SafeHTML.text(JudgeReport.who(judge))),
+            table(
+                headers: ["variant", "max_tokens"] + JudgeReport.headers,
+                rows: summary.rows.map { row in
+                    [
+                        Cell(row.variant), Cell(Format.tokens(row.maxTokens), sort: Double(row.maxTokens ?? Int.max)),
+                        mean(row, ScoreName.judgeAccuracy), mean(row, ScoreName.judgeCompleteness),
+                        mean(row, ScoreName.judgeConcision), Cell(Format.count(row.judged), sort: Double(row.judged)),
+                    ]
+                }, className: "sortable judge"),
+            .ul(SafeHTML.attribute("class", "notes"), .forEach(notes) { .li(SafeHTML.text($0)) })
+        )
+    }
+
     // MARK: Gallery
 
     func gallery() -> Node<HTML.BodyContext> {
@@ -292,7 +325,8 @@ public struct HTMLReport: Sendable {
             ),
             .if(!trials.isEmpty, el("table", 
                 SafeHTML.attribute("class", "answers"),
-                el("thead", el("tr", el("th", "variant"), el("th", "max_tokens"), el("th", "answer"), el("th", "chars"), el("th", "quality"), el("th", "flags"))),
+                el("thead", el("tr", el("th", "variant"), el("th", "max_tokens"), el("th", "answer"), el("th", "chars"), el("th", "quality"), el("th", "flags"),
+                    .if(showsJudge, el("th", "judge")))),
                 el("tbody", .group(rows))
             )),
         ])
@@ -333,6 +367,7 @@ public struct HTMLReport: Sendable {
                     SafeHTML.text(Format.formOnlyMark)),
             ]))),
             el("td", .forEach(flags) { .span(SafeHTML.attribute("class", "flag"), SafeHTML.text($0)) }),
+            .if(showsJudge, el("td", SafeHTML.attribute("class", "judge"), SafeHTML.text(JudgeReport.answer(trial.scores) ?? "–"))),
         ] as [Node<HTML.BodyContext>])
     }
 

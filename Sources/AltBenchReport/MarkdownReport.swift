@@ -42,6 +42,7 @@ public struct MarkdownReport: Sendable {
         instabilitySection(&out)
         referenceSection(&out)
         if kind == .run {
+            judgeSection(&out)
             costSection(&out)
             variantsSection(&out)
             failuresSection(&out)
@@ -269,6 +270,30 @@ public struct MarkdownReport: Sendable {
         out.append("")
     }
 
+    /// The judge: who judged, its mean scores per pair, what its calls gave, its tokens and
+    /// cost, and how far it agrees with the references and with itself. Left out when no
+    /// answer was judged.
+    private func judgeSection(_ out: inout [String]) {
+        guard let judge = JudgeSummary(results) else { return }
+        out.append("## Judge")
+        out.append("")
+        out.append(MarkdownText.inline(JudgeReport.who(judge)))
+        out.append("")
+        out.append(keyHeader + " " + JudgeReport.headers.joined(separator: " | ") + " |")
+        out.append(keyRule + "---:|---:|---:|---:|")
+        for row in summary.rows {
+            out.append("| " + (keyCells(row) + JudgeReport.cells(row)).joined(separator: " | ") + " |")
+        }
+        out.append("")
+        out.append("- " + MarkdownText.inline(JudgeReport.calls(judge)))
+        for problem in JudgeReport.problems(judge) { out.append("  - " + MarkdownText.inline(problem)) }
+        out.append("- " + MarkdownText.inline(JudgeReport.cost(judge)))
+        out.append("- " + MarkdownText.inline(JudgeReport.agreement(judge)))
+        for example in JudgeReport.examples(judge) { out.append("  - " + MarkdownText.inline(example)) }
+        if let stability = JudgeReport.stability(judge) { out.append("- " + MarkdownText.inline(stability)) }
+        out.append("")
+    }
+
     /// Tokens and cost per pair: what the server reported against altbench's estimate for the
     /// same requests, and what they cost. Left out when the run holds no usage at all.
     private func costSection(_ out: inout [String]) {
@@ -377,6 +402,7 @@ public struct MarkdownReport: Sendable {
         }
         let byItem = Dictionary(grouping: results.trials, by: \.itemID)
         let showRepeat = results.trials.contains { $0.repeatIndex > 0 }
+        let showJudge = results.trials.contains { $0.scores[ScoreName.judgeAccuracy] != nil }
         for item in results.items {
             out.append("### \(MarkdownText.inline(item.id))")
             out.append("")
@@ -404,8 +430,8 @@ public struct MarkdownReport: Sendable {
                 out.append("Reference\(item.references.count > 1 ? " \(index + 1)" : ""): \(MarkdownText.inline(reference))")
                 out.append("")
             }
-            out.append(keyHeader + (showRepeat ? " repeat |" : "") + " answer | chars | quality | flags |")
-            out.append(keyRule + (showRepeat ? "---:|" : "") + "---|---:|---:|---|")
+            out.append(keyHeader + (showRepeat ? " repeat |" : "") + " answer | chars | quality | flags |" + (showJudge ? " judge |" : ""))
+            out.append(keyRule + (showRepeat ? "---:|" : "") + "---|---:|---:|---|" + (showJudge ? "---|" : ""))
             let order = Dictionary(results.variants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
             let trials = (byItem[item.id] ?? []).sorted {
                 (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex)
@@ -436,6 +462,7 @@ public struct MarkdownReport: Sendable {
                 if showsTokenLimits { cells.append(Format.tokens(trial.maxTokens)) }
                 if showRepeat { cells.append(String(trial.repeatIndex)) }
                 cells += [answerCell, chars, quality, flags]
+                if showJudge { cells.append(JudgeReport.answer(trial.scores).map(MarkdownText.cell) ?? "–") }
                 out.append("| " + cells.joined(separator: " | ") + " |")
             }
             out.append("")

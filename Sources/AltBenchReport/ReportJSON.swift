@@ -35,6 +35,9 @@ public enum ReportJSON {
                     "within_budget": number(row.withinBudget), "first_person": number(row.firstPerson),
                     "truncated": number(row.truncated), "refusals": number(row.refusals), "empty": number(row.empty),
                     "check_rates": row.checkRates,
+                    "judge_accuracy": number(row.means[ScoreName.judgeAccuracy]),
+                    "judge_completeness": number(row.means[ScoreName.judgeCompleteness]),
+                    "judge_concision": number(row.means[ScoreName.judgeConcision]), "judged": row.judged,
                 ]
             },
             "answer": [
@@ -61,9 +64,38 @@ public enum ReportJSON {
                 },
             ] as [String: Any],
             "cost": CostSummary.make(ordered).map(cost) ?? NSNull(),
+            "judge": JudgeSummary(ordered).map(judge) ?? NSNull(),
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// The `judge` object: who judged, its calls, tokens and cost, its agreement with the
+    /// references and, with repeats, with itself.
+    static func judge(_ judge: JudgeSummary) -> [String: Any] {
+        var object: [String: Any] = [
+            "model": judge.model, "endpoint": judge.endpoint ?? NSNull(), "rubric": judge.rubric ?? NSNull(),
+            "mock": judge.isMock, "judged": judge.judged, "unreadable": judge.unreadable, "failed": judge.failed,
+            "cached": judge.cached, "unjudged_answers": judge.unjudgedAnswers,
+            "problems": judge.problems.map { ["reason": $0.reason, "count": $0.count] as [String: Any] },
+            "prompt_tokens": judge.promptTokens, "completion_tokens": judge.completionTokens,
+            "cost_usd": judge.costUSD.map { CostSummary.roundedUSD($0) as Any } ?? NSNull(),
+        ]
+        object["agreement"] = judge.agreement.map { agreement -> [String: Any] in
+            [
+                "answers": agreement.answers, "rate": agreement.rate, "kappa": agreement.kappa.map { $0 as Any } ?? NSNull(),
+                "both_accept": agreement.bothAccept, "both_reject": agreement.bothReject,
+                "judge_rejects": agreement.judgeRejects, "judge_accepts": agreement.judgeAccepts,
+            ]
+        } ?? NSNull()
+        object["stability"] = judge.stability.map { stability -> [String: Any] in
+            [
+                "answers": stability.answers, "repeats": stability.repeats, "same_accuracy": stability.sameAccuracy,
+                "same_completeness": stability.sameCompleteness, "same_concision": stability.sameConcision,
+                "mean_accuracy_spread": stability.meanAccuracySpread,
+            ]
+        } ?? NSNull()
+        return object
     }
 
     /// The `cost` object (see the type's documentation).

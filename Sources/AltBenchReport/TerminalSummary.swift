@@ -29,6 +29,7 @@ public enum TerminalSummary {
         var out = [line(headers), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         out += rows.map(line)
         if let note = Format.formOnlyNote(summary.rows, answers: "answered trials") { out += ["", note] }
+        if let judge = JudgeSummary(results) { out += ["", TerminalText.line(JudgeReport.terminalLine(judge, rows: summary.rows))] }
         return out.joined(separator: "\n") + "\n"
     }
 }

@@ -43,6 +43,8 @@ public struct SummaryRow: Sendable, Hashable {
     public var means: [String: Double] = [:]
     /// BLEU-4, ROUGE-L and CIDEr-D over the pair's answers, as pycocoevalcap computes them.
     public var reference: ReferenceFigures?
+    /// Answers with the judge's scores (a verdict that could be read).
+    public var judged: Int = 0
 }
 
 /// The reference metrics of a group of answers, over the items that have references.
@@ -146,9 +148,11 @@ public struct RunSummary: Sendable, Hashable {
             if let rate = rate(id) { row.checkRates[id] = rate }
         }
         for id in [ScoreName.readability, ScoreName.hedging, ScoreName.textRecall, ScoreName.keywordRecall,
-                   ScoreName.referenceMatch, ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD] {
+                   ScoreName.referenceMatch, ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD,
+                   ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision] {
             if let mean = Stats.mean(values(id)) { row.means[id] = mean }
         }
+        row.judged = answered.filter { $0.scores[ScoreName.judgeAccuracy] != nil }.count
         row.reference = referenceFigures(answered, corpus: corpus)
         return row
     }
