@@ -11,6 +11,9 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
     public var maxFirstPersonRise: Double
     public var maxRefusalRise: Double
     public var maxTruncationRise: Double
+    /// How far the judge's mean accuracy (0...1) may fall; checked when the baseline was
+    /// judged.
+    public var maxJudgeAccuracyDrop: Double
     /// Whether any statistically significant regression fails the check.
     public var failOnSignificant: Bool
     /// The level below which a paired test's p-value is significant.
@@ -23,13 +26,16 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
         case maxFirstPersonRise = "max_first_person_rise"
         case maxRefusalRise = "max_refusal_rise"
         case maxTruncationRise = "max_truncation_rise"
+        case maxJudgeAccuracyDrop = "max_judge_accuracy_drop"
         case failOnSignificant = "fail_on_significant"
     }
 
     public init(
         maxErrorRise: Double = 0, maxQualityDrop: Double = 0.02, maxFirstPersonRise: Double = 0, maxRefusalRise: Double = 0,
-        maxTruncationRise: Double = 0.02, failOnSignificant: Bool = true, alpha: Double = 0.05
+        maxTruncationRise: Double = 0.02, maxJudgeAccuracyDrop: Double = 0.05, failOnSignificant: Bool = true,
+        alpha: Double = 0.05
     ) {
+        self.maxJudgeAccuracyDrop = maxJudgeAccuracyDrop
         self.maxErrorRise = maxErrorRise
         self.maxQualityDrop = maxQualityDrop
         self.maxFirstPersonRise = maxFirstPersonRise
@@ -41,8 +47,8 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
 
     /// The keys of `check:` in `altbench.yml`.
     public static let keys = [
-        "max_error_rise", "max_quality_drop", "max_first_person_rise", "max_refusal_rise", "max_truncation_rise", "fail_on_significant",
-        "alpha",
+        "max_error_rise", "max_quality_drop", "max_first_person_rise", "max_refusal_rise", "max_truncation_rise",
+        "max_judge_accuracy_drop", "fail_on_significant", "alpha",
     ]
 }
 
@@ -106,7 +112,8 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
 
     /// The check names, in the order each pair's results come.
     public static let checkNames = [
-        "errors", "quality", ScoreName.firstPerson, ScoreName.refusal, ScoreName.truncated, "significance",
+        "errors", "quality", ScoreName.firstPerson, ScoreName.refusal, ScoreName.truncated, ScoreName.judgeAccuracy,
+        "significance",
     ]
 
     public var comparison: Comparison
@@ -364,6 +371,27 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             case (nil, let now):
                 skip(check, run: now.map(points))
             }
+        }
+        // The judge: held to the baseline only when the baseline was judged.
+        let judge = pair.metric(ScoreName.judgeAccuracy)
+        switch (judge?.before, judge?.after) {
+        case (let was?, let now?):
+            let delta = now - was
+            let held = delta >= -thresholds.maxJudgeAccuracyDrop - 1e-9
+            add(
+                ScoreName.judgeAccuracy, held ? .passed : .failed,
+                "\(held ? "held" : "fell"): \(number(was)) → \(number(now)) (\(String(format: "%+.3f", delta)); may fall \(number(thresholds.maxJudgeAccuracyDrop)))"
+            )
+        case (let was?, nil):
+            add(
+                ScoreName.judgeAccuracy, .failed,
+                after.answered == 0
+                    ? "not measured: the baseline's judge gave \(number(was)), but \(missingInRun)"
+                    : "not measured: the baseline's judge gave \(number(was)), but the run has no judge verdicts. Run with --judge (or altbench judge RUN) and the baseline's judge, or save a new baseline.")
+        case (nil, let now?):
+            skip(ScoreName.judgeAccuracy, run: number(now))
+        case (nil, nil):
+            break
         }
         if thresholds.failOnSignificant {
             let regressions = pair.significantRegressions

@@ -256,6 +256,26 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
         }
         result.append(quality)
 
+        // The judge's accuracy, paired per item like quality, when either side was judged.
+        if value(before, ScoreName.judgeAccuracy) != nil || value(after, ScoreName.judgeAccuracy) != nil {
+            var judge = MetricDelta(
+                name: ScoreName.judgeAccuracy, kind: .mean, higherIsBetter: true,
+                before: value(before, ScoreName.judgeAccuracy), after: value(after, ScoreName.judgeAccuracy))
+            if let before, let after {
+                let differences = items.compactMap { id -> Double? in
+                    guard let a = before.items[id]?.judgeAccuracy, let b = after.items[id]?.judgeAccuracy else { return nil }
+                    return b - a
+                }
+                if let bootstrap = CompareStatistics.pairedBootstrap(differences) {
+                    judge.test = SignificanceTest(
+                        method: .pairedBootstrap, p: bootstrap.p, items: differences.count, alpha: alpha,
+                        favours: bootstrap.meanDifference > 1e-12 ? .better : bootstrap.meanDifference < -1e-12 ? .worse : .same,
+                        meanDifference: bootstrap.meanDifference, interval: bootstrap.low...bootstrap.high)
+                }
+            }
+            result.append(judge)
+        }
+
         var hardFails = MetricDelta(
             name: "hard_fails", kind: .rate, higherIsBetter: false, before: value(before, "hard_fails"),
             after: value(after, "hard_fails"))

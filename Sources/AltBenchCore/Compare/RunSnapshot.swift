@@ -125,6 +125,8 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         public var passed: [String: Double]
         /// Mean composite `quality` over the answered repeats.
         public var quality: Double?
+        /// Mean `judge_accuracy` over the judged repeats; `nil` when none was judged.
+        public var judgeAccuracy: Double? = nil
         /// Answered repeats, out of `repeats` asked.
         public var answered: Int
         public var repeats: Int
@@ -146,6 +148,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
         enum CodingKeys: String, CodingKey {
             case passed, quality, answered, repeats, answer
+            case judgeAccuracy = "judge_accuracy"
         }
 
         /// Format 1's name for `passed`.
@@ -161,6 +164,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
                 passed = try container.decode([String: Double].self, forKey: .passed)
             }
             quality = try container.decodeIfPresent(Double.self, forKey: .quality)
+            judgeAccuracy = try container.decodeIfPresent(Double.self, forKey: .judgeAccuracy)
             answered = try container.decode(Int.self, forKey: .answered)
             repeats = try container.decode(Int.self, forKey: .repeats)
             answer = try container.decodeIfPresent(String.self, forKey: .answer)
@@ -170,6 +174,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(passed, forKey: .passed)
             try container.encodeIfPresent(quality, forKey: .quality)
+            try container.encodeIfPresent(judgeAccuracy, forKey: .judgeAccuracy)
             try container.encode(answered, forKey: .answered)
             try container.encode(repeats, forKey: .repeats)
             try container.encodeIfPresent(answer, forKey: .answer)
@@ -179,7 +184,10 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     /// The summary figures a snapshot row holds, in report order.
     public static let metricNames: [String] = [
         "quality", "form", "content", "form_only", "hard_fails", "length_mean", "length_p90", "within_budget", "completion_tokens_mean",
-    ] + ScoringSettings.checkIDs + [ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD]
+    ] + ScoringSettings.checkIDs + [
+        ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD, ScoreName.judgeAccuracy, ScoreName.judgeCompleteness,
+        ScoreName.judgeConcision,
+    ]
 
     /// The row for a pair, if the snapshot has it.
     public func row(variant: String, maxTokens: Int?) -> Row? {
@@ -233,6 +241,7 @@ extension RunSnapshot {
         put(ScoreName.bleu4, row.reference?.bleu4)
         put(ScoreName.rougeL, row.reference?.rougeL)
         put(ScoreName.ciderD, row.reference?.ciderD)
+        for id in [ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision] { put(id, row.means[id]) }
         return metrics
     }
 
@@ -249,9 +258,11 @@ extension RunSnapshot {
                 passed[id] = rounded(Double(passes.filter { $0 }.count) / Double(passes.count))
             }
             let qualities = answered.compactMap { $0.scores[ScoreName.quality]?.value }
-            return ItemOutcome(
+            var outcome = ItemOutcome(
                 passed: passed, quality: Stats.mean(qualities).map(rounded), answered: answered.count,
                 repeats: sorted.count, answer: answered.first?.answer?.content)
+            outcome.judgeAccuracy = Stats.mean(answered.compactMap { $0.scores[ScoreName.judgeAccuracy]?.value }).map(rounded)
+            return outcome
         }
     }
 

@@ -148,6 +148,7 @@ extension ConfigFile {
                     case "max_first_person_rise": config.check.maxFirstPersonRise = try share()
                     case "max_refusal_rise": config.check.maxRefusalRise = try share()
                     case "max_truncation_rise": config.check.maxTruncationRise = try share()
+                    case "max_judge_accuracy_drop": config.check.maxJudgeAccuracyDrop = try share()
                     case "fail_on_significant":
                         guard let flag = entryValue.scalar.flatMap({ Bool($0.string) }) else {
                             throw entryFail("must be true or false.")
