@@ -122,8 +122,7 @@ public struct ReferenceMatchScorer: Scorer {
     /// `word` without a French elided article or pronoun ("l'eau" → "eau", "d'un" → "un",
     /// "qu'il" → "il").
     static func dropElision(_ word: String) -> String {
-        // Most words hold no apostrophe: a byte scan settles them without splitting Characters.
-        guard word.utf8.contains(UInt8(ascii: "'")), let apostrophe = word.firstIndex(of: "'") else { return word }
+        guard let apostrophe = word.firstIndex(of: "'") else { return word }
         let head = word[..<apostrophe]
         guard elisions.contains(String(head)), word.index(after: apostrophe) < word.endIndex else { return word }
         return String(word[word.index(after: apostrophe)...])
