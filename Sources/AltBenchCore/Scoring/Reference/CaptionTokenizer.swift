@@ -160,7 +160,6 @@ extension CaptionTokenizer {
             let c = s[i]
             if c == " " { return i + 1 }
             if isAlnum(c) { return wordLike(i) }
-            if let token = CaptionTokenizer.replacements[c] { return emit(token, i + 1) }
             switch c {
             case "'", "\u{2019}", "\u{92}":
                 return apostrophe(i)
@@ -215,6 +214,7 @@ extension CaptionTokenizer {
             case "\u{2080}"..."\u{2089}":  // subscript digits
                 return emit(i, runEnd(i) { ("\u{2080}"..."\u{2089}").contains($0) })
             default:
+                if let token = CaptionTokenizer.replacements[c] { return emit(token, i + 1) }
                 if !isSpace(c), isKeptSymbol(c) { emit(i, i + 1) }
                 return i + 1
             }
@@ -254,9 +254,9 @@ extension CaptionTokenizer {
             // non-letter (there they stand as a word).
             let alnumEnd = runEnd(i, while: isAlnum), afterAlnum = self[alnumEnd]
             if afterAlnum == "." || afterAlnum == ":" { offer(url(i)) }
-            if !(isOneOf(afterAlnum, "[]\u{201C}\u{201D}") || (isOneOf(afterAlnum, "!?") && !isLetter(self[alnumEnd + 1]))) {
-                offer(email(i))
-            }
+            let wordStands = isOneOf(afterAlnum, "[]") || afterAlnum == "\u{201C}" || afterAlnum == "\u{201D}"
+                || (isOneOf(afterAlnum, "!?") && !isLetter(self[alnumEnd + 1]))
+            if !wordStands { offer(email(i)) }
             if isDigit(self[i]) {
                 offer(dateOrFraction(i))
                 if let e = numberEnd(i) { offer(Match(length: e - i, end: e, kind: .number, next: e)) }
@@ -338,6 +338,8 @@ extension CaptionTokenizer {
         /// APOWORD and APOWORD2 at a letter: "O'Brien", "Hawai'i", "d'" and "y'" (before a
         /// letter).
         func apostropheWord(_ i: Int) -> Match? {
+            // Each has its apostrophe right after its first letters.
+            guard isApostropheLike(self[runEnd(i, while: isLetter)]) else { return nil }
             let c = self[i]
             var best: Match?
             func offer(_ end: Int, _ length: Int, _ kind: Kind = .apostropheWord) {
@@ -351,7 +353,7 @@ extension CaptionTokenizer {
                 offer(j, j - i)
             }
             // [lLdDjJ]{APOS}
-            if "ldj".unicodeScalars.contains(lower(c)), isApostrophe(self[i + 1]) { offer(i + 2, 2) }
+            if isOneOf(lower(c), "ldj"), isApostrophe(self[i + 1]) { offer(i + 2, 2) }
             // [:letter:]+[aeiouyAEIOUY]{APOSETCETERA}[aeiouA-Z][:letter:]*
             if isLetter(c) {
                 let j = runEnd(i, while: isLetter)
@@ -592,7 +594,7 @@ extension CaptionTokenizer {
         /// opening with d', o' or l' ("5-year-old", "o'clock", "snake_case").
         func thingEnd(_ i: Int) -> Int? {
             func part(_ j: Int) -> Int? {
-                if "dol".unicodeScalars.contains(lower(self[j])), isApostropheLike(self[j + 1]), isAlnum(self[j + 2]),
+                if isOneOf(lower(self[j]), "dol"), isApostropheLike(self[j + 1]), isAlnum(self[j + 2]),
                     isAlnum(self[j + 3])
                 {
                     return runEnd(j + 4, while: isAlnum)
@@ -752,9 +754,10 @@ extension CaptionTokenizer {
 
         /// `s[start..<end]` lowercased.
         func lowercased(_ start: Int, _ end: Int) -> String {
-            var text = ""
-            text.unicodeScalars.append(contentsOf: s[start..<end])
-            return text.lowercased()
+            var utf8: [UInt8] = []
+            utf8.reserveCapacity(4 * (end - start))
+            for c in s[start..<end] { UTF8.encode(c) { utf8.append($0) } }
+            return String(decoding: utf8, as: UTF8.self).lowercased()
         }
 
         /// Whether `word` (lowercase ASCII) starts at `i`, in any case.
@@ -776,7 +779,10 @@ private func isASCIICapital(_ c: Unicode.Scalar) -> Bool { ("A"..."Z").contains(
 private func isASCIILetter(_ c: Unicode.Scalar) -> Bool { ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
 private func isASCIIDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
 private func isASCIIAlnum(_ c: Unicode.Scalar) -> Bool { isASCIILetter(c) || isASCIIDigit(c) }
-private func isOneOf(_ c: Unicode.Scalar, _ set: String) -> Bool { set.unicodeScalars.contains(c) }
+/// Whether `c` is one of the ASCII characters of `set`.
+private func isOneOf(_ c: Unicode.Scalar, _ set: StaticString) -> Bool {
+    c.isASCII && set.withUTF8Buffer { $0.contains(UInt8(c.value)) }
+}
 private func isSentencePunct(_ c: Unicode.Scalar) -> Bool { c == "." || c == "!" || c == "?" }
 private func isInSentencePunct(_ c: Unicode.Scalar) -> Bool { c == "," || c == ";" || c == ":" }
 /// APOS: ' ’ and the CP1252 ’.
@@ -786,11 +792,13 @@ private func isApostropheLike(_ c: Unicode.Scalar) -> Bool {
     isApostrophe(c) || c == "\u{2018}" || c == "\u{201B}" || c == "\u{91}"
 }
 /// `-` `_` and the Armenian, Unicode and non-breaking hyphens.
-private func isHyphen(_ c: Unicode.Scalar) -> Bool { isOneOf(c, "-_\u{58A}\u{2010}\u{2011}") }
+private func isHyphen(_ c: Unicode.Scalar) -> Bool {
+    isOneOf(c, "-_") || c == "\u{58A}" || c == "\u{2010}" || c == "\u{2011}"
+}
 private func isLowerVowel(_ c: Unicode.Scalar) -> Bool { isOneOf(c, "aeiou") }
 private func isVowelOrY(_ c: Unicode.Scalar) -> Bool { isOneOf(lower(c), "aeiouy") }
 private func isSuperscriptDigit(_ c: Unicode.Scalar) -> Bool {
-    isOneOf(c, "\u{B9}\u{B2}\u{B3}\u{2070}") || ("\u{2074}"..."\u{2079}").contains(c)
+    c == "\u{B9}" || c == "\u{B2}" || c == "\u{B3}" || c == "\u{2070}" || ("\u{2074}"..."\u{2079}").contains(c)
 }
 
 /// Whitespace and the invisible characters PTBLexer skips.
