@@ -97,8 +97,8 @@ public enum CaptionTokenizer {
     ]
 
     /// Words PTB splits in two, with the length of the first part.
-    static let assimilations: [String: Int] = [
-        "cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "lemme": 3, "gimme": 3,
+    static let assimilations: [(word: String, split: Int)] = [
+        ("cannot", 3), ("gonna", 3), ("gotta", 3), ("wanna", 3), ("lemme", 3), ("gimme", 3),
     ]
 
     /// Words an apostrophe opens that PTB keeps whole ("'em", "'cause", "'till", "'til").
@@ -291,7 +291,7 @@ extension CaptionTokenizer {
         /// A plain word, or one PTB splits in two ("cannot" → "can", "not").
         mutating func emitWord(_ i: Int, _ end: Int) {
             let word = lowercased(i, end)
-            if let split = CaptionTokenizer.assimilations[word] {
+            if let split = CaptionTokenizer.assimilations.first(where: { $0.word == word })?.split {
                 emit(String(word.prefix(split)), i + split)
                 emit(String(word.dropFirst(split)), end)
             } else {
