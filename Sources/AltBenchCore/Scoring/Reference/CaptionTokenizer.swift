@@ -37,9 +37,10 @@
 /// starts with "The", "A", "It", ... — here the end of the caption keeps it. A whole number
 /// and a fraction ("5 1/2") are one CoreNLP token with a no-break space inside; here they
 /// are two. Phone numbers, SGML entities other than `&amp;` `&lt;` `&gt;` `&quot;`, smileys
-/// beyond `[:;=][-o*']?[()DPdpO|\\@]`, URLs glued to the word before them, and carriage
-/// returns or Unicode line separators inside a caption (which make pycocoevalcap misalign
-/// captions) are not modelled. On the sample's references and model-style texts it gives
+/// beyond `[:;=][-o*']?[()DPdpO|\\@]`, URLs glued to the word before them, e-mail addresses
+/// whose local part runs on from a word through `[` `]` `“` `”` or a `!` `?` not before a
+/// letter ("sofa!@x.com" splits after "sofa"), and carriage returns or Unicode line
+/// separators inside a caption (which make pycocoevalcap misalign captions) are not modelled. On the sample's references and model-style texts it gives
 /// CoreNLP's tokens exactly (Fixtures/scoring/reference-metrics.json).
 public enum CaptionTokenizer {
     /// The lowercased tokens of `text`, without the punctuation pycocoevalcap drops.
