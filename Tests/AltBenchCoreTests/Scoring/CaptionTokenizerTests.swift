@@ -167,45 +167,6 @@ struct CaptionFragments {
 
 @Suite("CaptionTokenizer fast paths")
 struct CaptionTokenizerFastPathTests {
-    /// The scanner's shortcuts for common words give the tokens of the full rules.
-    @Test func shortcutsGiveTheFullRulesTokens() throws {
-        var random = CaptionFragments(state: 7)
-        var texts = try ReferenceGoldens.load().texts.map(\.text)
-        for _ in 0..<8_000 { texts.append(random.caption()) }
-        var mismatches: [String] = []
-        for text in texts {
-            let fast = CaptionTokenizer.tokenize(text), full = CaptionTokenizer.tokenize(text, shortcuts: false)
-            if fast != full, mismatches.count < 20 { mismatches.append("\(text.debugDescription): \(fast) != \(full)") }
-        }
-        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
-    }
-
-    /// The scanner's input: the text's Unicode scalars, decoded eight ASCII bytes at a time
-    /// where it can, and the flags of the rarer characters it holds.
-    @Test func scalarsAndFlagsMatchTheText() {
-        var random = CaptionFragments(state: 13)
-        var texts = ["", "a", "abcdefgh", "abcdefg#", "########", "@@@@@@@@@", "_", "abc/def-ghi'jkl$mno+pqr&stu@vwx_yz#",
-                     "0123456789ABCDEF\u{7F}xyz", "\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}"]
-        for _ in 0..<5_000 { texts.append(random.caption(maxFragments: 30)) }
-        for text in texts {
-            let expected = text.unicodeScalars.map(\.value)
-            var flags = CaptionTokenizer.Flags()
-            for c in expected {
-                switch c {
-                case 0x27, 0x2019, 0x2018, 0x201B, 0x91, 0x92: flags.insert(.apostrophe)
-                case 0x2D, 0x5F, 0x58A, 0x2010, 0x2011: flags.insert(.hyphen)
-                case 0x2F, 0x2044: flags.insert(.slash)
-                case 0x40: flags.insert(.at)
-                case 0x26, 0x2B, 0x23, 0x24: flags.insert(.joiner)
-                default: break
-                }
-            }
-            let (scalars, found) = CaptionTokenizer.withScalars(text) { (Array($0), $1) }
-            #expect(scalars == expected, "\(text.debugDescription)")
-            #expect(found == flags, "\(text.debugDescription)")
-        }
-    }
-
     /// Looking the tokens up as the scanner finds them gives the keys the String tokens get,
     /// and the same n-grams.
     @Test func corpusKeysMatchStringTokens() throws {

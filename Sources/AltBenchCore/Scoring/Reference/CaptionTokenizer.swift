@@ -37,162 +37,18 @@
 /// starts with "The", "A", "It", ... — here the end of the caption keeps it. A whole number
 /// and a fraction ("5 1/2") are one CoreNLP token with a no-break space inside; here they
 /// are two. Phone numbers, SGML entities other than `&amp;` `&lt;` `&gt;` `&quot;`, smileys
-/// beyond `[:;=][-o*']?[()DPdpO|\\@]`, URLs glued to the word before them, and carriage
-/// returns or Unicode line separators inside a caption (which make pycocoevalcap misalign
-/// captions) are not modelled. On the sample's references and model-style texts it gives
+/// beyond `[:;=][-o*']?[()DPdpO|\\@]`, URLs glued to the word before them, e-mail addresses
+/// whose local part runs on from a word through `[` `]` `“` `”` or a `!` `?` not before a
+/// letter ("sofa!@x.com" splits after "sofa"), and carriage returns or Unicode line
+/// separators inside a caption (which make pycocoevalcap misalign captions) are not modelled. On the sample's references and model-style texts it gives
 /// CoreNLP's tokens exactly (Fixtures/scoring/reference-metrics.json).
 public enum CaptionTokenizer {
     /// The lowercased tokens of `text`, without the punctuation pycocoevalcap drops.
     public static func tokenize(_ text: String) -> [String] {
-        tokenize(text, shortcuts: true)
-    }
-
-    /// `tokenize`, optionally without the scanner's shortcuts for common words (the tests
-    /// compare the two).
-    static func tokenize(_ text: String, shortcuts: Bool) -> [String] {
-        var sink = StringSink()
-        scan(text, into: &sink, shortcuts: shortcuts)
-        return sink.tokens
-    }
-
-    /// The keys of the tokens of `text` in `corpus`, as ``CandidateNGrams/Keys`` gives them
-    /// for `tokenize(text)` (`unknownWords` left empty).
-    static func keys(_ text: String, corpus: ReferenceCorpus) -> CandidateNGrams.Keys {
-        var keys = CandidateNGrams.Keys()
-        (keys.keys, keys.nextLocal) = withKeys(text, corpus: corpus) { keys, nextLocal in (Array(keys), nextLocal) }
-        return keys
-    }
-
-    /// Calls `body` with the keys of the tokens of `text` in `corpus`, as
-    /// ``CandidateNGrams/Keys`` gives them for `tokenize(text)`, and the next local key for
-    /// an unknown token. Most tokens are looked up by their bytes (``KeySink``,
-    /// ``TokenTable``); only the others, and those the corpus does not know, become Strings.
-    static func withKeys<Result>(
-        _ text: String, corpus: ReferenceCorpus,
-        _ body: (_ keys: UnsafeBufferPointer<Int32>, _ nextLocal: Int32) -> Result
-    ) -> Result {
-        withScalars(text) { scalars, flags in
-            // Every token takes at least one scalar of its own.
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: scalars.count + 1) { buffer in
-                var scanner = Scanner(
-                    scalars, sink: KeySink(corpus: corpus, buffer: buffer.baseAddress!, capacity: scalars.count + 1),
-                    flags: flags)
-                scanner.run()
-                let sink = scanner.sink
-                guard sink.overflow.isEmpty else {
-                    let all = Array(UnsafeBufferPointer(start: buffer.baseAddress!, count: sink.count)) + sink.overflow
-                    return all.withUnsafeBufferPointer { body($0, sink.unknown.nextLocal) }
-                }
-                return body(UnsafeBufferPointer(start: buffer.baseAddress!, count: sink.count), sink.unknown.nextLocal)
-            }
-        }
-    }
-
-    /// Runs the scanner over the Unicode scalars of `text`.
-    static func scan<Sink: TokenSink>(_ text: String, into sink: inout Sink, shortcuts: Bool = true) {
-        withScalars(text) { scalars, flags in
-            var scanner = Scanner(scalars, sink: sink, flags: flags, shortcuts: shortcuts)
-            scanner.run()
-            sink = scanner.sink
-        }
-    }
-
-    /// Which rarer characters a caption holds, so that the rules needing them are tried only
-    /// then.
-    struct Flags: OptionSet {
-        let rawValue: UInt8
-        /// `'` `’` `‘` `‛` and their CP1252 forms.
-        static let apostrophe = Flags(rawValue: 1)
-        /// `-` `_` U+058A U+2010 U+2011.
-        static let hyphen = Flags(rawValue: 2)
-        /// `/` `⁄`.
-        static let slash = Flags(rawValue: 4)
-        static let at = Flags(rawValue: 8)
-        /// `&` `+` `#` `$`.
-        static let joiner = Flags(rawValue: 16)
-
-        @inline(__always)
-        static func ascii(_ c: UInt8) -> Flags {
-            switch c {
-            case 0x23, 0x24, 0x26, 0x2B: .joiner
-            case 0x27: .apostrophe
-            case 0x2D, 0x5F: .hyphen
-            case 0x2F: .slash
-            case 0x40: .at
-            default: []
-            }
-        }
-
-        static func other(_ c: UInt32) -> Flags {
-            switch c {
-            case 0x2019, 0x2018, 0x201B, 0x91, 0x92: .apostrophe
-            case 0x58A, 0x2010, 0x2011: .hyphen
-            case 0x2044: .slash
-            default: []
-            }
-        }
-    }
-
-    /// Calls `body` with the Unicode scalars of `text`, decoded from its UTF-8 into a
-    /// temporary buffer, and the flags of the characters it holds.
-    static func withScalars<Result>(
-        _ text: String, _ body: (UnsafeBufferPointer<UInt32>, Flags) -> Result
-    ) -> Result {
-        var text = text
-        return text.withUTF8 { bytes in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: bytes.count + 1) { buffer in
-                // String storage is valid UTF-8.
-                var n = 0, i = 0
-                var flags: UInt8 = 0
-                let count = bytes.count
-                // The ASCII characters below 0x40 the flags look for, as bits: # $ & ' + - /.
-                let flagged: UInt64 = 1 << 0x23 | 1 << 0x24 | 1 << 0x26 | 1 << 0x27 | 1 << 0x2B | 1 << 0x2D | 1 << 0x2F
-                while i < count {
-                    // Eight ASCII bytes at a time: widened in one go, their flags looked at one
-                    // by one only when one of them may have one (# $ & ' + - / @ _: 0x23...0x2F,
-                    // 0x40 and 0x5F), which bit tricks on the word tell.
-                    if i + 8 <= count {
-                        let w = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self))
-                        if w & 0x8080_8080_8080_8080 == 0 {
-                            for k in 0..<8 { buffer[n + k] = UInt32(truncatingIfNeeded: w >> UInt64(8 * k)) & 0xFF }
-                            // Bytes are below 0x80, so no sum carries into the next byte.
-                            let atLeast23 = w &+ 0x5D5D_5D5D_5D5D_5D5D, atLeast30 = w &+ 0x5050_5050_5050_5050
-                            func equal(_ c: UInt64) -> UInt64 {
-                                let t = w ^ (c &* 0x0101_0101_0101_0101)
-                                return ~(((t & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | t)
-                            }
-                            let maybe = (atLeast23 & ~atLeast30 | equal(0x40) | equal(0x5F)) & 0x8080_8080_8080_8080
-                            if maybe != 0 {
-                                for k in 0..<8 {
-                                    let b = UInt8(truncatingIfNeeded: w >> UInt64(8 * k))
-                                    if b < 0x40 ? (flagged >> UInt64(b)) & 1 != 0 : b == 0x40 || b == 0x5F {
-                                        flags |= Flags.ascii(b).rawValue
-                                    }
-                                }
-                            }
-                            i += 8
-                            n += 8
-                            continue
-                        }
-                    }
-                    let b = bytes[i]
-                    if b < 0x80 {
-                        buffer[n] = UInt32(b)
-                        if b < 0x40 ? (flagged >> UInt64(b)) & 1 != 0 : b == 0x40 || b == 0x5F {
-                            flags |= Flags.ascii(b).rawValue
-                        }
-                        i += 1
-                    } else {
-                        let c: UInt32
-                        (c, i) = UTF8Scalars.decode(bytes, at: i)
-                        buffer[n] = c
-                        flags |= Flags.other(c).rawValue
-                    }
-                    n += 1
-                }
-                return body(UnsafeBufferPointer(rebasing: buffer[..<n]), Flags(rawValue: flags))
-            }
-        }
+        var scanner = Scanner(Array(text.unicodeScalars))
+        var i = 0
+        while i < scanner.s.count { i = scanner.step(i) }
+        return scanner.tokens
     }
 
     // MARK: - Word lists (CoreNLP 3.4.1 PTBLexer)
@@ -235,217 +91,50 @@ public enum CaptionTokenizer {
         "their",
     ]
 
-    /// Words PTB keeps whole with their apostrophe (APOWORD).
-    static let apostropheWords = [
+    /// Words PTB keeps whole with their apostrophe (APOWORD); `'` stands for any apostrophe.
+    static let apostropheWords: [String] = [
         "dunkin'", "somethin'", "ol'", "c'mon", "e'er", "s'mores", "ev'ry", "li'l", "nat'l", "nor'easter",
         "cont'd.", "cont'd",
-    ].map { Array($0.unicodeScalars) }
-
-    /// Words PTB splits in two, with the length of the first part.
-    static let assimilations: [String: Int] = [
-        "cannot": 3, "gonna": 3, "gotta": 3, "wanna": 3, "lemme": 3, "gimme": 3,
     ]
 
-    /// `assimilations` with each word's bytes packed little-endian into an integer.
-    static let packedAssimilations: [(word: UInt64, split: Int)] = assimilations.map { (pack($0.key), $0.value) }
+    /// Words PTB splits in two, with the length of the first part.
+    static let assimilations: [(word: String, split: Int)] = [
+        ("cannot", 3), ("gonna", 3), ("gotta", 3), ("wanna", 3), ("lemme", 3), ("gimme", 3),
+    ]
 
-    /// The length of the longest word of the abbreviation lists: a longer word keeps no period.
-    static let longestAbbreviation = abbreviations.union(capitalizedAbbreviations).union(numberAbbreviations)
-        .map(\.utf8.count).max()!
+    /// Words an apostrophe opens that PTB keeps whole ("'em", "'cause", "'till", "'til").
+    static let apostropheOpened = ["em", "cause", "till", "til"]
 
-    /// The abbreviation lists with each word's bytes packed little-endian into an integer.
-    static let packedAbbreviations = Set(abbreviations.map(pack))
-    static let packedCapitalizedAbbreviations = Set(capitalizedAbbreviations.map(pack))
-    static let packedNumberAbbreviations = Set(numberAbbreviations.map(pack))
+    /// The top-level domains that make a bare host a URL (LIKELYURL).
+    static let urlDomains = ["com", "net", "org", "edu"]
 
-    /// The bytes of a word of up to 8 ASCII characters, packed little-endian.
-    static func pack(_ word: String) -> UInt64 {
-        precondition(word.utf8.count <= 8)
-        return word.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-    }
-}
+    /// Characters with a fixed token of their own (brackets, currency, vulgar fractions).
+    static let replacements: [Unicode.Scalar: String] = [
+        "(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-",
+        "\u{A2}": "cents", "\u{A3}": "#", "\u{A4}": "$", "\u{80}": "$", "\u{20A0}": "$", "\u{20AC}": "$",
+        "\u{BC}": "1/4", "\u{BD}": "1/2", "\u{BE}": "3/4", "\u{2153}": "1/3",
+    ]
 
-// MARK: - Output
-
-/// Where the scanner puts the tokens it finds.
-protocol TokenSink {
-    /// A token given as a String.
-    mutating func append(_ token: String)
-    /// The token `s[start..<end]`, to be lowercased (``CaptionTokenizer/lowercased(_:_:_:)``).
-    mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int)
-    /// The token `s[start..<end]`, of 1 to 16 ASCII characters, whose lowercase bytes are
-    /// `low` and `high` (``CaptionTokenizer/PackedWord``).
-    mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64)
-}
-
-extension CaptionTokenizer {
-    /// The lowercase bytes of up to 16 ASCII characters, packed little-endian: the first 8 in
-    /// `low`, the next 8 in `high`. `packed` is false for anything else.
-    struct PackedWord {
-        var low: UInt64
-        var high: UInt64
-        var packed: Bool
-    }
-}
-
-extension CaptionTokenizer {
-    /// Collects the tokens as Strings.
-    struct StringSink: TokenSink {
-        var tokens: [String] = []
-
-        mutating func append(_ token: String) { tokens.append(token) }
-
-        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) {
-            tokens.append(CaptionTokenizer.lowercased(s, start, end))
-        }
-
-        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64) {
-            append(s, start, end)
-        }
-    }
-
-    /// Looks the tokens up in a corpus as they come, into `buffer`: a token of Latin-1
-    /// characters (ASCII included) of up to ``TokenTable/longest`` UTF-8 bytes is lowercased
-    /// into two words and found by its bytes; any other token, or one the table cannot
-    /// answer for, is made a String and looked up as ``CandidateNGrams/Keys`` looks up
-    /// Strings.
-    struct KeySink: TokenSink {
-        let corpus: ReferenceCorpus
-        let table: TokenTable
-        let buffer: UnsafeMutablePointer<Int32>
-        let capacity: Int
-        var count = 0
-        /// Keys beyond `capacity`, if ever.
-        var overflow: [Int32] = []
-        /// The unknown tokens (its `keys` unused).
-        var unknown = CandidateNGrams.Keys()
-
-        init(corpus: ReferenceCorpus, buffer: UnsafeMutablePointer<Int32>, capacity: Int) {
-            self.corpus = corpus
-            table = corpus.tokenTable
-            self.buffer = buffer
-            self.capacity = capacity
-        }
-
-        @inline(__always)
-        mutating func add(_ key: Int32) {
-            if count < capacity {
-                buffer[count] = key
-                count += 1
-            } else {
-                overflow.append(key)
-            }
-        }
-
-        mutating func append(_ token: String) { add(unknown.key(token, corpus: corpus)) }
-
-        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) {
-            // Latin-1 tokens (ASCII included) are lowercased one character at a time, as
-            // `lowercased()` does, into their UTF-8 bytes.
-            var low: UInt64 = 0, high: UInt64 = 0
-            var bytes = 0, ascii = true
-            latin1: for k in start..<end {
-                var c = s[k]
-                if c >= 0x80 {
-                    guard c <= 0xFF, bytes + 2 <= TokenTable.longest else {
-                        bytes = -1
-                        break latin1
-                    }
-                    if c >= 0xC0 && c <= 0xDE && c != 0xD7 { c += 0x20 }
-                    ascii = false
-                    pack(&low, &high, bytes, UInt64(0xC0 | c >> 6))
-                    pack(&low, &high, bytes + 1, UInt64(0x80 | c & 0x3F))
-                    bytes += 2
-                } else {
-                    guard bytes < TokenTable.longest else {
-                        bytes = -1
-                        break latin1
-                    }
-                    pack(&low, &high, bytes, UInt64(lowerASCII(c)))
-                    bytes += 1
-                }
-            }
-            if bytes > 0 {
-                if ascii { return append(s, start, end, low: low, high: high) }
-                if let id = table.find(low: low, high: high, length: bytes) { return add(id) }
-                if table.latin1Complete { return add(unknown.unknownKey(Self.string(low, high, bytes))) }
-            }
-            add(unknown.key(CaptionTokenizer.lowercased(s, start, end), corpus: corpus))
-        }
-
-        @inline(__always)
-        private func pack(_ low: inout UInt64, _ high: inout UInt64, _ k: Int, _ byte: UInt64) {
-            if k < 8 { low |= byte << UInt64(8 * k) } else { high |= byte << UInt64(8 * (k - 8)) }
-        }
-
-        /// The String of the `count` UTF-8 bytes packed into `low` and `high`.
-        static func string(_ low: UInt64, _ high: UInt64, _ count: Int) -> String {
-            String(unsafeUninitializedCapacity: count) { buffer in
-                for k in 0..<count {
-                    let word = k < 8 ? low >> UInt64(8 * k) : high >> UInt64(8 * (k - 8))
-                    buffer[k] = UInt8(truncatingIfNeeded: word)
-                }
-                return count
-            }
-        }
-
-        mutating func append(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int, low: UInt64, high: UInt64) {
-            let count = end - start
-            // An ASCII token is found here exactly when `vocabulary` holds it.
-            if let id = table.find(low: low, high: high, length: count) {
-                add(id)
-            } else {
-                add(unknown.unknownKey(Self.string(low, high, count)))
-            }
-        }
-    }
-
-    /// `s[start..<end]` lowercased, with CoreNLP's symbol normalisations none needed here.
-    static func lowercased(_ s: UnsafeBufferPointer<UInt32>, _ start: Int, _ end: Int) -> String {
-        var ascii = true
-        for k in start..<end where s[k] >= 0x80 {
-            ascii = false
-            break
-        }
-        if ascii {
-            return String(unsafeUninitializedCapacity: end - start) { buffer in
-                for k in start..<end { buffer[k - start] = UInt8(truncatingIfNeeded: lowerASCII(s[k])) }
-                return end - start
-            }
-        }
-        var out = ""
-        for k in start..<end { out.unicodeScalars.append(Unicode.Scalar(s[k])!) }
-        return out.lowercased()
-    }
+    /// QUOTES in LaTeX form: ‘ → `, ’ → ', “ → ``, ” → ''; « » ‹ › and their CP1252 forms
+    /// likewise; ‚ „ ‟ unchanged.
+    static let latexQuotes: [Unicode.Scalar: String] = [
+        "`": "`", "\u{91}": "`", "\u{2018}": "`", "\u{201B}": "`", "\u{2039}": "`",
+        "\u{92}": "'", "\u{2019}": "'", "\u{203A}": "'",
+        "\u{93}": "``", "\u{201C}": "``", "\u{AB}": "``",
+        "\u{94}": "''", "\u{201D}": "''", "\u{BB}": "''",
+        "\u{201A}": "\u{201A}", "\u{201E}": "\u{201E}", "\u{201F}": "\u{201F}",
+    ]
 }
 
 // MARK: - Scanner
 
 extension CaptionTokenizer {
     /// One pass over the scalars of a caption, longest match first as JFlex does.
-    struct Scanner<Sink: TokenSink> {
-        let s: UnsafeBufferPointer<UInt32>
-        let n: Int
-        var sink: Sink
-        /// Whether `wordLike` settles common cases directly (``shortcut(_:alnumEnd:)``); off
-        /// only to check that against the full rules.
-        let shortcuts: Bool
-        /// The last run of letters and digits `wordLike` went through, lowercased and packed.
-        var word = PackedWord(low: 0, high: 0, packed: false)
-        /// Which rarer characters the caption holds, so rules that need them are tried only then.
-        let hasApostrophe: Bool, hasHyphen: Bool, hasSlash: Bool, hasAt: Bool, hasJoiner: Bool
+    struct Scanner {
+        let s: [Unicode.Scalar]
+        var tokens: [String] = []
 
-        init(_ scalars: UnsafeBufferPointer<UInt32>, sink: Sink, flags: Flags, shortcuts: Bool = true) {
-            s = scalars
-            n = scalars.count
-            self.sink = sink
-            self.shortcuts = shortcuts
-            hasApostrophe = flags.contains(.apostrophe)
-            hasHyphen = flags.contains(.hyphen)
-            hasSlash = flags.contains(.slash)
-            hasAt = flags.contains(.at)
-            hasJoiner = flags.contains(.joiner)
-        }
+        init(_ scalars: [Unicode.Scalar]) { s = scalars }
 
         /// The rules a word-like match came from, in PTBLexer's order (earlier wins a tie).
         enum Kind: Int, Comparable {
@@ -464,443 +153,185 @@ extension CaptionTokenizer {
             var next: Int
         }
 
-        subscript(_ i: Int) -> UInt32 { i < n ? s[i] : 0 }
-
-        mutating func run() {
-            var i = 0
-            while i < n {
-                // Spaces and ASCII letters and digits, the most of a caption, go straight where
-                // `step` sends them.
-                let c = s[i]
-                if c == 0x20 {
-                    i += 1
-                } else if c < 0x80 && isASCIIAlnum(c) {
-                    i = wordLike(i)
-                } else {
-                    i = step(i)
-                }
-            }
-        }
+        /// The scalar at `i`, or U+0000 past the end.
+        subscript(_ i: Int) -> Unicode.Scalar { i < s.count ? s[i] : "\0" }
 
         /// Scans one token (or skips one ignored character) at `i`; returns where to go on.
         mutating func step(_ i: Int) -> Int {
             let c = s[i]
-            if c == 0x20 { return i + 1 }
+            if c == " " { return i + 1 }
             if isAlnum(c) { return wordLike(i) }
             switch c {
-            case 0x27, 0x2019, 0x92:  // ' ’ and CP1252 ’
+            case "'", "\u{2019}", "\u{92}":
                 return apostrophe(i)
-            case 0x22:  // " becomes `` or '', then dropped
+            case "\"":  // becomes `` or '', then dropped
                 return i + 1
-            case 0x60, 0x2018, 0x201A, 0x201B, 0x201C, 0x201D, 0x201E, 0x201F, 0xAB, 0xBB, 0x2039, 0x203A,
-                 0x91, 0x93, 0x94:
+            case "`", "\u{2018}", "\u{201A}", "\u{201B}", "\u{201C}", "\u{201D}", "\u{201E}", "\u{201F}", "\u{AB}",
+                 "\u{BB}", "\u{2039}", "\u{203A}", "\u{91}", "\u{93}", "\u{94}":
                 return quotes(i)
-            case 0x28: return emit("-lrb-", i + 1)
-            case 0x29: return emit("-rrb-", i + 1)
-            case 0x5B: return emit("-lsb-", i + 1)
-            case 0x5D: return emit("-rsb-", i + 1)
-            case 0x7B: return emit("-lcb-", i + 1)
-            case 0x7D: return emit("-rcb-", i + 1)
-            case 0x3C where self[i + 1] == 0x3C, 0x3E where self[i + 1] == 0x3E:  // << and >>
-                emit(i, i + 2)
-                return i + 2
-            case 0x3C:  // <
-                if let end = tagEnd(i) {
-                    emit(i, end)
-                    return end
-                }
+            case "<" where self[i + 1] == "<", ">" where self[i + 1] == ">":
+                return emit(i, i + 2)
+            case "<":
+                if let end = tagEnd(i) { return emit(i, end) }
                 return emit("<", i + 1)
-            case 0x2D:  // -
-                var j = i
-                while self[j] == 0x2D { j += 1 }
-                if j - i == 1, let end = numberEnd(i) {
-                    emit(i, end)
-                    return end
-                }
+            case "-":
+                let j = runEnd(i) { $0 == "-" }
+                if j - i == 1, let end = numberEnd(i) { return emit(i, end) }
                 if j - i >= 5 { emit(i, j) }
                 return j
-            case 0x2B:  // +
-                if let end = numberEnd(i) {
-                    emit(i, end)
-                    return end
-                }
+            case "+":
+                if let end = numberEnd(i) { return emit(i, end) }
                 return emit("+", i + 1)
-            case 0x2E, 0x2C, 0x3A:  // . , :
-                if let end = numberEnd(i) {
-                    emit(i, end)
-                    return end
-                }
-                if c == 0x3A, let end = smileyEnd(i) { return emitSmiley(i, end) }
-                if c == 0x2E {
-                    var j = i
-                    while self[j] == 0x2E { j += 1 }
-                    return j
-                }
+            case ".", ",", ":":
+                if let end = numberEnd(i) { return emit(i, end) }
+                if c == ":", let end = smileyEnd(i) { return emitSmiley(i, end) }
+                if c == "." { return runEnd(i) { $0 == "." } }
                 return i + 1
-            case 0x3B, 0x3D:  // ; =
+            case ";", "=":
                 if let end = smileyEnd(i) { return emitSmiley(i, end) }
-                if c == 0x3D { return emit("=", i + 1) }
+                if c == "=" { return emit("=", i + 1) }
                 return i + 1
-            case 0x21, 0x3F:  // ! ?
-                var j = i
-                while self[j] == 0x21 || self[j] == 0x3F { j += 1 }
+            case "!", "?":
+                let j = runEnd(i) { $0 == "!" || $0 == "?" }
                 if j - i >= 2 { emit(i, j) }
                 return j
-            case 0x2A, 0x40, 0x5F:  // * @ _ runs
-                if c == 0x40, isASCIILetter(self[i + 1]) || self[i + 1] == 0x5F {
-                    var j = i + 1
-                    while isASCIILetter(self[j]) || isASCIIDigit(self[j]) || self[j] == 0x5F { j += 1 }
-                    emit(i, j)
-                    return j
-                }
-                var j = i
-                while self[j] == c { j += 1 }
-                emit(i, j)
-                return j
-            case 0x23:  // #
-                if isLetter(self[i + 1]) {
-                    var j = i + 2
-                    while isAlnum(self[j]) { j += 1 }
-                    emit(i, j)
-                    return j
-                }
-                var j = i
-                while self[j] == 0x23 { j += 1 }
-                emit(i, j)
-                return j
-            case 0x26:  // & and the entities &amp; &lt; &gt; &quot;
+            case "@" where isASCIILetter(self[i + 1]) || self[i + 1] == "_":
+                return emit(i, runEnd(i + 1) { isASCIIAlnum($0) || $0 == "_" })
+            case "*", "@", "_":
+                return emit(i, runEnd(i) { $0 == c })
+            case "#":
+                if isLetter(self[i + 1]) { return emit(i, runEnd(i + 2, while: isAlnum)) }
+                return emit(i, runEnd(i) { $0 == "#" })
+            case "&":  // & and the entities &amp; &lt; &gt; &quot;
                 if matchesCaseless("&amp;", at: i) { return emit("&", i + 5) }
                 if matchesCaseless("&lt;", at: i) { return emit("<", i + 4) }
                 if matchesCaseless("&gt;", at: i) { return emit(">", i + 4) }
                 if matchesCaseless("&quot;", at: i) { return i + 6 }
                 return emit("&", i + 1)
-            case 0x24, 0x25, 0x7E, 0x5E, 0x7C, 0x5C, 0x2F, 0x3E:  // $ % ~ ^ | \ / >
-                emit(i, i + 1)
-                return i + 1
-            case 0xA2: return emit("cents", i + 1)
-            case 0xA3: return emit("#", i + 1)
-            case 0xA4, 0x80, 0x20A0, 0x20AC: return emit("$", i + 1)
-            case 0xBC: return emit("1/4", i + 1)
-            case 0xBD: return emit("1/2", i + 1)
-            case 0xBE: return emit("3/4", i + 1)
-            case 0x2153: return emit("1/3", i + 1)
-            case 0xB9, 0xB2, 0xB3, 0x2070, 0x2074...0x2079:  // superscript digits
-                var j = i
-                while isSuperscriptDigit(self[j]) { j += 1 }
-                emit(i, j)
-                return j
-            case 0x2080...0x2089:  // subscript digits
-                var j = i
-                while (0x2080...0x2089).contains(self[j]) { j += 1 }
-                emit(i, j)
-                return j
+            case "$", "%", "~", "^", "|", "\\", "/", ">":
+                return emit(i, i + 1)
+            case _ where isSuperscriptDigit(c):
+                return emit(i, runEnd(i, while: isSuperscriptDigit))
+            case "\u{2080}"..."\u{2089}":  // subscript digits
+                return emit(i, runEnd(i) { ("\u{2080}"..."\u{2089}").contains($0) })
             default:
-                if !isSpaceValue(c), isKeptSymbol(c) { emit(i, i + 1) }
+                if let token = CaptionTokenizer.replacements[c] { return emit(token, i + 1) }
+                if !isSpace(c), isKeptSymbol(c) { emit(i, i + 1) }
                 return i + 1
             }
+        }
+
+        /// The end of the run of scalars from `i` that satisfy `test`.
+        func runEnd(_ i: Int, while test: (Unicode.Scalar) -> Bool) -> Int {
+            var j = i
+            while j < s.count && test(s[j]) { j += 1 }
+            return j
         }
 
         // MARK: Words
 
-        /// The longest word-like token at `i` (a letter or digit), as PTBLexer's rules compete.
+        /// The longest of PTBLexer's word-like rules at `i` (a letter or digit), as they
+        /// compete.
         mutating func wordLike(_ i: Int) -> Int {
-            // Most words are a plain run of letters and digits that ends at a space or at
-            // punctuation no rule can carry on through: no other rule is longer there. The
-            // run's lowercase ASCII is packed on the way for the sink.
-            var a = i
-            var low: UInt64 = 0, high: UInt64 = 0
-            var ascii = true
-            while a < n {
-                let c = s[a]
-                if c < 0x80 {
-                    guard isASCIIAlnum(c) else { break }
-                    let k = a &- i, b = UInt64(lowerASCII(c))
-                    if k < 8 {
-                        low |= b << UInt64(k &* 8)
-                    } else if k < 16 {
-                        high |= b << UInt64((k &- 8) &* 8)
-                    }
-                } else {
-                    guard isAlnum(c) else { break }
-                    ascii = false
-                }
-                a += 1
-            }
-            word = PackedWord(low: low, high: high, packed: ascii && a - i <= 16)
-            let next = self[a]
-            let plain: Bool
-            switch next {
-            case 0, 0x20, 0x09, 0x0A, 0x0D, 0x29, 0x5D, 0x7D, 0x28, 0x5B, 0x7B, 0x22, 0x201C, 0x201D:
-                plain = true
-            case 0x21, 0x3F: plain = !isLetter(self[a + 1])
-            case 0x2C, 0x3B: plain = !isDigit(self[a + 1]) && !hasHyphen && !hasAt
-            default: plain = isSpaceValue(next)
-            }
-            if plain {
-                emitPackedWord(i, a)
-                return a
-            }
-            if shortcuts, let next = shortcut(i, alnumEnd: a) { return next }
-            return wordLikeMatch(i, alnumEnd: a)
-        }
-
-        /// Whether `j` is the end of the caption or a space.
-        func isEnd(_ j: Int) -> Bool { j >= n || isSpaceValue(s[j]) }
-
-        /// Whether what starts at `j` stops every rule a token before it could run on into: the
-        /// end, a space, `,` `;` `:` `.` `!` `?` before the end or a space, or `)` `]` `}` `"`.
-        func isTerminator(_ j: Int) -> Bool {
-            if isEnd(j) { return true }
-            switch s[j] {
-            case 0x2C, 0x3B, 0x3A, 0x2E, 0x21, 0x3F: return isEnd(j + 1)
-            case 0x29, 0x5D, 0x7D, 0x22: return true
-            default: return false
-            }
-        }
-
-        /// The commonest words `wordLikeMatch` would have to weigh all its rules for, settled
-        /// directly, with the tokens and the end it would give; `nil` for anything else. `a`
-        /// ends the letters and digits from `i`. Each case is one where no rule can match
-        /// longer than the one taken here (see the comments); the tests check the two against
-        /// each other over many random captions.
-        mutating func shortcut(_ i: Int, alnumEnd a: Int) -> Int? {
-            switch s[a] {
-            case 0x2C, 0x3B, 0x3A:
-                // "word, " "word; " "word: ": no rule runs through the mark and a space (a URL
-                // host needs a period, a number a digit after the mark), so the word stands.
-                guard isEnd(a + 1) else { return nil }
-                emitPackedWord(i, a)
-                return a
-            case 0x2E:
-                // "word. ": likewise, except a single letter and its period, and a listed
-                // abbreviation that keeps its period ("etc. "); a number ends at the period.
-                guard isEnd(a + 1) else { return nil }
-                if isLetter(s[i]) {
-                    guard a - i >= 2 else { return nil }
-                    if a - i <= CaptionTokenizer.longestAbbreviation, let word = packedASCIILetters(i, a),
-                        keepsPeriod(word, at: i, end: a)
-                    {
-                        emit(i, a + 1)
-                        return a + 1
-                    }
-                }
-                emitPackedWord(i, a)
-                return a
-            case 0x2D:
-                // "close-up", "t-shirt", "covid-19": ASCII letters and digits from a letter,
-                // joined by single hyphens, before a terminator: HTHING and THING both take
-                // all of it and nothing runs on (an e-mail address needs an "@").
-                guard !hasAt, isASCIILetter(s[i]), isASCIIAlnum(self[a + 1]) else { return nil }
-                for k in (i + 1)..<a where !isASCIIAlnum(s[k]) { return nil }
-                var j = a
-                while self[j] == 0x2D && isASCIIAlnum(self[j + 1]) {
-                    j += 2
-                    while isASCIIAlnum(self[j]) { j += 1 }
-                }
-                guard isTerminator(j) else { return nil }
-                emit(i, j)
-                return j
-            case 0x27, 0x2019, 0x92:
-                // "cat's", "they're": a word of two or more letters, a clitic, a terminator.
-                // The clitic rule ties at most with an apostrophe word ("WE'RE"), and wins;
-                // only "cont'd." is longer as an apostrophe word.
-                guard !hasAt, isLetter(s[i]), a - i >= 2 else { return nil }
-                let clitic = cliticLength(a)
-                if clitic > 0 {
-                    guard isTerminator(a + clitic), packedASCIILetters(i, a) != Self.cont else { return nil }
-                    emit(i, a)
-                    var token = "'"
-                    for k in (a + 1)..<(a + clitic) { token.unicodeScalars.append(Unicode.Scalar(lowerASCII(s[k]))!) }
-                    return emit(token, a + clitic)
-                }
-                return notShortcut(i, a)
-            case 0x2018, 0x201B, 0x91:
-                guard !hasAt else { return nil }
-                return notShortcut(i, a)
-            default:
-                return nil
-            }
-        }
-
-        /// "don't", "isn't", "can't" before a terminator: ASCII letters ending in one "n", an
-        /// apostrophe and "t" split as "do" "n't".
-        mutating func notShortcut(_ i: Int, _ a: Int) -> Int? {
-            guard a - i >= 2, lowerASCII(self[a + 1]) == 0x74, lowerASCII(s[a - 1]) == 0x6E,
-                lowerASCII(s[a - 2]) != 0x6E, isTerminator(a + 2)
-            else { return nil }
-            for k in i..<a where !isASCIILetter(s[k]) { return nil }
-            emit(i, a - 1)
-            let quote = s[a] == 0x2018 || s[a] == 0x201B || s[a] == 0x91 ? "`" : "'"
-            return emit("n" + quote + "t", a + 2)
-        }
-
-        /// "cont", packed as ``packedASCIILetters(_:_:)`` packs it.
-        static var cont: UInt64 { 0x746E_6F63 }
-
-        /// `s[i..<end]` lowercased and packed little-endian into an integer, when it is 1 to 8
-        /// ASCII letters.
-        func packedASCIILetters(_ i: Int, _ end: Int) -> UInt64? {
-            guard end - i <= 8 else { return nil }
-            var word: UInt64 = 0
-            for k in (i..<end).reversed() {
-                guard isASCIILetter(s[k]) else { return nil }
-                word = word << 8 | UInt64(lowerASCII(s[k]))
-            }
-            return word
-        }
-
-        /// Whether the abbreviation `word` (packed lowercase ASCII letters from `i`) keeps the
-        /// period at `end`: always for `abbreviations`, capitalised for
-        /// `capitalizedAbbreviations`, before a number for `numberAbbreviations`.
-        func keepsPeriod(_ word: UInt64, at i: Int, end e: Int) -> Bool {
-            if CaptionTokenizer.packedAbbreviations.contains(word) { return true }
-            if CaptionTokenizer.packedCapitalizedAbbreviations.contains(word), self[i] >= 0x41 && self[i] <= 0x5A {
-                return true
-            }
-            if CaptionTokenizer.packedNumberAbbreviations.contains(word) {
-                return isDigit(self[e + 1]) || (isSpaceValue(self[e + 1]) && isDigit(self[e + 2]))
-            }
-            return false
-        }
-
-        /// A plain word, or one PTB splits in two ("cannot", "gonna").
-        mutating func emitWord(_ i: Int, _ end: Int) {
-            let length = end - i
-            if length == 5 || length == 6 {
-                let c = lowerASCII(self[i])
-                if c == 0x63 || c == 0x67 || c == 0x77 || c == 0x6C, let split = assimilation(i, end) {
-                    emit(i, i + split)
-                    emit(i + split, end)
-                    return
-                }
-            }
-            emit(i, end)
-        }
-
-        /// `emitWord(i, end)` for the run of letters and digits `wordLike` has just packed
-        /// into `word`, which ends at `end`.
-        mutating func emitPackedWord(_ i: Int, _ end: Int) {
-            guard word.packed else { return emitWord(i, end) }
-            let length = end - i
-            if length == 5 || length == 6, case let c = word.low & 0xFF, c == 0x63 || c == 0x67 || c == 0x77 || c == 0x6C {
-                for a in CaptionTokenizer.packedAssimilations where a.word == word.low {
-                    emit(i, i + a.split)
-                    emit(i + a.split, end)
-                    return
-                }
-            }
-            sink.append(s, i, end, low: word.low, high: word.high)
-        }
-
-        /// The split of `s[i..<end]` if lowercased it is a word of `assimilations`. Only ASCII
-        /// lowercases to one: the only letter lowercasing to ASCII is the Kelvin sign, to "k".
-        func assimilation(_ i: Int, _ end: Int) -> Int? {
-            var word: UInt64 = 0
-            for k in (i..<end).reversed() {
-                let c = s[k]
-                guard c < 0x80 else { return nil }
-                word = word << 8 | UInt64(lowerASCII(c))
-            }
-            for a in CaptionTokenizer.packedAssimilations where a.word == word { return a.split }
-            return nil
-        }
-
-        /// The longest of PTBLexer's word-like rules at `i`; `alnumEnd` ends the letters and
-        /// digits from `i`.
-        mutating func wordLikeMatch(_ i: Int, alnumEnd: Int) -> Int {
             var best: Match?
             func offer(_ m: Match?) {
                 guard let m else { return }
                 if let b = best, b.length > m.length || (b.length == m.length && b.kind <= m.kind) { return }
                 best = m
             }
-            let word = wordEnd(i)
-            if let w = word {
+            if let w = wordEnd(i) {
                 offer(Match(length: w - i, end: w, kind: .word, next: w))
                 let clitic = cliticLength(w)
                 if clitic > 0 { offer(Match(length: w - i + clitic, end: w, kind: .wordBeforeClitic, next: w)) }
                 offer(periodBefore(w, from: i, kind: .wordPeriod))
             }
-            let digitStart = isDigit(self[i])
-            if hasApostrophe {
-                offer(notClitic(i))
-                offer(apostropheWord(i))
-                if lowerASCII(self[i]) == 0x6E, isApostropheLike(self[i + 1]), lowerASCII(self[i + 2]) == 0x74 {
-                    offer(Match(length: 3, end: i + 3, kind: .not, next: i + 3))
-                }
+            offer(notClitic(i))
+            offer(apostropheWord(i))
+            if lower(self[i]) == "n", isApostropheLike(self[i + 1]), lower(self[i + 2]) == "t" {
+                offer(Match(length: 3, end: i + 3, kind: .not, next: i + 3))
             }
-            let after = self[alnumEnd]
-            if after == 0x2E || after == 0x3A { offer(url(i)) }
-            if hasAt { offer(email(i)) }
-            if digitStart {
+            // A URL is tried only where the letters and digits from `i` run into `.` or `:`; an
+            // e-mail address not where they run into `[` `]` `“` `”`, or into `!` `?` before a
+            // non-letter (there they stand as a word).
+            let alnumEnd = runEnd(i, while: isAlnum), afterAlnum = self[alnumEnd]
+            if afterAlnum == "." || afterAlnum == ":" { offer(url(i)) }
+            let wordStands = isOneOf(afterAlnum, "[]") || afterAlnum == "\u{201C}" || afterAlnum == "\u{201D}"
+                || (isOneOf(afterAlnum, "!?") && !isLetter(self[alnumEnd + 1]))
+            if !wordStands { offer(email(i)) }
+            if isDigit(self[i]) {
                 offer(dateOrFraction(i))
                 if let e = numberEnd(i) { offer(Match(length: e - i, end: e, kind: .number, next: e)) }
             }
-            if hasSlash { offer(slashed(i)) }
+            offer(slashed(i))
             offer(abbreviation(i))
-            if hasHyphen, let e = hyphenatedEnd(i) {
+            if let e = hyphenatedEnd(i) {
                 offer(Match(length: e - i, end: e, kind: .hyphenated, next: e))
                 offer(periodBefore(e, from: i, kind: .hyphenated))
             }
-            if digitStart || hasHyphen || hasApostrophe, let e = thingEnd(i) {
+            if let e = thingEnd(i) {
                 offer(Match(length: e - i, end: e, kind: .thing, next: e))
                 offer(periodBefore(e, from: i, kind: .thing))
             }
-            if hasJoiner { offer(capitalsJoined(i)) }
+            offer(capitalsJoined(i))
             guard let m = best else { return i + 1 }
-            if m.kind == .not {
+            switch m.kind {
+            case .not:
                 // SREDAUX, with the apostrophe as LaTeX quoting writes it.
-                let quote = self[i + 1] == 0x2018 || self[i + 1] == 0x201B || self[i + 1] == 0x91 ? "`" : "'"
-                return emit("n" + quote + "t", m.next)
-            }
-            if m.kind == .capitalsJoined {
-                var text = lowercased(i, m.end)
-                while let r = text.range(of: "&amp;") { text.replaceSubrange(r, with: "&") }
-                return emit(text, m.next)
-            }
-            if m.kind == .word {
+                return emit("n" + quoteForm(self[i + 1]) + "t", m.next)
+            case .capitalsJoined:
+                return emit(lowercased(i, m.end).replacing("&amp;", with: "&"), m.next)
+            case .word:
                 emitWord(i, m.end)
                 return m.next
+            default:
+                emit(i, m.end)
+                return m.next
             }
-            emit(i, m.end)
-            return m.next
+        }
+
+        /// A plain word, or one PTB splits in two ("cannot" → "can", "not").
+        mutating func emitWord(_ i: Int, _ end: Int) {
+            let word = lowercased(i, end)
+            if let split = CaptionTokenizer.assimilations.first(where: { $0.word == word })?.split {
+                emit(String(word.prefix(split)), i + split)
+                emit(String(word.dropFirst(split)), end)
+            } else {
+                emit(word, end)
+            }
         }
 
         /// WORD: a letter, then letters and digits, with `.` `!` `?` joining letter runs.
         func wordEnd(_ i: Int) -> Int? {
             guard isLetter(self[i]) else { return nil }
-            var j = i + 1
-            while isAlnum(self[j]) { j += 1 }
+            var j = runEnd(i + 1, while: isAlnum)
             while isSentencePunct(self[j]) && isLetter(self[j + 1]) {
-                j += 2
-                while isAlnum(self[j]) { j += 1 }
+                j = runEnd(j + 2, while: isAlnum)
             }
             return j
         }
 
         /// `{WORD}\./{INSENTP}`: a period right before `,` `;` `:` stays on the word.
         func periodBefore(_ e: Int, from i: Int, kind: Kind) -> Match? {
-            guard self[e] == 0x2E, isInSentencePunct(self[e + 1]) else { return nil }
+            guard self[e] == ".", isInSentencePunct(self[e + 1]) else { return nil }
             return Match(length: e + 2 - i, end: e + 1, kind: kind, next: e + 1)
         }
 
         /// The length of `'s 'm 'd 're 've 'll` at `j` (any case), or 0.
         func cliticLength(_ j: Int) -> Int {
             guard isApostrophe(self[j]) else { return 0 }
-            let a = lowerASCII(self[j + 1]), b = lowerASCII(self[j + 2])
-            if a == 0x73 || a == 0x6D || a == 0x64 { return 2 }  // s m d
-            if (a == 0x72 && b == 0x65) || (a == 0x76 && b == 0x65) || (a == 0x6C && b == 0x6C) { return 3 }
+            let a = lower(self[j + 1]), b = lower(self[j + 2])
+            if a == "s" || a == "m" || a == "d" { return 2 }
+            if (a == "r" && b == "e") || (a == "v" && b == "e") || (a == "l" && b == "l") { return 3 }
             return 0
         }
 
-        /// `{SWORD}/{SREDAUX}`: ASCII letters not ending in "n", before "n't".
+        /// `{SWORD}/{SREDAUX}`: ASCII letters not ending in "nn", before "n't" ("do" of "don't").
         func notClitic(_ i: Int) -> Match? {
             guard isASCIILetter(self[i]) else { return nil }
-            var j = i
-            while isASCIILetter(self[j]) { j += 1 }
+            let j = runEnd(i, while: isASCIILetter)
             let k = j - 1
-            guard k > i, lowerASCII(self[k]) == 0x6E, isApostropheLike(self[j]), lowerASCII(self[j + 1]) == 0x74,
-                lowerASCII(self[k - 1]) != 0x6E
+            guard k > i, lower(self[k]) == "n", isApostropheLike(self[j]), lower(self[j + 1]) == "t",
+                lower(self[k - 1]) != "n"
             else { return nil }
             return Match(length: j + 2 - i, end: k, kind: .wordBeforeNot, next: k)
         }
@@ -908,78 +339,68 @@ extension CaptionTokenizer {
         /// APOWORD and APOWORD2 at a letter: "O'Brien", "Hawai'i", "d'" and "y'" (before a
         /// letter).
         func apostropheWord(_ i: Int) -> Match? {
+            // Each has its apostrophe right after its first letters.
+            guard isApostropheLike(self[runEnd(i, while: isLetter)]) else { return nil }
             let c = self[i]
             var best: Match?
             func offer(_ end: Int, _ length: Int, _ kind: Kind = .apostropheWord) {
                 if length > best?.length ?? 0 { best = Match(length: length, end: end, kind: kind, next: end) }
             }
             // [A-HJ-XZn]{APOSETCETERA}[:letter:]{2}[:letter:]*
-            if ((c >= 0x41 && c <= 0x5A && c != 0x49 && c != 0x59) || c == 0x6E), isApostropheLike(self[i + 1]),
+            if (("A"..."Z").contains(c) && c != "I" && c != "Y") || c == "n", isApostropheLike(self[i + 1]),
                 isLetter(self[i + 2]), isLetter(self[i + 3])
             {
-                var j = i + 4
-                while isLetter(self[j]) { j += 1 }
+                let j = runEnd(i + 4, while: isLetter)
                 offer(j, j - i)
             }
             // [lLdDjJ]{APOS}
-            switch lowerASCII(c) {
-            case 0x6C, 0x64, 0x6A: if isApostrophe(self[i + 1]) { offer(i + 2, 2) }
-            default: break
-            }
+            if isOneOf(lower(c), "ldj"), isApostrophe(self[i + 1]) { offer(i + 2, 2) }
             // [:letter:]+[aeiouyAEIOUY]{APOSETCETERA}[aeiouA-Z][:letter:]*
             if isLetter(c) {
-                var j = i
-                while isLetter(self[j]) { j += 1 }
-                if j - i >= 2, isVowelY(self[j - 1]), isApostropheLike(self[j]),
-                    isLowerVowel(self[j + 1]) || (self[j + 1] >= 0x41 && self[j + 1] <= 0x5A)
+                let j = runEnd(i, while: isLetter)
+                if j - i >= 2, isVowelOrY(self[j - 1]), isApostropheLike(self[j]),
+                    isLowerVowel(self[j + 1]) || ("A"..."Z").contains(self[j + 1])
                 {
-                    var k = j + 2
-                    while isLetter(self[k]) { k += 1 }
+                    let k = runEnd(j + 2, while: isLetter)
                     offer(k, k - i)
                 }
             }
             // Dunkin' somethin' ol' c'mon e'er s'mores ev'ry li'l nat'l nor'easter cont'd
-            for scalars in CaptionTokenizer.apostropheWords where lowerASCII(c) == scalars[0].value {
-                var k = 0
-                while k < scalars.count,
-                    scalars[k] == "'" ? isApostrophe(self[i + k]) : lowerASCII(self[i + k]) == scalars[k].value
-                {
-                    k += 1
+            for word in CaptionTokenizer.apostropheWords {
+                var k = i
+                let matches = word.unicodeScalars.allSatisfy { w in
+                    defer { k += 1 }
+                    return w == "'" ? isApostrophe(self[k]) : lower(self[k]) == w
                 }
-                if k == scalars.count { offer(i + k, k) }
+                if matches { offer(k, k - i) }
             }
             // y{APOS}/[:letter:]
-            if lowerASCII(c) == 0x79, isApostrophe(self[i + 1]), isLetter(self[i + 2]) { offer(i + 2, 3, .yApostrophe) }
+            if lower(c) == "y", isApostrophe(self[i + 1]), isLetter(self[i + 2]) { offer(i + 2, 3, .yApostrophe) }
             return best
         }
 
         /// FULLURL (http, https) and LIKELYURL (a www. host, or a host ending in .com, .net,
         /// .org or .edu, with an optional path).
         func url(_ i: Int) -> Match? {
-            func urlChar(_ c: UInt32) -> Bool {
-                !(c == 0 || isSpaceValue(c) || c == 0x22 || c == 0x3C || c == 0x3E || c == 0x7C || c == 0x28
-                    || c == 0x29)
-            }
+            func urlChar(_ c: Unicode.Scalar) -> Bool { !(c == "\0" || isSpace(c) || isOneOf(c, "\"<>|()")) }
             func pathEnd(_ start: Int) -> Int {
-                var j = start
-                while urlChar(self[j]) { j += 1 }
-                while j > start, [0x2E, 0x21, 0x3F, 0x7B, 0x7D, 0x2C, 0x2D].contains(self[j - 1]) { j -= 1 }
+                var j = runEnd(start, while: urlChar)
+                while j > start, isOneOf(self[j - 1], ".!?{},-") { j -= 1 }
                 return j
             }
             if matchesCaseless("http://", at: i) || matchesCaseless("https://", at: i) {
-                let start = i + (lowerASCII(self[i + 4]) == 0x73 ? 8 : 7)
+                let start = i + (lower(self[i + 4]) == "s" ? 8 : 7)
                 let end = pathEnd(start)
                 guard end > start else { return nil }
                 return Match(length: end - i, end: end, kind: .url, next: end)
             }
             /// The longest `(label\.)+` followed by a top-level domain, as `tld` measures it.
-            func host(from start: Int, label: (UInt32) -> Bool, tld: (Int) -> Int) -> Int? {
+            func host(from start: Int, label: (Unicode.Scalar) -> Bool, tld: (Int) -> Int) -> Int? {
                 var best: Int?
                 var j = start
                 while true {
-                    var k = j
-                    while label(self[k]) { k += 1 }
-                    guard k > j, self[k] == 0x2E else { return best }
+                    let k = runEnd(j, while: label)
+                    guard k > j, self[k] == "." else { return best }
                     let t = tld(k + 1)
                     if t > 0 { best = max(best ?? 0, k + 1 + t) }
                     j = k + 1
@@ -987,23 +408,22 @@ extension CaptionTokenizer {
             }
             var end: Int?
             if matchesCaseless("www.", at: i) {
-                end = host(from: i + 4, label: { c in
-                    urlChar(c) && ![0x2E, 0x21, 0x3F, 0x7B, 0x7D, 0x2C].contains(c)
-                }, tld: { j in
-                    var k = j
-                    while isASCIILetter(self[k]) && k - j < 4 { k += 1 }
-                    return k - j >= 2 ? k - j : 0
+                // Labels of URL characters but `.!?{},`; a top-level domain of 2 to 4 letters.
+                end = host(from: i + 4, label: { urlChar($0) && !isOneOf($0, ".!?{},") }, tld: { j in
+                    let k = runEnd(j) { isASCIILetter($0) }
+                    return k - j >= 2 ? min(k - j, 4) : 0
                 })
             }
             if end == nil {
+                // Labels of URL characters but `,` to `_` (so no digits or capitals) and `!?{}$`'`.
                 end = host(from: i, label: { c in
-                    urlChar(c) && !(c >= 0x2C && c <= 0x5F) && ![0x21, 0x3F, 0x7B, 0x7D, 0x24, 0x60, 0x27].contains(c)
+                    urlChar(c) && !(","..."_").contains(c) && !isOneOf(c, "!?{}$`'")
                 }, tld: { j in
-                    ["com", "net", "org", "edu"].contains(where: { matchesCaseless($0, at: j) }) ? 3 : 0
+                    CaptionTokenizer.urlDomains.contains { matchesCaseless($0, at: j) } ? 3 : 0
                 })
             }
             guard var e = end else { return nil }
-            if self[e] == 0x2F {
+            if self[e] == "/" {
                 let p = pathEnd(e + 1)
                 if p > e + 1 { e = p }
             }
@@ -1012,26 +432,20 @@ extension CaptionTokenizer {
 
         /// EMAIL: a local part, "@", dotted host labels and a last label ("a@b.com").
         func email(_ i: Int) -> Match? {
-            guard isASCIILetter(self[i]) || isASCIIDigit(self[i]) else { return nil }
-            func outside(_ c: UInt32) -> Bool {
-                c == 0 || isSpaceValue(c) || [0x22, 0x3C, 0x3E, 0x7C, 0x28, 0x29, 0x7B, 0x7D].contains(c)
-            }
-            func lastLabel(_ c: UInt32) -> Bool {
-                !outside(c) && ![0x5B, 0x5D, 0x2E, 0x2C, 0x3B, 0x3A].contains(c)
-            }
+            guard isASCIIAlnum(self[i]) else { return nil }
+            func outside(_ c: Unicode.Scalar) -> Bool { c == "\0" || isSpace(c) || isOneOf(c, "\"<>|(){}") }
+            func lastLabel(_ c: Unicode.Scalar) -> Bool { !outside(c) && !isOneOf(c, "[].,;:") }
             var best: Int?
             var at = i + 1
             while !outside(self[at]) {
                 defer { at += 1 }
-                guard self[at] == 0x40 else { continue }
+                guard self[at] == "@" else { continue }
                 var j = at + 1
                 while true {
-                    var k = j
-                    while lastLabel(self[k]) { k += 1 }
+                    let k = runEnd(j, while: lastLabel)
                     if k > j { best = max(best ?? 0, k) }
-                    var l = j
-                    while !outside(self[l]) && self[l] != 0x2E { l += 1 }
-                    guard l > j, self[l] == 0x2E else { break }
+                    let l = runEnd(j) { !outside($0) && $0 != "." }
+                    guard l > j, self[l] == "." else { break }
                     j = l + 1
                 }
             }
@@ -1046,50 +460,50 @@ extension CaptionTokenizer {
                 while isDigit(self[k]) && k - j < max { k += 1 }
                 return k - j
             }
+            func isDateSeparator(_ c: Unicode.Scalar) -> Bool { c == "-" || c == "/" }
             var best: Match?
             // DATE = {DIGIT}{1,2}[\-\/]{DIGIT}{1,2}[\-\/]{DIGIT}{2,4}
             let a = digits(i, max: 2)
-            if a > 0, self[i + a] == 0x2D || self[i + a] == 0x2F {
+            if a > 0, isDateSeparator(self[i + a]) {
                 let b = digits(i + a + 1, max: 2)
                 let p = i + a + 1 + b
-                if b > 0, self[p] == 0x2D || self[p] == 0x2F {
+                if b > 0, isDateSeparator(self[p]) {
                     let y = digits(p + 1, max: 4)
                     if y >= 2 { best = Match(length: p + 1 + y - i, end: p + 1 + y, kind: .date, next: p + 1 + y) }
                 }
             }
-            // FRAC = ({DIGIT}{1,4}-)?{DIGIT}{1,4}\/{DIGIT}{1,4}
+            // FRAC = ({DIGIT}{1,4}-)?{DIGIT}{1,4}\/{DIGIT}{1,4}, with / or ⁄
             func fraction(_ j: Int) -> Int? {
                 let w = digits(j, max: 4)
-                guard w > 0, self[j + w] == 0x2F || self[j + w] == 0x2044 else { return nil }
+                guard w > 0, self[j + w] == "/" || self[j + w] == "\u{2044}" else { return nil }
                 let d = digits(j + w + 1, max: 4)
                 return d > 0 ? j + w + 1 + d : nil
             }
             var fracEnd = fraction(i)
             let w = digits(i, max: 4)
-            if w > 0, self[i + w] == 0x2D, let e = fraction(i + w + 1) { fracEnd = max(fracEnd ?? 0, e) }
+            if w > 0, self[i + w] == "-", let e = fraction(i + w + 1) { fracEnd = max(fracEnd ?? 0, e) }
             if let e = fracEnd, e - i > (best?.length ?? 0) {
                 best = Match(length: e - i, end: e, kind: .fraction, next: e)
             }
             return best
         }
 
-        /// THING3: up to three ASCII parts joined by "/" ("and/or", "24/7", "100km/h").
+        /// THING3: up to three ASCII parts joined by "/" or "\/" ("and/or", "24/7", "100km/h"),
+        /// each part letters and digits with up to two hyphenated letter runs.
         func slashed(_ i: Int) -> Match? {
             func part(_ j: Int) -> Int? {
-                var k = j
-                while isASCIILetter(self[k]) || isASCIIDigit(self[k]) { k += 1 }
+                var k = runEnd(j, while: isASCIIAlnum)
                 guard k > j else { return nil }
                 for _ in 0..<2 {
-                    guard self[k] == 0x2D, isASCIILetter(self[k + 1]) else { break }
-                    k += 1
-                    while isASCIILetter(self[k]) { k += 1 }
+                    guard self[k] == "-", isASCIILetter(self[k + 1]) else { break }
+                    k = runEnd(k + 1, while: isASCIILetter)
                 }
                 return k
             }
             guard var j = part(i) else { return nil }
             var slashes = 0
             while slashes < 2 {
-                let slash = self[j] == 0x5C && self[j + 1] == 0x2F ? j + 2 : (self[j] == 0x2F ? j + 1 : nil)
+                let slash = self[j] == "\\" && self[j + 1] == "/" ? j + 2 : (self[j] == "/" ? j + 1 : nil)
                 guard let after = slash, let e = part(after) else { break }
                 j = e
                 slashes += 1
@@ -1105,69 +519,70 @@ extension CaptionTokenizer {
             var best: Match?
             // ACRO = [A-Za-z](\.[A-Za-z])+ followed by a period: always keeps it.
             var j = i + 1
-            while self[j] == 0x2E && isASCIILetter(self[j + 1]) { j += 2 }
-            if j > i + 1, self[j] == 0x2E {
+            while self[j] == "." && isASCIILetter(self[j + 1]) { j += 2 }
+            if j > i + 1, self[j] == "." {
                 best = Match(length: j + 1 - i, end: j + 1, kind: .abbreviation, next: j + 1)
             }
             // A single letter and its period, unless a sentence starter follows.
-            if self[i + 1] == 0x2E {
+            if self[i + 1] == "." {
                 if let length = sentenceStarterLength(after: i + 2) {
                     best = Match(length: 2 + length, end: i + 1, kind: .letterBeforeSentence, next: i + 1)
                 } else if best == nil {
                     best = Match(length: 2, end: i + 2, kind: .abbreviation, next: i + 2)
                 }
             }
-            var e = i
-            while isASCIILetter(self[e]) { e += 1 }
-            if self[e] == 0x24 {  // [A-Z]*\$
-                if (i..<e).allSatisfy({ self[$0] >= 0x41 && self[$0] <= 0x5A }) {
-                    let m = Match(length: e + 1 - i, end: e + 1, kind: .currency, next: e + 1)
-                    if m.length > (best?.length ?? 0) { best = m }
-                }
+            let e = runEnd(i, while: isASCIILetter)
+            // [A-Z]*\$
+            if self[e] == "$", (i..<e).allSatisfy({ isASCIICapital(s[$0]) }), e + 1 - i > (best?.length ?? 0) {
+                best = Match(length: e + 1 - i, end: e + 1, kind: .currency, next: e + 1)
             }
-            guard self[e] == 0x2E, e - i >= 2, e - i <= CaptionTokenizer.longestAbbreviation,
-                let word = packedASCIILetters(i, e)
-            else { return best }
+            guard self[e] == ".", e - i >= 2 else { return best }
+            let word = lowercased(i, e)
             if keepsPeriod(word, at: i, end: e), e + 1 - i > (best?.length ?? 0) {
                 best = Match(length: e + 1 - i, end: e + 1, kind: .abbreviation, next: e + 1)
             }
             // (Ed|Ph)\.D\.
-            if word == 0x6870 || word == 0x6465, lowerASCII(self[e + 1]) == 0x64, self[e + 2] == 0x2E,
-                e + 3 - i > (best?.length ?? 0)
-            {
+            if word == "ph" || word == "ed", lower(self[e + 1]) == "d", self[e + 2] == ".", e + 3 - i > (best?.length ?? 0) {
                 best = Match(length: e + 3 - i, end: e + 3, kind: .abbreviation, next: e + 3)
             }
             return best
         }
 
+        /// Whether the abbreviation `word` (lowercased, from `i`) keeps the period at `e`:
+        /// always for `abbreviations`, capitalised for `capitalizedAbbreviations`, before a
+        /// number for `numberAbbreviations`.
+        func keepsPeriod(_ word: String, at i: Int, end e: Int) -> Bool {
+            if CaptionTokenizer.abbreviations.contains(word) { return true }
+            if CaptionTokenizer.capitalizedAbbreviations.contains(word), isASCIICapital(self[i]) { return true }
+            if CaptionTokenizer.numberAbbreviations.contains(word) {
+                return isDigit(self[e + 1]) || (isSpace(self[e + 1]) && isDigit(self[e + 2]))
+            }
+            return false
+        }
+
         /// The length of the spaces, sentence starter and following space or end after `j`, or
         /// `nil` when what follows does not end the sentence.
         func sentenceStarterLength(after j: Int) -> Int? {
-            var k = j
-            while isSpaceValue(self[k]) { k += 1 }
-            guard k > j, self[k] >= 0x41 && self[k] <= 0x5A else { return nil }
-            var e = k + 1
-            while isASCIILetter(self[e]) { e += 1 }
-            if self[e] == 0x2E { e += 1 }  // "Mr." and "Ms."
-            guard e < n ? isSpaceValue(self[e]) : true else { return nil }
-            let word = lowercased(k, e)
-            guard CaptionTokenizer.sentenceStarters.contains(word) else { return nil }
-            return e - j + (e < n ? 1 : 0)
+            let k = runEnd(j, while: isSpace)
+            guard k > j, isASCIICapital(self[k]) else { return nil }
+            var e = runEnd(k + 1, while: isASCIILetter)
+            if self[e] == "." { e += 1 }  // "Mr." and "Ms."
+            guard e >= s.count || isSpace(s[e]) else { return nil }
+            guard CaptionTokenizer.sentenceStarters.contains(lowercased(k, e)) else { return nil }
+            return e - j + (e < s.count ? 1 : 0)
         }
 
         /// HTHING: ASCII letters, digits, `.` and `,`, then hyphenated parts ("3.5-inch",
         /// "u.s.-based").
         func hyphenatedEnd(_ i: Int) -> Int? {
-            guard isASCIILetter(self[i]) || isASCIIDigit(self[i]) else { return nil }
-            var j = i + 1
-            while isASCIILetter(self[j]) || isASCIIDigit(self[j]) || self[j] == 0x2E || self[j] == 0x2C { j += 1 }
+            guard isASCIIAlnum(self[i]) else { return nil }
+            var j = runEnd(i + 1) { isASCIIAlnum($0) || $0 == "." || $0 == "," }
             var parts = 0
-            while self[j] == 0x2D {
-                var k = j + 1
-                while isASCIILetter(self[k]) || isASCIIDigit(self[k]) { k += 1 }
+            while self[j] == "-" {
+                let k = runEnd(j + 1, while: isASCIIAlnum)
                 var acro = j + 2
-                while self[acro] == 0x2E && isASCIILetter(self[acro + 1]) { acro += 2 }
-                let acroEnd = isASCIILetter(self[j + 1]) && acro > j + 2 && self[acro] == 0x2E ? acro + 1 : j + 1
+                while self[acro] == "." && isASCIILetter(self[acro + 1]) { acro += 2 }
+                let acroEnd = isASCIILetter(self[j + 1]) && acro > j + 2 && self[acro] == "." ? acro + 1 : j + 1
                 let e = max(k, acroEnd)
                 guard e > j + 1 else { break }
                 j = e
@@ -1180,59 +595,46 @@ extension CaptionTokenizer {
         /// opening with d', o' or l' ("5-year-old", "o'clock", "snake_case").
         func thingEnd(_ i: Int) -> Int? {
             func part(_ j: Int) -> Int? {
-                var k = j
-                let c = self[k]
-                let lower = lowerASCII(c)
-                if lower == 0x64 || lower == 0x6F || lower == 0x6C, isApostropheLike(self[k + 1]), isAlnum(self[k + 2]),
-                    isAlnum(self[k + 3])
+                if isOneOf(lower(self[j]), "dol"), isApostropheLike(self[j + 1]), isAlnum(self[j + 2]),
+                    isAlnum(self[j + 3])
                 {
-                    k += 4
-                } else if isAlnum(c) {
-                    k += 1
-                } else {
-                    return nil
+                    return runEnd(j + 4, while: isAlnum)
                 }
-                while isAlnum(self[k]) { k += 1 }
-                return k
+                return isAlnum(self[j]) ? runEnd(j + 1, while: isAlnum) : nil
             }
             guard var j = part(i) else { return nil }
-            while isHyphenClass(self[j]), let e = part(j + 1) { j = e }
+            while isHyphen(self[j]), let e = part(j + 1) { j = e }
             return j
         }
 
-        /// THINGA: capitals joined by `&` or `+` ("AT&T", "R&B").
+        /// THINGA: capitals joined by `&` (or `&amp;`) or `+` ("AT&T", "R&B"), and "c++", "c#",
+        /// "f#".
         func capitalsJoined(_ i: Int) -> Match? {
-            func isCapital(_ c: UInt32) -> Bool { c >= 0x41 && c <= 0x5A }
-            // c++, c#, f#
-            let c = lowerASCII(self[i])
-            if c == 0x63, self[i + 1] == 0x2B, self[i + 2] == 0x2B {
+            let c = lower(self[i])
+            if c == "c", self[i + 1] == "+", self[i + 2] == "+" {
                 return Match(length: 3, end: i + 3, kind: .capitalsJoined, next: i + 3)
             }
-            if c == 0x63 || c == 0x66, self[i + 1] == 0x23 {
+            if c == "c" || c == "f", self[i + 1] == "#" {
                 return Match(length: 2, end: i + 2, kind: .capitalsJoined, next: i + 2)
             }
-            guard isCapital(self[i]) else { return nil }
-            var j = i
-            while isCapital(self[j]) { j += 1 }
+            guard isASCIICapital(self[i]) else { return nil }
+            var j = runEnd(i, while: isASCIICapital)
             var parts = 0
             while true {
                 var k = j
                 if matchesCaseless("&amp;", at: k) {
                     k += 5
-                } else if self[k] == 0x26 || self[k] == 0x2B {
+                } else if self[k] == "&" || self[k] == "+" {
                     k += 1
                 } else {
                     break
                 }
-                guard isCapital(self[k]) else { break }
-                while isCapital(self[k]) { k += 1 }
-                j = k
+                guard isASCIICapital(self[k]) else { break }
+                j = runEnd(k, while: isASCIICapital)
                 parts += 1
             }
-            guard parts > 0 else {
-                return nil
-            }
-            if self[j] == 0x2E, isInSentencePunct(self[j + 1]) {
+            guard parts > 0 else { return nil }
+            if self[j] == ".", isInSentencePunct(self[j + 1]) {
                 return Match(length: j + 2 - i, end: j + 1, kind: .capitalsJoined, next: j + 1)
             }
             return Match(length: j - i, end: j, kind: .capitalsJoined, next: j)
@@ -1242,19 +644,18 @@ extension CaptionTokenizer {
         /// "10:30", "1,000.5").
         func numberEnd(_ i: Int) -> Int? {
             var j = i
-            if self[j] == 0x2D || self[j] == 0x2B { j += 1 }
+            if self[j] == "-" || self[j] == "+" { j += 1 }
             let start = j
-            while isDigit(self[j]) { j += 1 }
+            j = runEnd(j, while: isDigit)
             var sawDigits = j > start
-            while (self[j] == 0x2E || self[j] == 0x3A || self[j] == 0x2C) && isDigit(self[j + 1]) {
-                j += 2
-                while isDigit(self[j]) { j += 1 }
+            while isOneOf(self[j], ".:,") && isDigit(self[j + 1]) {
+                j = runEnd(j + 2, while: isDigit)
                 sawDigits = true
             }
             return sawDigits ? j : nil
         }
 
-        // MARK: Apostrophes, tags, smileys
+        // MARK: Apostrophes, quotes, tags, smileys
 
         /// A token at an apostrophe: a clitic ("'s", "'ll"), an apostrophe word ("'90s",
         /// "'n'", "'em", "'til", "'cause", "'99 "), "'tis" → "'t", "is"; otherwise a quote.
@@ -1262,119 +663,109 @@ extension CaptionTokenizer {
             // A straight ' before a letter reads as an opening quote ('/[A-Za-z]); a curly one
             // before "s" is always the clitic.
             let clitic = cliticLength(i)
-            if clitic > 0, s[i] != 0x27 || !isASCIILetter(self[i + clitic]) {
-                var token = "'"
-                for k in (i + 1)..<(i + clitic) { token.unicodeScalars.append(Unicode.Scalar(lowerASCII(self[k]))!) }
-                return emit(token, i + clitic)
+            if clitic > 0, s[i] != "'" || !isASCIILetter(self[i + clitic]) {
+                return emit("'" + lowercased(i + 1, i + clitic), i + clitic)
             }
-            let a = lowerASCII(self[i + 1])
             // {APOS}n{APOS}? ("'n" loses to a quote before a letter or punctuation)
-            if a == 0x6E {
-                if isApostrophe(self[i + 2]) {
-                    emit(i, i + 3)
-                    return i + 3
-                }
-                if i + 2 >= n || isSpaceValue(self[i + 2]) {
-                    emit(i, i + 2)
-                    return i + 2
-                }
+            if lower(self[i + 1]) == "n" {
+                if isApostrophe(self[i + 2]) { return emit(i, i + 3) }
+                if i + 2 >= s.count || isSpace(self[i + 2]) { return emit(i, i + 2) }
             }
             // {APOS}[2-9]0s
-            if self[i + 1] >= 0x32 && self[i + 1] <= 0x39, self[i + 2] == 0x30, lowerASCII(self[i + 3]) == 0x73 {
-                emit(i, i + 4)
-                return i + 4
+            if ("2"..."9").contains(self[i + 1]), self[i + 2] == "0", lower(self[i + 3]) == "s" {
+                return emit(i, i + 4)
             }
             // {APOS}[0-9][0-9] before a space or the end
-            if isASCIIDigit(self[i + 1]), isASCIIDigit(self[i + 2]), i + 3 >= n || isSpaceValue(self[i + 3]) {
-                emit(i, i + 3)
-                return i + 3
+            if isASCIIDigit(self[i + 1]), isASCIIDigit(self[i + 2]), i + 3 >= s.count || isSpace(self[i + 3]) {
+                return emit(i, i + 3)
             }
-            for word in ["em", "cause", "till", "til"] where matchesCaseless(word, at: i + 1) {
-                let end = i + 1 + word.unicodeScalars.count
-                emit(i, end)
-                return end
+            for word in CaptionTokenizer.apostropheOpened where matchesCaseless(word, at: i + 1) {
+                return emit(i, i + 1 + word.unicodeScalars.count)
             }
             if matchesCaseless("tis", at: i + 1) {
                 emit("'t", i + 2)
-                emit(i + 2, i + 4)
-                return i + 4
+                return emit(i + 2, i + 4)
             }
-            return s[i] == 0x27 ? i + 1 : quotes(i)
+            return s[i] == "'" ? i + 1 : quotes(i)
         }
 
-        /// QUOTES: one or two quotation marks as one token, in LaTeX form (‘ → `, ’ → ', “ → ``,
-        /// ” → ''; « » ‹ › likewise; ‚ „ ‟ unchanged). The single forms are in pycocoevalcap's
+        /// QUOTES: one or two quotation marks as one token, in LaTeX form
+        /// (``CaptionTokenizer/latexQuotes``). The single forms are in pycocoevalcap's
         /// PUNCTUATIONS and dropped, but a pair such as “” becomes "``''" and stays.
         mutating func quotes(_ i: Int) -> Int {
-            func latex(_ c: UInt32) -> String? {
-                switch c {
-                case 0x60, 0x91, 0x2018, 0x201B, 0x2039: "`"
-                case 0x92, 0x2019, 0x203A: "'"
-                case 0x93, 0x201C, 0xAB: "``"
-                case 0x94, 0x201D, 0xBB: "''"
-                case 0x201A, 0x201E, 0x201F: String(Unicode.Scalar(c)!)
-                default: nil
-                }
-            }
-            guard let first = latex(self[i]) else { return i + 1 }
-            var token = first
-            var next = i + 1
-            if let second = latex(self[i + 1]) {
+            guard let first = CaptionTokenizer.latexQuotes[self[i]] else { return i + 1 }
+            var token = first, next = i + 1
+            if let second = CaptionTokenizer.latexQuotes[self[i + 1]] {
                 token += second
                 next = i + 2
             }
-            if !["`", "'", "``", "''"].contains(token) { sink.append(token) }
+            if !["`", "'", "``", "''"].contains(token) { tokens.append(token) }
             return next
+        }
+
+        /// The form a single quote takes inside "n't": ` for an opening quote, ' otherwise.
+        func quoteForm(_ c: Unicode.Scalar) -> String {
+            c == "\u{2018}" || c == "\u{201B}" || c == "\u{91}" ? "`" : "'"
         }
 
         /// A simple HTML/SGML tag: `<`, an optional `/`, a letter or `!`, anything but `>`, `>`.
         func tagEnd(_ i: Int) -> Int? {
             var j = i + 1
-            if self[j] == 0x2F { j += 1 }
-            guard isASCIILetter(self[j]) || self[j] == 0x21 else { return nil }
-            while j < n, self[j] != 0x3E { j += 1 }
-            return j < n ? j + 1 : nil
+            if self[j] == "/" { j += 1 }
+            guard isASCIILetter(self[j]) || self[j] == "!" else { return nil }
+            j = runEnd(j) { $0 != ">" }
+            return j < s.count ? j + 1 : nil
         }
 
         /// `[:;=][-o*']?[()DPdpO|\\@]`, not followed by a letter.
         func smileyEnd(_ i: Int) -> Int? {
+            func isMouth(_ c: Unicode.Scalar) -> Bool { isOneOf(c, "()DPdpO|\\@") }
             var j = i + 1
-            if [0x2D, 0x6F, 0x2A, 0x27].contains(self[j]), isSmileyMouth(self[j + 1]) { j += 1 }
-            return isSmileyMouth(self[j]) && !isASCIILetter(self[j + 1]) ? j + 1 : nil
+            if isOneOf(self[j], "-o*'"), isMouth(self[j + 1]) { j += 1 }
+            return isMouth(self[j]) && !isASCIILetter(self[j + 1]) ? j + 1 : nil
         }
 
+        /// A smiley, lowercased, with its parentheses as PTB escapes them (":)" → ":-rrb-").
         mutating func emitSmiley(_ i: Int, _ end: Int) -> Int {
-            var token = ""
-            for k in i..<end {
-                switch self[k] {
-                case 0x28: token += "-lrb-"
-                case 0x29: token += "-rrb-"
-                default: token.unicodeScalars.append(Unicode.Scalar(lowerASCII(self[k]))!)
+            let token = (i..<end).map { k in
+                switch s[k] {
+                case "(": "-lrb-"
+                case ")": "-rrb-"
+                default: String(lower(s[k]))
                 }
             }
-            return emit(token, end)
+            return emit(token.joined(), end)
         }
 
         // MARK: Output
 
+        /// Appends `token`; returns `next`.
         @discardableResult
         mutating func emit(_ token: String, _ next: Int) -> Int {
-            sink.append(token)
+            tokens.append(token)
             return next
         }
 
-        mutating func emit(_ start: Int, _ end: Int) {
-            guard end > start else { return }
-            sink.append(s, start, end)
+        /// Appends `s[start..<end]` lowercased, unless it is empty; returns `end`.
+        @discardableResult
+        mutating func emit(_ start: Int, _ end: Int) -> Int {
+            if end > start { tokens.append(lowercased(start, end)) }
+            return end
         }
 
         /// `s[start..<end]` lowercased.
-        func lowercased(_ start: Int, _ end: Int) -> String { CaptionTokenizer.lowercased(s, start, end) }
+        func lowercased(_ start: Int, _ end: Int) -> String {
+            var utf8: [UInt8] = []
+            utf8.reserveCapacity(4 * (end - start))
+            for c in s[start..<end] { UTF8.encode(c) { utf8.append($0) } }
+            return String(decoding: utf8, as: UTF8.self).lowercased()
+        }
 
+        /// Whether `word` (lowercase ASCII) starts at `i`, in any case.
         func matchesCaseless(_ word: String, at i: Int) -> Bool {
             var k = i
             for w in word.unicodeScalars {
-                guard lowerASCII(self[k]) == w.value else { return false }
+                guard lower(self[k]) == w else { return false }
                 k += 1
             }
             return true
@@ -1384,86 +775,79 @@ extension CaptionTokenizer {
 
 // MARK: - Character classes
 
-private func lowerASCII(_ c: UInt32) -> UInt32 { c >= 0x41 && c <= 0x5A ? c + 32 : c }
-private func isASCIILetter(_ c: UInt32) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
-private func isASCIIDigit(_ c: UInt32) -> Bool { c >= 0x30 && c <= 0x39 }
-private func isASCIIAlnum(_ c: UInt32) -> Bool { isASCIILetter(c) || isASCIIDigit(c) }
-private func isSentencePunct(_ c: UInt32) -> Bool { c == 0x2E || c == 0x21 || c == 0x3F }
-private func isInSentencePunct(_ c: UInt32) -> Bool { c == 0x2C || c == 0x3B || c == 0x3A }
-private func isApostrophe(_ c: UInt32) -> Bool { c == 0x27 || c == 0x2019 || c == 0x92 }
-/// APOSETCETERA: an apostrophe or an opening single quote used as one.
-private func isApostropheLike(_ c: UInt32) -> Bool { isApostrophe(c) || c == 0x2018 || c == 0x201B || c == 0x91 }
-private func isHyphenClass(_ c: UInt32) -> Bool { c == 0x2D || c == 0x5F || c == 0x58A || c == 0x2010 || c == 0x2011 }
-private func isVowelY(_ c: UInt32) -> Bool { isLowerVowel(lowerASCII(c)) || lowerASCII(c) == 0x79 }
-private func isLowerVowel(_ c: UInt32) -> Bool {
-    switch c {
-    case 0x61, 0x65, 0x69, 0x6F, 0x75: true
-    default: false
-    }
+private func lower(_ c: Unicode.Scalar) -> Unicode.Scalar { isASCIICapital(c) ? Unicode.Scalar(c.value + 32)! : c }
+private func isASCIICapital(_ c: Unicode.Scalar) -> Bool { ("A"..."Z").contains(c) }
+private func isASCIILetter(_ c: Unicode.Scalar) -> Bool { ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
+private func isASCIIDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+private func isASCIIAlnum(_ c: Unicode.Scalar) -> Bool { isASCIILetter(c) || isASCIIDigit(c) }
+/// Whether `c` is one of the ASCII characters of `set`.
+private func isOneOf(_ c: Unicode.Scalar, _ set: StaticString) -> Bool {
+    c.isASCII && set.withUTF8Buffer { $0.contains(UInt8(c.value)) }
 }
-private func isSmileyMouth(_ c: UInt32) -> Bool {
-    switch c {
-    case 0x28, 0x29, 0x44, 0x50, 0x64, 0x70, 0x4F, 0x7C, 0x5C, 0x40: true
-    default: false
-    }
+private func isSentencePunct(_ c: Unicode.Scalar) -> Bool { c == "." || c == "!" || c == "?" }
+private func isInSentencePunct(_ c: Unicode.Scalar) -> Bool { c == "," || c == ";" || c == ":" }
+/// APOS: ' ’ and the CP1252 ’.
+private func isApostrophe(_ c: Unicode.Scalar) -> Bool { c == "'" || c == "\u{2019}" || c == "\u{92}" }
+/// APOSETCETERA: an apostrophe or an opening single quote used as one (‘ ‛ and the CP1252 ‘).
+private func isApostropheLike(_ c: Unicode.Scalar) -> Bool {
+    isApostrophe(c) || c == "\u{2018}" || c == "\u{201B}" || c == "\u{91}"
 }
-private func isSuperscriptDigit(_ c: UInt32) -> Bool {
-    c == 0xB9 || c == 0xB2 || c == 0xB3 || c == 0x2070 || (c >= 0x2074 && c <= 0x2079)
+/// `-` `_` and the Armenian, Unicode and non-breaking hyphens.
+private func isHyphen(_ c: Unicode.Scalar) -> Bool {
+    isOneOf(c, "-_") || c == "\u{58A}" || c == "\u{2010}" || c == "\u{2011}"
+}
+private func isLowerVowel(_ c: Unicode.Scalar) -> Bool { isOneOf(c, "aeiou") }
+private func isVowelOrY(_ c: Unicode.Scalar) -> Bool { isOneOf(lower(c), "aeiouy") }
+private func isSuperscriptDigit(_ c: Unicode.Scalar) -> Bool {
+    c == "\u{B9}" || c == "\u{B2}" || c == "\u{B3}" || c == "\u{2070}" || ("\u{2074}"..."\u{2079}").contains(c)
 }
 
 /// Whitespace and the invisible characters PTBLexer skips.
-private func isSpaceValue(_ c: UInt32) -> Bool {
+private func isSpace(_ c: Unicode.Scalar) -> Bool {
     switch c {
-    case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0xA0, 0x2000...0x200A, 0x2028, 0x2029, 0x3000: true
-    default: false
+    case " ", "\t", "\n", "\u{0B}", "\u{0C}", "\r", "\u{85}", "\u{A0}", "\u{2000}"..."\u{200A}", "\u{2028}", "\u{2029}",
+         "\u{3000}":
+        true
+    default:
+        false
     }
 }
 
 /// A letter as PTBLexer's WORD takes it: letters and combining marks of the Basic
-/// Multilingual Plane.
-private func isLetter(_ c: UInt32) -> Bool {
-    if c < 0x80 { return isASCIILetter(c) }
-    return c <= 0xFFFF && characterClasses[Int(c)] & letterClass != 0
-}
-
-private func isDigit(_ c: UInt32) -> Bool {
-    if c < 0x80 { return isASCIIDigit(c) }
-    return c <= 0xFFFF && characterClasses[Int(c)] & digitClass != 0
-}
-
-private func isAlnum(_ c: UInt32) -> Bool {
-    if c < 0x80 { return isASCIILetter(c) || isASCIIDigit(c) }
-    return c <= 0xFFFF && characterClasses[Int(c)] & (letterClass | digitClass) != 0
-}
-
-/// A symbol or punctuation mark CoreNLP keeps as a token of its own (° © × → ♥ ¡ ¿ § †, full
-/// width forms); emoji beyond U+FFFF, joiners, variation selectors and CJK corner brackets
-/// are untokenizable there and dropped.
-private func isKeptSymbol(_ c: UInt32) -> Bool {
-    c <= 0xFFFF && characterClasses[Int(c)] & keptSymbolClass != 0
-}
-
-private let letterClass: UInt8 = 1, digitClass: UInt8 = 2, keptSymbolClass: UInt8 = 4
-
-/// `letterClass`, `digitClass` and `keptSymbolClass` of every scalar value of the Basic
-/// Multilingual Plane (the classes hold nothing beyond it), worked out once from the
-/// Unicode general categories, so that a lookup costs one load.
-private let characterClasses: [UInt8] = (0..<0x10000).map { c -> UInt8 in
-    guard let scalar = Unicode.Scalar(UInt32(c)) else { return 0 }
-    let value = UInt32(c)
-    var classes: UInt8 = 0
-    switch scalar.properties.generalCategory {
+/// Multilingual Plane, but variation selectors and combining marks for symbols, which ride on
+/// emoji and keycaps.
+private func isLetter(_ c: Unicode.Scalar) -> Bool {
+    if c.isASCII { return isASCIILetter(c) }
+    guard c.value <= 0xFFFF, !("\u{FE00}"..."\u{FE0F}").contains(c), !("\u{20D0}"..."\u{20FF}").contains(c) else {
+        return false
+    }
+    switch c.properties.generalCategory {
     case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
          .nonspacingMark, .spacingMark, .enclosingMark:
-        // Variation selectors and combining marks for symbols ride on emoji and keycaps.
-        if !(0xFE00...0xFE0F).contains(value), !(0x20D0...0x20FF).contains(value) { classes |= letterClass }
-    case .decimalNumber:
-        classes |= digitClass
+        return true
+    default:
+        return false
+    }
+}
+
+/// A decimal digit of the Basic Multilingual Plane.
+private func isDigit(_ c: Unicode.Scalar) -> Bool {
+    if c.isASCII { return isASCIIDigit(c) }
+    return c.value <= 0xFFFF && c.properties.generalCategory == .decimalNumber
+}
+
+private func isAlnum(_ c: Unicode.Scalar) -> Bool { isLetter(c) || isDigit(c) }
+
+/// A symbol or punctuation mark CoreNLP keeps as a token of its own (° © × → ♥ ¡ ¿ § †, full
+/// width forms); emoji beyond U+FFFF, joiners, variation selectors, CJK corner brackets and
+/// the ellipsis are untokenizable there or dropped.
+private func isKeptSymbol(_ c: Unicode.Scalar) -> Bool {
+    guard c.value <= 0xFFFF, !("\u{300C}"..."\u{300F}").contains(c), c != "\u{2026}" else { return false }
+    switch c.properties.generalCategory {
     case .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol, .otherPunctuation,
          .openPunctuation, .closePunctuation, .initialPunctuation, .finalPunctuation, .connectorPunctuation:
-        if !(0x300C...0x300F).contains(value), value != 0x2026 { classes |= keptSymbolClass }
+        return true
     default:
-        break
+        return false
     }
-    return classes
 }
