@@ -55,17 +55,23 @@ func peakResidentMB() -> Double {
     #endif
 }
 
+/// Times `body` and prints the wall time per unit and the rate, and the process's CPU time per
+/// unit and the rate it allows: on a machine shared with other work the wall figures stretch
+/// while the CPU ones hold, so a single-threaded figure is read from the CPU column.
 func measure(_ name: String, count: Int, unit: String = "op", _ body: () async throws -> Void) async rethrows {
     let clock = ContinuousClock()
+    let cpuBefore = processCPUSeconds()
     let elapsed = try await clock.measure { try await body() }
+    let cpu = processCPUSeconds() - cpuBefore
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let per = seconds / Double(max(count, 1)) * 1e6
     let label = name.padding(toLength: 30, withPad: " ", startingAt: 0)
     print(
         label
             + String(
-                format: " %8d %@s in %7.3f s  %9.1f µs/%@  %9.0f %@s/s", count, unit, seconds, per, unit,
-                Double(count) / seconds, unit))
+                format: " %8d %@s in %7.3f s  %9.1f µs/%@  %9.0f %@s/s   cpu %7.1f µs/%@  %9.0f %@s/cpu-s", count, unit,
+                seconds, per, unit, Double(count) / seconds, unit, cpu / Double(max(count, 1)) * 1e6, unit,
+                Double(count) / max(cpu, 1e-9), unit))
 }
 
 let arguments = CommandLine.arguments
