@@ -36,29 +36,48 @@ public struct ReferenceMatchScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        // Every stem seen gets a number, once, so that the bags are counts by number and
-        // comparing two of them hashes nothing.
-        var numbers = Stems()
-        var references: [(position: Int, bag: Bag)] = []
-        for (index, text) in input.item.references.enumerated() {
-            let bag = numbers.bag(text)
-            if bag.count > 0 { references.append((index + 1, bag)) }
-        }
-        guard !references.isEmpty else { return [] }
-        let answer = numbers.bag(input.text)
+        // The run's corpus holds each item's references prepared once; an item outside it
+        // (an answer scored alone) is prepared here, by the same function.
+        guard let references = input.corpus?.referenceMatch(of: input.item) ?? Self.prepare(input.item.references)
+        else { return [] }
+        let answer = Self.bag(input.text)
         var best = 0.0
-        var bestPosition = references[0].position
-        for reference in references {
-            let f = answer.f1(reference.bag)
+        var bestPosition = references.bags[0].position
+        for reference in references.bags {
+            let f = Self.f1(answer, reference.bag)
             if f > best { (best, bestPosition) = (f, reference.position) }
         }
-        let agreement = Self.agreement(references.map(\.bag))
-        let value = agreement > 0 ? min(1, best / agreement) : best
+        let value = references.agreement > 0 ? min(1, best / references.agreement) : best
         return [
             Score(
                 name: ScoreName.referenceMatch, value: value, passed: nil,
                 detail: best > 0 ? "best: reference \(bestPosition)" : "no content word in common with a reference")
         ]
+    }
+
+    /// An item's usable references as bags of content-word stems, with their agreement.
+    public struct Prepared: Sendable, Hashable {
+        /// Each usable reference's bag and its 1-based position among the item's references.
+        var bags: [(position: Int, bag: Bag)]
+        /// The references' inter-reference agreement (0 with fewer than two).
+        var agreement: Double
+
+        public static func == (lhs: Prepared, rhs: Prepared) -> Bool {
+            lhs.agreement == rhs.agreement && lhs.bags.map(\.position) == rhs.bags.map(\.position)
+                && lhs.bags.map(\.bag) == rhs.bags.map(\.bag)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(agreement)
+            hasher.combine(bags.map(\.position))
+        }
+    }
+
+    /// `references` prepared for scoring; `nil` when none has a content word.
+    public static func prepare(_ references: [String]) -> Prepared? {
+        let bags = references.enumerated().map { (position: $0.offset + 1, bag: bag($0.element)) }.filter { !$0.bag.isEmpty }
+        guard !bags.isEmpty else { return nil }
+        return Prepared(bags: bags, agreement: agreement(bags.map(\.bag)))
     }
 
     /// The mean, over `references`, of each one's best F1 against the others; 0 with fewer
@@ -68,55 +87,34 @@ public struct ReferenceMatchScorer: Scorer {
         var total = 0.0
         for (i, reference) in references.enumerated() {
             var best = 0.0
-            for (j, other) in references.enumerated() where j != i { best = max(best, reference.f1(other)) }
+            for (j, other) in references.enumerated() where j != i { best = max(best, f1(reference, other)) }
             total += best
         }
         return total / Double(references.count)
     }
 
-    /// The content-word stems of the texts of one answer's scoring, numbered as first seen.
-    struct Stems {
-        private var numbers: [String: Int] = [:]
+    /// A multiset of content-word stems: how often each occurs.
+    typealias Bag = [String: Int]
 
-        /// The content-word stems of `text`, as a multiset.
-        mutating func bag(_ text: String) -> Bag {
-            var bag = Bag()
-            for word in TermMatching.words(in: text) {
-                let word = ReferenceMatchScorer.dropElision(word)
-                guard !ReferenceMatchScorer.stopWords.contains(word) else { continue }
-                let stem = TermMatching.stem(word)
-                let number: Int
-                if let known = numbers[stem] {
-                    number = known
-                } else {
-                    number = numbers.count
-                    numbers[stem] = number
-                }
-                bag.add(number)
-            }
-            return bag
+    /// The content-word stems of `text`, as a multiset.
+    static func bag(_ text: String) -> Bag {
+        var bag: Bag = [:]
+        for word in TermMatching.words(in: text) {
+            let word = dropElision(word)
+            guard !stopWords.contains(word) else { continue }
+            bag[TermMatching.stem(word), default: 0] += 1
         }
+        return bag
     }
 
-    /// A multiset of numbered stems: how often each number occurs, by number.
-    struct Bag {
-        private(set) var counts: [Int] = []
-        private(set) var count = 0
-
-        mutating func add(_ stem: Int) {
-            if stem >= counts.count { counts += repeatElement(0, count: stem + 1 - counts.count) }
-            counts[stem] += 1
-            count += 1
-        }
-
-        /// F1 of the stems the two bags share, each stem counted at most as often as the
-        /// rarer side holds it.
-        func f1(_ other: Bag) -> Double {
-            guard count > 0, other.count > 0 else { return 0 }
-            var shared = 0
-            for (a, b) in zip(counts, other.counts) { shared += min(a, b) }
-            return 2 * Double(shared) / Double(count + other.count)
-        }
+    /// F1 of the stems two bags share, each stem counted at most as often as the rarer side
+    /// holds it.
+    static func f1(_ a: Bag, _ b: Bag) -> Double {
+        let sizeA = a.values.reduce(0, +), sizeB = b.values.reduce(0, +)
+        guard sizeA > 0, sizeB > 0 else { return 0 }
+        var shared = 0
+        for (stem, count) in a { shared += min(count, b[stem] ?? 0) }
+        return 2 * Double(shared) / Double(sizeA + sizeB)
     }
 
     /// `word` without a French elided article or pronoun ("l'eau" → "eau", "d'un" → "un",
@@ -148,4 +146,8 @@ public struct ReferenceMatchScorer: Scorer {
         // Spanish (and "de", "en", "la", "que", "son" above)
         "el", "los", "las", "una", "unos", "unas", "y", "o", "del", "con", "por", "para", "al", "es", "su", "sus", "se", "lo",
     ]
+}
+
+extension ReferenceCorpus {
+    func referenceMatch(of item: ScoringItem) -> ReferenceMatchScorer.Prepared? { nil }
 }
