@@ -202,21 +202,6 @@ struct ReferenceMetricsTests {
         #expect(BLEU.sentenceScores(candidate: Self.words("a cat on a mat"), references: [Self.words("a cat on the mat")]) == bleu)
     }
 
-    /// The brevity penalty uses the reference length closest to the candidate's, the shorter
-    /// on a tie.
-    @Test func bleuClosestReferenceLength() {
-        let corpus = ReferenceCorpus(tokenizedItems: [
-            (id: "x", references: [Self.words("a b c d e f"), Self.words("a b"), Self.words("a b c d e f g h i j")])
-        ])
-        let candidate = CandidateNGrams(Self.words("a b c d"), corpus: corpus)
-        #expect(BLEU.counts(candidate, entry: corpus.entries[0]).referenceLength == 2)
-        let five = CandidateNGrams(Self.words("a b c d e"), corpus: corpus)
-        #expect(BLEU.counts(five, entry: corpus.entries[0]).referenceLength == 6)
-        // Clipping: "a a a a" matches "a" at most as often as one reference holds it.
-        let repeated = CandidateNGrams(Self.words("a a a a"), corpus: corpus)
-        #expect(BLEU.counts(repeated, entry: corpus.entries[0]).correct == [1, 0, 0, 0])
-    }
-
     /// ROUGE-L takes the best precision and the best recall, possibly from different
     /// references.
     @Test func rougeTakesBestPrecisionAndRecallSeparately() {

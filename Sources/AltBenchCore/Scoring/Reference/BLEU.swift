@@ -40,7 +40,8 @@ public enum BLEU {
     public static func sentenceScores(candidate: [String], references: [[String]]) -> [Double] {
         guard !references.isEmpty else { return [0, 0, 0, 0] }
         let corpus = ReferenceCorpus(tokenizedItems: [(id: "", references: references)])
-        return sentenceScores(counts(CandidateNGrams(candidate, corpus: corpus), entry: corpus.entries[0]))
+        let entry = corpus.entries[0]
+        return sentenceScores(counts(CandidateNGrams(candidate, entry: entry, corpus: corpus), entry: entry))
     }
 
     /// BLEU-1...4 of one sentence (pycocoevalcap's per-image list), or of a corpus whose
@@ -79,8 +80,8 @@ public enum BLEU {
     static func counts(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Counts {
         let length = candidate.tokens.count
         var correct = [0, 0, 0, 0]
-        for ngram in candidate.ngrams {
-            correct[ngram.order - 1] += min(entry.maxCounts[ngram.key] ?? 0, ngram.count)
+        for (ngram, held) in zip(candidate.ngrams, candidate.held) {
+            correct[ngram.order - 1] += min(held?.maxCount ?? 0, ngram.count)
         }
         let closest = entry.references.map(\.tokens.count).min { (abs($0 - length), $0) < (abs($1 - length), $1) }!
         return Counts(

@@ -22,7 +22,7 @@ public enum CiderD {
     /// `nil` when the corpus does not hold the item.
     public static func score(candidate: [String], itemID: String, corpus: ReferenceCorpus) -> Double? {
         guard let entry = corpus.entry(itemID) else { return nil }
-        return score(CandidateNGrams(candidate, corpus: corpus), entry: entry)
+        return score(CandidateNGrams(candidate, entry: entry, corpus: corpus), entry: entry)
     }
 
     /// A sentence's tf-idf vector, as `counts2vec` makes it.
@@ -35,12 +35,12 @@ public enum CiderD {
         var length: Int
     }
 
-    /// `counts2vec` of `ngrams` (``NGram/counts(_:)``, in its order), with the document
-    /// frequencies and `ref_len` of a corpus.
-    static func vector(_ ngrams: [NGram], documentFrequencies: [String: Int], refLen: Double) -> Vector {
+    /// `counts2vec` of `ngrams` (``NGram/counts(_:)``, in its order), given the document
+    /// frequency of each and the corpus's `ref_len`.
+    static func vector(_ ngrams: [NGram], documentFrequencies: [Int], refLen: Double) -> Vector {
         var vector = Vector(weights: [], norms: [0, 0, 0, 0], length: 0)
-        for ngram in ngrams {
-            let df = Foundation.log(max(1.0, Double(documentFrequencies[ngram.key] ?? 0)))
+        for (ngram, documentFrequency) in zip(ngrams, documentFrequencies) {
+            let df = Foundation.log(max(1.0, Double(documentFrequency)))
             let weight = Double(ngram.count) * (refLen - df)
             vector.weights.append(weight)
             vector.norms[ngram.order - 1] += weight * weight
@@ -54,20 +54,22 @@ public enum CiderD {
     /// image, with `sim` against each reference).
     static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
         let hyp = candidate.vector
+        // sim's clipped dot products, reference r's order n at 4r + n, over the candidate's
+        // n-grams in order. One no reference holds would add min(w, 0) · 0 = 0 to each.
+        var val = [Double](repeating: 0, count: 4 * entry.references.count)
+        for (k, ngram) in candidate.ngrams.enumerated() {
+            guard let refs = candidate.held[k]?.weights else { continue }
+            for (r, ref) in refs.enumerated() { val[4 * r + ngram.order - 1] += min(hyp.weights[k], ref) * ref }
+        }
         var score = [0.0, 0.0, 0.0, 0.0]
-        for reference in entry.references {
-            // sim: the clipped dot product of each order, over the candidate's n-grams in order.
-            var val = [0.0, 0.0, 0.0, 0.0]
-            for (ngram, weight) in zip(candidate.ngrams, hyp.weights) {
-                let ref = reference.weights[ngram.key] ?? 0
-                val[ngram.order - 1] += min(weight, ref) * ref
-            }
+        for (r, reference) in entry.references.enumerated() {
             let delta = Double(hyp.length - reference.length)
             for n in 0..<4 {
-                if hyp.norms[n] != 0 && reference.norms[n] != 0 { val[n] /= hyp.norms[n] * reference.norms[n] }
+                var v = val[4 * r + n]
+                if hyp.norms[n] != 0 && reference.norms[n] != 0 { v /= hyp.norms[n] * reference.norms[n] }
                 // np.e ** (-(delta ** 2) / (2 * sigma ** 2))
-                val[n] *= Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
-                score[n] += val[n]
+                v *= Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
+                score[n] += v
             }
         }
         // np.mean over the 4 orders, then / len(refs), then * 10.

@@ -21,16 +21,30 @@ public final class ReferenceCorpus: Sendable {
     struct Entry: Sendable {
         struct Reference: Sendable {
             let tokens: [String]
-            /// The CIDEr-D weight of each of the reference's n-grams (``CiderD/vector(_:corpus:)``).
-            let weights: [String: Double]
+            /// ROUGE-L's tokens (``RougeL/split(_:)``) as ``Entry/tokenNumbers``.
+            let numbers: [Int]
+            /// The norms of the reference's CIDEr-D vector (``CiderD/Vector``).
             let norms: [Double]
             /// pycocoevalcap's CIDEr-D "length": the number of bigrams.
             let length: Int
         }
 
+        /// What the item's references hold of one n-gram.
+        struct Held: Sendable {
+            /// BLEU's `cook_refs`: the most times it occurs in any one reference.
+            let maxCount: Int
+            /// Its CIDEr-D document frequency in the corpus.
+            let documentFrequency: Int
+            /// Its CIDEr-D weight in each reference, 0 where a reference lacks it.
+            var weights: [Double]
+        }
+
         let references: [Reference]
-        /// BLEU's `cook_refs`: the most times each n-gram occurs in any one reference.
-        let maxCounts: [String: Int]
+        /// Every n-gram some reference holds (by ``NGram/key``).
+        let ngrams: [String: Held]
+        /// A number for each distinct token of ROUGE-L's references, so that its LCS compares
+        /// numbers.
+        let tokenNumbers: [String: Int]
     }
 
     let entries: [Entry]
@@ -57,23 +71,41 @@ public final class ReferenceCorpus: Sendable {
     public init(tokenizedItems: [(id: String, references: [[String]])]) {
         var seen = Set<String>()
         let items = tokenizedItems.filter { seen.insert($0.id).inserted && !$0.references.isEmpty }
-        let ngrams = items.map { $0.references.map(NGram.counts) }
+        let counts = items.map { $0.references.map(NGram.counts) }
+        let maxCounts = counts.map { references in
+            var maxCounts: [String: Int] = [:]
+            for ngram in references.joined() where ngram.count > maxCounts[ngram.key] ?? 0 {
+                maxCounts[ngram.key] = ngram.count
+            }
+            return maxCounts
+        }
         // pycocoevalcap's `compute_doc_freq`: each n-gram once per item that holds it.
         var documentFrequencies: [String: Int] = [:]
-        for references in ngrams {
-            for key in Set(references.joined().map(\.key)) { documentFrequencies[key, default: 0] += 1 }
+        documentFrequencies.reserveCapacity(maxCounts.reduce(0) { $0 + $1.count })
+        for item in maxCounts {
+            for key in item.keys { documentFrequencies[key, default: 0] += 1 }
         }
         let refLen = Foundation.log(Double(items.count))
-        entries = zip(items, ngrams).map { item, ngrams in
-            var maxCounts: [String: Int] = [:]
-            for ngram in ngrams.joined() { maxCounts[ngram.key] = max(maxCounts[ngram.key] ?? 0, ngram.count) }
-            let references = zip(item.references, ngrams).map { tokens, ngrams in
-                let vector = CiderD.vector(ngrams, documentFrequencies: documentFrequencies, refLen: refLen)
-                return Entry.Reference(
-                    tokens: tokens, weights: Dictionary(uniqueKeysWithValues: zip(ngrams.map(\.key), vector.weights)),
-                    norms: vector.norms, length: vector.length)
+        entries = items.enumerated().map { i, item in
+            let zeros = [Double](repeating: 0, count: item.references.count)
+            var held: [String: Entry.Held] = [:]
+            var tokenNumbers: [String: Int] = [:]
+            let references = zip(item.references, counts[i]).enumerated().map { r, reference in
+                let (tokens, ngrams) = reference
+                let frequencies = ngrams.map { documentFrequencies[$0.key]! }
+                let vector = CiderD.vector(ngrams, documentFrequencies: frequencies, refLen: refLen)
+                for (k, ngram) in ngrams.enumerated() {
+                    held[ngram.key, default: Entry.Held(maxCount: maxCounts[i][ngram.key]!, documentFrequency: frequencies[k], weights: zeros)]
+                        .weights[r] = vector.weights[k]
+                }
+                var numbers: [Int] = []
+                for token in RougeL.split(tokens) {
+                    if tokenNumbers[token] == nil { tokenNumbers[token] = tokenNumbers.count }
+                    numbers.append(tokenNumbers[token]!)
+                }
+                return Entry.Reference(tokens: tokens, numbers: numbers, norms: vector.norms, length: vector.length)
             }
-            return Entry(references: references, maxCounts: maxCounts)
+            return Entry(references: references, ngrams: held, tokenNumbers: tokenNumbers)
         }
         index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, $0) })
         self.documentFrequencies = documentFrequencies
@@ -123,14 +155,18 @@ struct NGram: Sendable {
     /// ...), which is the order CIDEr-D adds them up in.
     static func counts(_ tokens: [String]) -> [NGram] {
         var ngrams: [NGram] = []
+        ngrams.reserveCapacity(4 * tokens.count)
         var positions: [String: Int] = [:]
+        positions.reserveCapacity(4 * tokens.count)
+        var keys = tokens  // the n-grams of the order at hand, by first position
         for order in 1...4 where order <= tokens.count {
-            for start in 0...(tokens.count - order) {
-                let key = key(tokens[start..<(start + order)])
-                if let k = positions[key] {
+            if order > 1 { keys = (0...(tokens.count - order)).map { keys[$0] + " " + tokens[$0 + order - 1] } }
+            for key in keys {
+                // One lookup for a new n-gram; a repeated one gets its first position back.
+                if let k = positions.updateValue(ngrams.count, forKey: key) {
+                    positions[key] = k
                     ngrams[k].count += 1
                 } else {
-                    positions[key] = ngrams.count
                     ngrams.append(NGram(key: key, order: order, count: 1))
                 }
             }

@@ -77,7 +77,7 @@ public enum ReferenceMetrics {
     static func itemScores(
         _ tokens: [String], itemID: String, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus
     ) -> ItemScores {
-        let candidate = CandidateNGrams(tokens, corpus: corpus)
+        let candidate = CandidateNGrams(tokens, entry: entry, corpus: corpus)
         let counts = BLEU.counts(candidate, entry: entry)
         return ItemScores(
             itemID: itemID, bleu: BLEU.sentenceScores(counts), rougeL: RougeL.score(candidate, entry: entry),
@@ -98,7 +98,7 @@ public enum ReferenceMetrics {
     public static func ciderD(_ answers: [(itemID: String, text: String)], corpus: ReferenceCorpus) -> Double? {
         let scores = answers.compactMap { answer in
             corpus.entry(answer.itemID).map { entry in
-                CiderD.score(CandidateNGrams(CaptionTokenizer.tokenize(answer.text), corpus: corpus), entry: entry)
+                CiderD.score(CandidateNGrams(CaptionTokenizer.tokenize(answer.text), entry: entry, corpus: corpus), entry: entry)
             }
         }
         return scores.isEmpty ? nil : numpyMean(scores)
@@ -184,17 +184,24 @@ public enum ReferenceMetrics {
         """.split(separator: " ").map(String.init)
 }
 
-/// An answer's tokens as the three metrics read them: pycocoevalcap's n-gram counts
-/// (``NGram/counts(_:)``) and its CIDEr-D vector with the corpus's idf.
+/// An answer's tokens as the three metrics read them against one item: pycocoevalcap's
+/// n-gram counts (``NGram/counts(_:)``), what the item's references hold of each n-gram, and
+/// the answer's CIDEr-D vector with the corpus's idf.
 struct CandidateNGrams {
     let tokens: [String]
     let ngrams: [NGram]
+    /// By n-gram, `entry.ngrams[key]`: looked up once for BLEU and CIDEr-D.
+    let held: [ReferenceCorpus.Entry.Held?]
     let vector: CiderD.Vector
 
-    init(_ tokens: [String], corpus: ReferenceCorpus) {
+    init(_ tokens: [String], entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) {
         self.tokens = tokens
         ngrams = NGram.counts(tokens)
-        vector = CiderD.vector(ngrams, documentFrequencies: corpus.documentFrequencies, refLen: corpus.refLen)
+        held = ngrams.map { entry.ngrams[$0.key] }
+        let frequencies = zip(ngrams, held).map { ngram, held in
+            held?.documentFrequency ?? corpus.documentFrequencies[ngram.key] ?? 0
+        }
+        vector = CiderD.vector(ngrams, documentFrequencies: frequencies, refLen: corpus.refLen)
     }
 }
 

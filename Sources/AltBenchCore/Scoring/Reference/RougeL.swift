@@ -17,28 +17,32 @@ public enum RougeL {
     /// ROUGE-L F of `candidate` against `references`, all as tokens.
     public static func score(candidate: [String], references: [[String]]) -> Double {
         guard !references.isEmpty else { return 0 }
-        // " ".join(tokens).split(" "): no tokens is one empty token.
-        func split(_ tokens: [String]) -> [String] { tokens.isEmpty ? [""] : tokens }
-        let tokens = split(candidate)
+        let corpus = ReferenceCorpus(tokenizedItems: [(id: "", references: references)])
+        let entry = corpus.entries[0]
+        return score(CandidateNGrams(candidate, entry: entry, corpus: corpus), entry: entry)
+    }
+
+    /// pycocoevalcap's `" ".join(tokens).split(" ")`: no tokens is one empty token.
+    static func split(_ tokens: [String]) -> [String] { tokens.isEmpty ? [""] : tokens }
+
+    /// ROUGE-L F of `candidate` against the references of `entry`.
+    static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
+        // A token no reference holds matches nothing.
+        let tokens = split(candidate.tokens).map { entry.tokenNumbers[$0] ?? -1 }
         var precMax = 0.0, recMax = 0.0
-        for reference in references.map(split) {
-            let lcs = Double(longestCommonSubsequence(reference, tokens))
+        for reference in entry.references {
+            let lcs = Double(longestCommonSubsequence(reference.numbers, tokens))
             precMax = max(precMax, lcs / Double(tokens.count))
-            recMax = max(recMax, lcs / Double(reference.count))
+            recMax = max(recMax, lcs / Double(reference.numbers.count))
         }
         guard precMax != 0 && recMax != 0 else { return 0 }
         let b2 = beta * beta
         return ((1 + b2) * precMax * recMax) / (recMax + b2 * precMax)
     }
 
-    /// ROUGE-L F of `candidate` against the references of `entry`.
-    static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
-        score(candidate: candidate.tokens, references: entry.references.map(\.tokens))
-    }
-
     /// `my_lcs`: the length of the longest common subsequence of `a` and `b`, by the dynamic
     /// programme, one row at a time.
-    static func longestCommonSubsequence(_ a: [String], _ b: [String]) -> Int {
+    static func longestCommonSubsequence(_ a: [Int], _ b: [Int]) -> Int {
         var row = [Int](repeating: 0, count: b.count + 1)
         for x in a {
             var diagonal = 0
