@@ -74,6 +74,7 @@ public final class ReferenceCorpus: Sendable {
         let counts = items.map { $0.references.map(NGram.counts) }
         let maxCounts = counts.map { references in
             var maxCounts: [String: Int] = [:]
+            maxCounts.reserveCapacity(references.reduce(0) { $0 + $1.count })
             for ngram in references.joined() where ngram.count > maxCounts[ngram.key] ?? 0 {
                 maxCounts[ngram.key] = ngram.count
             }
@@ -89,6 +90,7 @@ public final class ReferenceCorpus: Sendable {
         entries = items.enumerated().map { i, item in
             let zeros = [Double](repeating: 0, count: item.references.count)
             var held: [String: Entry.Held] = [:]
+            held.reserveCapacity(maxCounts[i].count)
             var tokenNumbers: [String: Int] = [:]
             let references = zip(item.references, counts[i]).enumerated().map { r, reference in
                 let (tokens, ngrams) = reference
