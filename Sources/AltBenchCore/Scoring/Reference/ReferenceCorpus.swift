@@ -32,11 +32,17 @@ public final class ReferenceCorpus: Sendable {
         /// What the item's references hold of one n-gram.
         struct Held: Sendable {
             /// BLEU's `cook_refs`: the most times it occurs in any one reference.
-            let maxCount: Int
+            var maxCount = 0
             /// Its CIDEr-D document frequency in the corpus.
             let documentFrequency: Int
             /// Its CIDEr-D weight in each reference, 0 where a reference lacks it.
             var weights: [Double]
+
+            /// Notes that reference `r` holds it `count` times, with CIDEr-D weight `weight`.
+            mutating func add(count: Int, weight: Double, reference r: Int) {
+                maxCount = max(maxCount, count)
+                weights[r] = weight
+            }
         }
 
         let references: [Reference]
@@ -72,33 +78,25 @@ public final class ReferenceCorpus: Sendable {
         var seen = Set<String>()
         let items = tokenizedItems.filter { seen.insert($0.id).inserted && !$0.references.isEmpty }
         let counts = items.map { $0.references.map(NGram.counts) }
-        let maxCounts = counts.map { references in
-            var maxCounts: [String: Int] = [:]
-            maxCounts.reserveCapacity(references.reduce(0) { $0 + $1.count })
-            for ngram in references.joined() where ngram.count > maxCounts[ngram.key] ?? 0 {
-                maxCounts[ngram.key] = ngram.count
-            }
-            return maxCounts
-        }
         // pycocoevalcap's `compute_doc_freq`: each n-gram once per item that holds it.
         var documentFrequencies: [String: Int] = [:]
-        documentFrequencies.reserveCapacity(maxCounts.reduce(0) { $0 + $1.count })
-        for item in maxCounts {
-            for key in item.keys { documentFrequencies[key, default: 0] += 1 }
+        documentFrequencies.reserveCapacity(counts.joined().reduce(0) { $0 + $1.count })
+        for references in counts {
+            for key in Set(references.joined().map(\.key)) { documentFrequencies[key, default: 0] += 1 }
         }
         let refLen = Foundation.log(Double(items.count))
         entries = items.enumerated().map { i, item in
             let zeros = [Double](repeating: 0, count: item.references.count)
             var held: [String: Entry.Held] = [:]
-            held.reserveCapacity(maxCounts[i].count)
+            held.reserveCapacity(counts[i].reduce(0) { $0 + $1.count })
             var tokenNumbers: [String: Int] = [:]
             let references = zip(item.references, counts[i]).enumerated().map { r, reference in
                 let (tokens, ngrams) = reference
                 let frequencies = ngrams.map { documentFrequencies[$0.key]! }
                 let vector = CiderD.vector(ngrams, documentFrequencies: frequencies, refLen: refLen)
                 for (k, ngram) in ngrams.enumerated() {
-                    held[ngram.key, default: Entry.Held(maxCount: maxCounts[i][ngram.key]!, documentFrequency: frequencies[k], weights: zeros)]
-                        .weights[r] = vector.weights[k]
+                    held[ngram.key, default: Entry.Held(documentFrequency: frequencies[k], weights: zeros)]
+                        .add(count: ngram.count, weight: vector.weights[k], reference: r)
                 }
                 var numbers: [Int] = []
                 for token in RougeL.split(tokens) {
