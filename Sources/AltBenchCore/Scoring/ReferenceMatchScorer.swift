@@ -147,7 +147,3 @@ public struct ReferenceMatchScorer: Scorer {
         "el", "los", "las", "una", "unos", "unas", "y", "o", "del", "con", "por", "para", "al", "es", "su", "sus", "se", "lo",
     ]
 }
-
-extension ReferenceCorpus {
-    func referenceMatch(of item: ScoringItem) -> ReferenceMatchScorer.Prepared? { nil }
-}

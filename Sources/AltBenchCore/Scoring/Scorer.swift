@@ -228,12 +228,10 @@ public struct ScoringInput: Sendable {
     public let characters: [Character]
     /// The words of `text` (``TextAnalysis/words(in:)``), split once for every scorer.
     public let words: [TextAnalysis.Word]
-    /// The answer's tokens and n-grams against its references, made by the first reference
-    /// metric that needs them and shared with the others.
     let quotedSpanCache = OnceCache<[TextAnalysis.QuotedSpan]>()
-    let referenceCandidate = OnceCache<
-        (candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus)?
-    >()
+    /// The answer's BLEU-4, ROUGE-L and CIDEr-D (``ReferenceMetrics/answerFigures(_:)``),
+    /// worked out by the first reference scorer that needs them and shared with the others.
+    let referenceFigures = OnceCache<(bleu4: Double, rougeL: Double, ciderD: Double)?>()
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil,

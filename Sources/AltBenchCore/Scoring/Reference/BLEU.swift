@@ -4,7 +4,7 @@ import Foundation
 /// David Chiang's scorer as adapted for MS COCO), given the same tokens.
 ///
 /// - N-grams of 1 to 4 tokens; a candidate n-gram counts as correct up to the most times it
-///   occurs in any one reference (clipping).
+///   occurs in any one reference (clipping, `cook_refs`' `maxcounts`).
 /// - The reference length is the "closest" one: the reference length nearest the candidate's,
 ///   the shorter on a tie.
 /// - Every precision is smoothed as `(correct + 1e-15) / (guess + 1e-9)`, so a candidate too
@@ -14,7 +14,7 @@ import Foundation
 ///   the sentence's brevity penalty (the `scores` list `compute_score` returns). The corpus
 ///   score sums lengths, guesses and correct counts over all sentences first.
 public enum BLEU {
-    /// What BLEU keeps of one candidate against its references.
+    /// What BLEU keeps of one candidate against its references (`cook_test`).
     public struct Counts: Sendable, Hashable {
         /// Candidate tokens.
         public var testLength: Int
@@ -41,10 +41,11 @@ public enum BLEU {
         guard !references.isEmpty else { return [0, 0, 0, 0] }
         let corpus = ReferenceCorpus(tokenizedItems: [(id: "", references: references)])
         let entry = corpus.entries[0]
-        return sentenceScores(counts(CandidateNGrams(candidate, corpus: corpus, entry: entry), entry: entry))
+        return sentenceScores(counts(CandidateNGrams(candidate, entry: entry, corpus: corpus), entry: entry))
     }
 
-    /// BLEU-1...4 of one sentence (pycocoevalcap's per-image list).
+    /// BLEU-1...4 of one sentence (pycocoevalcap's per-image list), or of a corpus whose
+    /// counts have been added up.
     public static func sentenceScores(_ c: Counts) -> [Double] {
         var scores = [Double](repeating: 0, count: 4)
         var bleu = 1.0
@@ -59,94 +60,32 @@ public enum BLEU {
         return scores
     }
 
-    /// Corpus BLEU-1...4 over `counts` (pycocoevalcap's `score`).
+    /// Corpus BLEU-1...4 over `counts` (pycocoevalcap's `score`): the sentence formula on the
+    /// summed counts.
     public static func corpusScores(_ counts: [Counts]) -> [Double] {
-        var testLength = 0, referenceLength = 0
-        var guess = [Int](repeating: 0, count: 4), correct = [Int](repeating: 0, count: 4)
+        var total = Counts(testLength: 0, referenceLength: 0, guess: [0, 0, 0, 0], correct: [0, 0, 0, 0])
         for c in counts {
-            testLength += c.testLength
-            referenceLength += c.referenceLength
+            total.testLength += c.testLength
+            total.referenceLength += c.referenceLength
             for k in 0..<4 {
-                guess[k] += c.guess[k]
-                correct[k] += c.correct[k]
+                total.guess[k] += c.guess[k]
+                total.correct[k] += c.correct[k]
             }
         }
-        var scores = [Double](repeating: 0, count: 4)
-        var bleu = 1.0
-        for k in 0..<4 {
-            bleu *= (Double(correct[k]) + tiny) / (Double(guess[k]) + small)
-            scores[k] = Foundation.pow(bleu, 1.0 / Double(k + 1))
-        }
-        let ratio = (Double(testLength) + tiny) / (Double(referenceLength) + small)
-        if ratio < 1 {
-            for k in 0..<4 { scores[k] *= Foundation.exp(1 - 1 / ratio) }
-        }
-        return scores
+        return sentenceScores(total)
     }
 
-    /// The counts of `candidate` against the references of corpus entry `entry`.
+    /// `cook_test` of `candidate` against the references of `entry`, with the "closest"
+    /// reference length: `min((abs(l - testlen), l) for l in reflen)[1]`.
     static func counts(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Counts {
-        candidate.withView(for: entry) { counts($0, entry: entry) }
-    }
-
-    static func counts(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> Counts {
-        let length = candidate.length
-        let correct = correctCounts(candidate, entry: entry)
+        let length = candidate.tokens.count
+        var correct = [0, 0, 0, 0]
+        for (ngram, held) in zip(candidate.ngrams, candidate.held) {
+            correct[ngram.order - 1] += min(held?.maxCount ?? 0, ngram.count)
+        }
+        let closest = entry.references.map(\.tokens.count).min { (abs($0 - length), $0) < (abs($1 - length), $1) }!
         return Counts(
-            testLength: length, referenceLength: closestLength(length, entry: entry),
-            guess: (0..<4).map { max(0, length - $0) }, correct: [correct.0, correct.1, correct.2, correct.3])
-    }
-
-    /// Clipped matching n-grams of each order, 1...4.
-    static func correctCounts(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> (Int, Int, Int, Int) {
-        var correct = (0, 0, 0, 0)
-        entry.maxCounts.withUnsafeBufferPointer { maxCounts in
-            for order in 0..<4 {
-                var sum = 0
-                for k in candidate.orderRange(order) {
-                    let gram = candidate.grams[k]
-                    guard gram.union >= 0 else { continue }
-                    sum += Int(min(gram.count, maxCounts[Int(gram.union)]))
-                }
-                switch order {
-                case 0: correct.0 = sum
-                case 1: correct.1 = sum
-                case 2: correct.2 = sum
-                default: correct.3 = sum
-                }
-            }
-        }
-        return correct
-    }
-
-    /// The reference length closest to `length`, the shorter on a tie:
-    /// `min((abs(l - testlen), l) for l in reflen)[1]`.
-    static func closestLength(_ length: Int, entry: ReferenceCorpus.Entry) -> Int {
-        var closest = entry.referenceLengths[0]
-        for l in entry.referenceLengths.dropFirst() {
-            let d = abs(l - length), best = abs(closest - length)
-            if d < best || (d == best && l < closest) { closest = l }
-        }
-        return closest
-    }
-
-    /// BLEU-4 of one sentence: `sentenceScores(counts(candidate, entry: entry))[3]`, with the
-    /// same arithmetic, without the arrays.
-    static func sentenceBLEU4(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
-        candidate.withView(for: entry) { sentenceBLEU4($0, entry: entry) }
-    }
-
-    static func sentenceBLEU4(_ candidate: NGramView, entry: ReferenceCorpus.Entry) -> Double {
-        let length = candidate.length
-        let correct = correctCounts(candidate, entry: entry)
-        var bleu = 1.0
-        bleu *= (Double(correct.0) + tiny) / (Double(max(0, length)) + small)
-        bleu *= (Double(correct.1) + tiny) / (Double(max(0, length - 1)) + small)
-        bleu *= (Double(correct.2) + tiny) / (Double(max(0, length - 2)) + small)
-        bleu *= (Double(correct.3) + tiny) / (Double(max(0, length - 3)) + small)
-        var score = Foundation.pow(bleu, 1.0 / Double(4))
-        let ratio = (Double(length) + tiny) / (Double(closestLength(length, entry: entry)) + small)
-        if ratio < 1 { score *= Foundation.exp(1 - 1 / ratio) }
-        return score
+            testLength: length, referenceLength: closest, guess: (1...4).map { max(0, length - $0 + 1) },
+            correct: correct)
     }
 }

@@ -11,8 +11,7 @@ public struct Bleu4Scorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        guard let (candidate, _, _) = ReferenceMetrics.prepare(input) else { return [] }
-        // Worked out once for the three reference scorers; none when the answer has no tokens.
-        return [Score(name: ScoreName.bleu4, value: candidate.figures?.bleu4 ?? 0)]
+        guard let figures = ReferenceMetrics.answerFigures(input) else { return [] }
+        return [Score(name: ScoreName.bleu4, value: figures.bleu4)]
     }
 }

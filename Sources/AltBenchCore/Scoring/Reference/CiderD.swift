@@ -21,155 +21,61 @@ public enum CiderD {
     /// CIDEr-D of `candidate` (tokens) for the corpus item `itemID`, with the corpus's idf;
     /// `nil` when the corpus does not hold the item.
     public static func score(candidate: [String], itemID: String, corpus: ReferenceCorpus) -> Double? {
-        guard let i = corpus.index[itemID] else { return nil }
-        let entry = corpus.entries[i]
-        return score(CandidateNGrams(candidate, corpus: corpus, entry: entry), entry: entry, corpus: corpus)
+        guard let entry = corpus.entry(itemID) else { return nil }
+        return score(CandidateNGrams(candidate, entry: entry, corpus: corpus), entry: entry)
     }
 
-    static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) -> Double {
-        candidate.withView(for: entry) { score($0, entry: entry, corpus: corpus) }
+    /// A sentence's tf-idf vector, as `counts2vec` makes it.
+    struct Vector: Sendable {
+        /// The weight of each n-gram, in the order of the n-grams given.
+        var weights: [Double]
+        /// The vector's norm for each order.
+        var norms: [Double]
+        /// The number of bigrams.
+        var length: Int
     }
 
-    /// The doubles `score` works in, for `count` n-grams and `references` references.
-    static func scratchSize(_ count: Int, references: Int) -> Int { count + 4 * references + 4 }
-
-    static func score(_ candidate: NGramView, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) -> Double {
-        let count = candidate.grams.count
-        let references = entry.references.count
-        if let scratch = candidate.scratch { return score(candidate, entry: entry, corpus: corpus, scratch: scratch) }
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: scratchSize(count, references: references)) {
-            score(candidate, entry: entry, corpus: corpus, scratch: $0.baseAddress!)
+    /// `counts2vec` of `ngrams` (``NGram/counts(_:)``, in its order), given the document
+    /// frequency of each and the corpus's `ref_len`.
+    static func vector(_ ngrams: [NGram], documentFrequencies: [Int], refLen: Double) -> Vector {
+        var vector = Vector(weights: [], norms: [0, 0, 0, 0], length: 0)
+        for (ngram, documentFrequency) in zip(ngrams, documentFrequencies) {
+            let df = Foundation.log(max(1.0, Double(documentFrequency)))
+            let weight = Double(ngram.count) * (refLen - df)
+            vector.weights.append(weight)
+            vector.norms[ngram.order - 1] += weight * weight
+            if ngram.order == 2 { vector.length += ngram.count }
         }
+        vector.norms = vector.norms.map { $0.squareRoot() }
+        return vector
     }
 
-    /// `score(candidate, entry: entry, corpus: corpus)` in `scratch`, of at least
-    /// `scratchSize(candidate.grams.count, references: entry.references.count)` doubles.
-    static func score(
-        _ candidate: NGramView, entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus,
-        scratch: UnsafeMutablePointer<Double>
-    ) -> Double {
-        let grams = candidate.grams
-        let count = grams.count
-        let references = entry.references.count
-        let weights = scratch
-        let hypNorm = weights + count
-        // Per reference and order, the clipped dot product `Σ min(w_cand, w_ref) · w_ref`.
-        let val = hypNorm + 4
-        val.initialize(repeating: 0, count: 4 * references)
-        corpus.idf.withUnsafeBufferPointer { idf in
-            entry.unionIDF.withUnsafeBufferPointer { unionIDF in
-                entry.unionWeights.withUnsafeBufferPointer { unionWeights in
-                    // counts2vec of the candidate, in pycocoevalcap's n-gram order.
-                    for k in 0..<count {
-                        let gram = grams[k]
-                        // An n-gram no reference holds has df 0: log(max(1, 0)) = 0.
-                        let weight = gram.union >= 0 ? unionIDF[Int(gram.union)]
-                            : gram.key >= 0 ? idf[Int(gram.key)] : corpus.refLen - 0.0
-                        weights[k] = Double(gram.count) * weight
-                    }
-                    // The norms, sum += pow(w, 2) over each order's n-grams in order; the four
-                    // sums side by side.
-                    let r0 = candidate.orderRange(0), r1 = candidate.orderRange(1)
-                    let r2 = candidate.orderRange(2), r3 = candidate.orderRange(3)
-                    var sums = (0.0, 0.0, 0.0, 0.0)
-                    for j in 0..<max(r0.count, r1.count, r2.count, r3.count) {
-                        if j < r0.count {
-                            let w = weights[r0.lowerBound + j]
-                            sums.0 += w * w
-                        }
-                        if j < r1.count {
-                            let w = weights[r1.lowerBound + j]
-                            sums.1 += w * w
-                        }
-                        if j < r2.count {
-                            let w = weights[r2.lowerBound + j]
-                            sums.2 += w * w
-                        }
-                        if j < r3.count {
-                            let w = weights[r3.lowerBound + j]
-                            sums.3 += w * w
-                        }
-                    }
-                    hypNorm[0] = sums.0.squareRoot()
-                    hypNorm[1] = sums.1.squareRoot()
-                    hypNorm[2] = sums.2.squareRoot()
-                    hypNorm[3] = sums.3.squareRoot()
-                    for order in 0..<4 {
-                        dotProducts(
-                            grams, weights, candidate.orderRange(order), order: order, unionWeights: unionWeights,
-                            references: references, into: val)
-                    }
-                }
-            }
+    /// CIDEr-D of `candidate` against the references of `entry` (`compute_cider` for one
+    /// image, with `sim` against each reference).
+    static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
+        let hyp = candidate.vector
+        // sim's clipped dot products, reference r's order n at 4r + n, over the candidate's
+        // n-grams in order. One no reference holds would add min(w, 0) · 0 = 0 to each.
+        var val = [Double](repeating: 0, count: 4 * entry.references.count)
+        for (k, ngram) in candidate.ngrams.enumerated() {
+            guard let refs = candidate.held[k]?.weights else { continue }
+            for (r, ref) in refs.enumerated() { val[4 * r + ngram.order - 1] += min(hyp.weights[k], ref) * ref }
         }
-        var score = (0.0, 0.0, 0.0, 0.0)
-        entry.referenceNorms.withUnsafeBufferPointer { norms in
-            for (r, bigramCount) in entry.referenceBigramCounts.enumerated() {
-                let delta = Double(candidate.bigramCount - bigramCount)
-                let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
-                score.0 += finish(val[4 * r], hypNorm[0], norms[4 * r], penalty)
-                score.1 += finish(val[4 * r + 1], hypNorm[1], norms[4 * r + 1], penalty)
-                score.2 += finish(val[4 * r + 2], hypNorm[2], norms[4 * r + 2], penalty)
-                score.3 += finish(val[4 * r + 3], hypNorm[3], norms[4 * r + 3], penalty)
+        var score = [0.0, 0.0, 0.0, 0.0]
+        for (r, reference) in entry.references.enumerated() {
+            let delta = Double(hyp.length - reference.length)
+            for n in 0..<4 {
+                var v = val[4 * r + n]
+                if hyp.norms[n] != 0 && reference.norms[n] != 0 { v /= hyp.norms[n] * reference.norms[n] }
+                // np.e ** (-(delta ** 2) / (2 * sigma ** 2))
+                v *= Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
+                score[n] += v
             }
         }
         // np.mean over the 4 orders, then / len(refs), then * 10.
-        var mean = (0.0 + score.0 + score.1 + score.2 + score.3) / 4
-        mean /= Double(references)
+        var mean = (0.0 + score[0] + score[1] + score[2] + score[3]) / 4
+        mean /= Double(entry.references.count)
         mean *= 10.0
         return mean
-    }
-
-    /// Adds to `val[4 × r + order]`, for each reference `r`, `min(w_cand, w_ref) · w_ref` over
-    /// the candidate's n-grams in `range`, in order. Only n-grams some reference of the item
-    /// holds can add to a similarity; a reference without one adds min(w, 0) · 0 = 0,
-    /// exactly. Four references at a time, in registers.
-    @inline(__always)
-    private static func dotProducts(
-        _ grams: UnsafeBufferPointer<CandidateNGrams.Gram>, _ weights: UnsafeMutablePointer<Double>, _ range: Range<Int>,
-        order: Int, unionWeights: UnsafeBufferPointer<Double>, references: Int, into val: UnsafeMutablePointer<Double>
-    ) {
-        var first = 0
-        while first < references {
-            let lanes = min(4, references - first)
-            var a0 = val[4 * first + order], a1 = 0.0, a2 = 0.0, a3 = 0.0
-            if lanes > 1 { a1 = val[4 * (first + 1) + order] }
-            if lanes > 2 { a2 = val[4 * (first + 2) + order] }
-            if lanes > 3 { a3 = val[4 * (first + 3) + order] }
-            for k in range {
-                let u = grams[k].union
-                guard u >= 0 else { continue }
-                let w = weights[k]
-                let row = unionWeights.baseAddress! + Int(u) * references + first
-                let r0 = row[0]
-                a0 += min(w, r0) * r0
-                if lanes > 1 {
-                    let r1 = row[1]
-                    a1 += min(w, r1) * r1
-                }
-                if lanes > 2 {
-                    let r2 = row[2]
-                    a2 += min(w, r2) * r2
-                }
-                if lanes > 3 {
-                    let r3 = row[3]
-                    a3 += min(w, r3) * r3
-                }
-            }
-            val[4 * first + order] = a0
-            if lanes > 1 { val[4 * (first + 1) + order] = a1 }
-            if lanes > 2 { val[4 * (first + 2) + order] = a2 }
-            if lanes > 3 { val[4 * (first + 3) + order] = a3 }
-            first += 4
-        }
-    }
-
-    /// One order's similarity: the clipped dot product over both norms (when neither is 0),
-    /// times the length penalty.
-    @inline(__always)
-    private static func finish(_ dot: Double, _ hypNorm: Double, _ refNorm: Double, _ penalty: Double) -> Double {
-        var val = dot
-        if hypNorm != 0 && refNorm != 0 { val /= hypNorm * refNorm }
-        return val * penalty
     }
 }

@@ -12,8 +12,7 @@ public struct RougeLScorer: Scorer {
     public init() {}
 
     public func score(_ input: ScoringInput) -> [Score] {
-        guard let (candidate, _, _) = ReferenceMetrics.prepare(input) else { return [] }
-        // Worked out once for the three reference scorers; none when the answer has no tokens.
-        return [Score(name: ScoreName.rougeL, value: candidate.figures?.rougeL ?? 0)]
+        guard let figures = ReferenceMetrics.answerFigures(input) else { return [] }
+        return [Score(name: ScoreName.rougeL, value: figures.rougeL)]
     }
 }
