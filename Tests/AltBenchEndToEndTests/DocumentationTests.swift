@@ -73,7 +73,7 @@ struct DocumentationTests {
         #expect(readme.contains("swift run altbench run"))
         #expect(readme.contains("swift test"))
         #expect(!readme.contains("../shared"))
-        for page in ["commands", "file-formats", "scoring", "results", "reliability", "benchmarks", "architecture"] {
+        for page in ["commands", "file-formats", "scoring", "judge", "results", "reliability", "benchmarks", "architecture"] {
             #expect(readme.contains("(docs/\(page).md)"), "README links docs/\(page).md")
         }
     }
