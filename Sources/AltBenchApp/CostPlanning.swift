@@ -154,7 +154,8 @@ public struct CostPlanning: Sendable {
         let estimate = JudgeEstimate.make(
             trials: trials, settings: prepared.settings, rubric: prepared.rubric, prices: prepared.settings.client.prices)
         if estimate.isMock {
-            notes.append("The mock judge bills nothing; set judge.model (or --judge-model) to plan a vision judge's cost.")
+            notes.append(
+                "The mock judge bills nothing: on an offline run no judge model is called. Plan a run that reaches a model (a key, --base-url or --proxy) to see a vision judge's cost.")
         } else if estimate.costHigh == nil {
             notes.append("The judge's model \(estimate.model) has no price: add it under prices: in altbench.yml to see its cost.")
         }

@@ -167,6 +167,7 @@ public struct Evaluation: Sendable {
             // is held to the limit.
             prices: experiment.prices, maxCost: experiment.provider == .mock ? nil : experiment.maxCost,
             onProgress: { progress.update($0) })
+        let runStarted = ContinuousClock.now
         let outcome = try await runner.run(trials)
         progress.finish()
         try? await httpClient?.shutdown()
@@ -191,9 +192,11 @@ public struct Evaluation: Sendable {
                 // One limit for both: the judge may spend what the run left of it.
                 let left = experiment.maxCost.map { max(0, $0 - (outcome.spentUSD ?? 0)) }
                 do {
-                    judgeStop = try await judge.judging.run(
-                        runID: runID, store: opened, prepared: judge.prepared, maxCost: left
-                    ).stopReason
+                // One deadline too: the judge has what the run left of it.
+                let timeLeft = experiment.deadline.map { max(.zero, $0 - (ContinuousClock.now - runStarted)) }
+                judgeStop = try await judge.judging.run(
+                    runID: runID, store: opened, prepared: judge.prepared, maxCost: left, deadline: timeLeft
+                ).stopReason
                 } catch let error as AltBenchError {
                     // The run's answers are kept and reported; only the judging is missing.
                     console.err("error: the answers were not judged: \(error.description)\nJudge them later with: altbench judge \(runID)\n")
@@ -225,7 +228,7 @@ public struct Evaluation: Sendable {
         }
         var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
         if let judgeRefusal {
-            if case .overBudget = judgeRefusal { exitCode = Self.costLimitExitCode } else { exitCode = Self.stoppedExitCode }
+            if case .judgeOverBudget = judgeRefusal { exitCode = Self.costLimitExitCode } else { exitCode = Self.stoppedExitCode }
         }
         if let judgeStop {
             exitCode = Self.exitCode(for: judgeStop)

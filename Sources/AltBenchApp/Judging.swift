@@ -72,7 +72,11 @@ public struct Judging: Sendable {
     ///
     /// `maxCost` replaces the judge's own `--max-cost` (`run --judge` passes what the run left
     /// of its limit).
-    public func run(runID: String, store: ResultStore, prepared: Prepared, maxCost: Double? = nil) async throws -> Outcome {
+    /// `deadline` likewise replaces the judge's own (`run --judge` passes what the run left of
+    /// its `--deadline`).
+    public func run(
+        runID: String, store: ResultStore, prepared: Prepared, maxCost: Double? = nil, deadline: Duration? = nil
+    ) async throws -> Outcome {
         let results = try await store.loadRun(id: runID)
         let (settings, rubric) = (prepared.settings, prepared.rubric)
         let model: any VisionModel
@@ -104,12 +108,12 @@ public struct Judging: Sendable {
         let limit = settings.isMock ? nil : maxCost ?? settings.client.maxCost
         if let limit {
             guard let price = settings.client.prices.price(forModel: settings.model)?.price else {
-                throw AltBenchError.overBudget(
+                throw AltBenchError.judgeOverBudget(
                     message: "--max-cost \(CostSummary.usd(limit)) needs a price for the judge's model, and \(settings.model) has none. Add it under prices: in altbench.yml (USD per million tokens), or drop --max-cost.")
             }
             let high = plan.calls.reduce(0.0) { $0 + price.cost(inputTokens: $1.estimate.inputTokens, outputTokens: $1.estimate.outputTokensMax) }
             if high > limit {
-                throw AltBenchError.overBudget(
+                throw AltBenchError.judgeOverBudget(
                     message: "judging \(plan.calls.count) calls may cost up to \(CostSummary.usd(high)), above --max-cost \(CostSummary.usd(limit)); nothing was sent to the judge. Judge fewer answers, lower judge.max_tokens, or raise --max-cost.")
             }
         }
@@ -126,7 +130,7 @@ public struct Judging: Sendable {
             model: model, sink: nil, retryPolicy: RetryPolicy(maxRetries: client.maxRetries),
             concurrency: client.concurrency, requestsPerMinute: client.requestsPerMinute,
             tokensPerMinute: client.tokensPerMinute, useCache: client.useCache, control: control,
-            gracePeriod: gracePeriod, deadline: client.deadline, prices: client.prices,
+            gracePeriod: gracePeriod, deadline: deadline ?? client.deadline, prices: client.prices,
             maxCost: limit, onProgress: { progress.update($0) })
         let ran = try await runner.judge(plan.calls, sink: recorder)
         progress.finish()

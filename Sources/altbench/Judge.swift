@@ -18,7 +18,7 @@ extension AltBench {
                 the mock judge. A verdict already stored for the same judge, rubric and answer is \
                 reused without a request. Exit status: 0 when the pass finished (verdicts that failed \
                 or could not be read are counted, and their scores left missing), 1 for a bad setting \
-                or a stop by a configuration error, 4 when --max-cost stopped it, 124 at --deadline, \
+                or a stop by a configuration error, 4 when --max-cost stopped it, 124 when deadline: in altbench.yml passed, \
                 130 after Ctrl-C (judge again to continue: what was judged is kept).
                 """)
 
@@ -51,7 +51,7 @@ extension AltBench {
         @Option(name: .long, help: ArgumentHelp("At most this many (estimated) tokens per minute.", valueName: "n"))
         var tpm: Double?
 
-        @Option(name: .customLong("max-retries"), help: ArgumentHelp("Retries per request after a retryable failure. Default: 3.", valueName: "n"))
+        @Option(name: .customLong("max-retries"), help: ArgumentHelp("Retries per request after a retryable failure. Default: 4.", valueName: "n"))
         var maxRetries: Int?
 
         @Option(name: .customLong("max-cost"), help: ArgumentHelp("Stop before the judge's spending could pass this many USD.", valueName: "usd"))

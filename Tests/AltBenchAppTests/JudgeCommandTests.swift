@@ -388,7 +388,7 @@ struct JudgeCommandTests {
         await #expect {
             _ = try await command.run(id: nil)
         } throws: { error in
-            guard case AltBenchError.overBudget(let message) = error else { return false }
+            guard case AltBenchError.judgeOverBudget(let message) = error else { return false }
             return message.contains("nothing was sent")
         }
         options.maxCost = 100

@@ -59,6 +59,11 @@ public struct JudgeSettings: Sendable, Hashable {
         var clientConfig = config
         var reason = "the run's own provider"
         // A judge elsewhere: its own provider, base URL or proxy replace the run's.
+        if file.baseURL != nil, file.proxy != nil {
+            throw AltBenchError.invalidSetting(
+                name: "judge: in altbench.yml",
+                message: "sets both base_url and proxy, two places to send the judge's requests. Keep one of them.")
+        }
         if file.provider != nil || file.baseURL != nil || file.proxy != nil {
             // Nothing of the run's own location carries over: its Azure resource, proxy or
             // token field would contradict the judge's.

@@ -20,6 +20,9 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidSetting(name: String, message: String)
     /// `--max-cost` below what the plan may spend, or a model the limit cannot price.
     case overBudget(message: String)
+    /// The judge's calls cannot fit `--max-cost` (or its model has no price): nothing is sent
+    /// to the judge.
+    case judgeOverBudget(message: String)
     case missingAPIKey(variable: String, reason: String)
     /// An Azure OpenAI run without the resource's key.
     case missingAzureKey(variable: String, endpoint: String)
@@ -62,6 +65,8 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(name): \(message)"
         case .overBudget(let message):
             return "the run will not start: \(message)"
+        case .judgeOverBudget(let message):
+            return "the judge will not start: \(message)"
         case .missingAPIKey(let variable, let reason):
             return "\(variable) is not set, and \(reason). Export \(variable)=... (or set OPENAI_BASE_URL / --base-url for a local server), or pass --provider mock to use the offline mock on purpose."
         case .missingAzureKey(let variable, let endpoint):

@@ -52,6 +52,22 @@ struct JudgeSettingsTests {
         #expect(settings.reason.contains("gpt-4o is not called"))
     }
 
+    @Test("judge: with both base_url and proxy is refused, naming the judge's section")
+    func baseURLAndProxy() throws {
+        var config = ConfigFile()
+        var judge = JudgeConfig()
+        judge.baseURL = "http://127.0.0.1:8089/v1"
+        judge.proxy = ProxyConfig()
+        judge.proxy?.url = "http://127.0.0.1:8787"
+        config.judge = judge
+        #expect {
+            try Self.resolve(JudgeOptions(enabled: true, model: "gpt-4o"), run: Self.run(.mock), config: config)
+        } throws: { error in
+            guard case AltBenchError.invalidSetting(let name, let message) = error else { return false }
+            return name == "judge: in altbench.yml" && message.contains("both base_url and proxy")
+        }
+    }
+
     @Test("a run that falls back to the mock (no key, no base URL) gets the mock judge too")
     func fallbackMockRun() throws {
         let settings = try Self.resolve(run: Self.run(nil))
