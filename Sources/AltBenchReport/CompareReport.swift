@@ -69,6 +69,13 @@ public enum CompareReport {
         ("length_mean", "mean length"),
     ]
 
+    /// The summary's figures for `comparison`: the standard ones, and the judge's accuracy
+    /// when either side of any pair was judged.
+    static func summaryFigures(_ comparison: Comparison) -> [(name: String, title: String)] {
+        let judged = comparison.pairs.contains { $0.metric(ScoreName.judgeAccuracy) != nil }
+        return summaryFigures + (judged ? [(ScoreName.judgeAccuracy, "judge accuracy")] : [])
+    }
+
     private struct Writer {
         let comparison: Comparison
         let level: Int
@@ -136,18 +143,19 @@ public enum CompareReport {
         // MARK: Summary
 
         mutating func summary() {
+            let figures = CompareReport.summaryFigures(comparison)
             out.append(heading(1, "Summary"))
             out.append("")
             out.append(
                 "Each cell is A → B (change). ▲ better, ▼ worse, = same; mean length has no better side. Answered / failed counts trials (a failed trial got no answer); rates are shares of answered trials, their changes in percentage points (pp). Significance: paired tests (see below), **bold** when p < \(CompareReport.alpha(comparison.alpha)).")
             out.append("")
             out.append(
-                "| pair | answered / failed | " + CompareReport.summaryFigures.map(\.title).joined(separator: " | ")
+                "| pair | answered / failed | " + figures.map(\.title).joined(separator: " | ")
                     + " | significance |")
-            out.append("|---|---:|" + String(repeating: "---:|", count: CompareReport.summaryFigures.count) + "---|")
+            out.append("|---|---:|" + String(repeating: "---:|", count: figures.count) + "---|")
             for pair in comparison.pairs {
                 var cells = [CompareReport.pairCell(pair, style: style), CompareReport.trials(pair)]
-                cells += CompareReport.summaryFigures.map { figure in
+                cells += figures.map { figure in
                     let cell = pair.metric(figure.name).map(CompareReport.change) ?? "–"
                     return figure.name == "quality" && CompareReport.isFormOnly(pair) ? cell + " " + Format.formOnlyMark : cell
                 }
@@ -180,7 +188,7 @@ public enum CompareReport {
                 out.append("\(pair.pairedItems) paired item\(pair.pairedItems == 1 ? "" : "s").")
                 out.append("")
                 // The summary's rates, plus every figure with an interval or a test.
-                let shown = Set(CompareReport.summaryFigures.map(\.name))
+                let shown = Set(CompareReport.summaryFigures(comparison).map(\.name))
                 let metrics = pair.metrics.filter { $0.test != nil || ($0.kind == .rate && shown.contains($0.name)) }
                 out.append("| figure | A → B | Wilson 95% A → B | paired test | p |")
                 out.append("|---|---:|---:|---|---:|")
@@ -320,7 +328,8 @@ public enum CompareReport {
 
     /// How tables name a figure: the summary's column title, else the run report's label.
     static func title(_ name: String, style: TextStyle = .markdown) -> String {
-        summaryFigures.first { $0.name == name }?.title ?? style.cell(Format.label(name))
+        (summaryFigures + [(ScoreName.judgeAccuracy, "judge accuracy")]).first { $0.name == name }?.title
+            ?? style.cell(Format.label(name))
     }
 
     /// Trials answered and failed on each side: "27 / 0 → 0 / 27 ▼" (▼ when the share of

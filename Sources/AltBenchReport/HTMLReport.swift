@@ -159,12 +159,14 @@ public struct HTMLReport: Sendable {
     // MARK: Summary table
 
     func summaryTable(_ summary: RunSummary) -> Node<HTML.BodyContext> {
-        .section(
+        let judged = summary.rows.contains { $0.judged > 0 }
+        return .section(
             SafeHTML.attribute("id", "summary"),
             .h2("Summary"),
             .p(SafeHTML.text("Rates are shares of answered trials; click a column to sort.")),
             table(
-                headers: ["variant", "max_tokens", "n", "errors", "form", "content", "quality", "mean chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty"],
+                headers: ["variant", "max_tokens", "n", "errors", "form", "content", "quality"] + (judged ? ["judge accuracy"] : [])
+                    + ["mean chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty"],
                 rows: summary.rows.map { row in
                     [
                         Cell(row.variant), Cell(Format.tokens(row.maxTokens), sort: Double(row.maxTokens ?? Int.max)),
@@ -174,6 +176,9 @@ public struct HTMLReport: Sendable {
                         Cell(
                             Format.decimal(row.meanQuality, digits: 2), sort: row.meanQuality,
                             mark: row.formOnly > 0 ? Self.formOnlyMark(row.formOnly, of: row.scoredQuality) : nil),
+                    ] + (judged
+                        ? [Cell(Format.decimal(row.means[ScoreName.judgeAccuracy], digits: 2), sort: row.means[ScoreName.judgeAccuracy])]
+                        : []) + [
                         Cell(Format.decimal(row.meanChars), sort: row.meanChars),
                         Cell(Format.percent(row.withinBudget), sort: row.withinBudget),
                         Cell(Format.percent(row.firstPerson), sort: row.firstPerson), Cell(Format.percent(row.truncated), sort: row.truncated),

@@ -127,8 +127,15 @@ public struct MarkdownReport: Sendable {
             header += " errors |"
             rule += "---:|"
         }
-        header += " form | content | quality | mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty |"
-        rule += "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        header += " form | content | quality |"
+        rule += "---:|---:|---:|"
+        let judged = summary.rows.contains { $0.judged > 0 }
+        if judged {
+            header += " judge accuracy |"
+            rule += "---:|"
+        }
+        header += " mean chars | p90 chars | ≤ \(summary.budget) chars | first person | truncated | refusals | empty |"
+        rule += "---:|---:|---:|---:|---:|---:|---:|"
         if showsTokenLimits {
             header += " mean completion tokens | p50 latency |"
             rule += "---:|---:|"
@@ -138,8 +145,9 @@ public struct MarkdownReport: Sendable {
         for row in summary.rows {
             var cells = keyCells(row) + [String(row.n)]
             if showsTokenLimits { cells.append(String(row.errors)) }
+            cells += [Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row)]
+            if judged { cells.append(Format.decimal(row.means[ScoreName.judgeAccuracy], digits: 2)) }
             cells += [
-                Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row),
                 Format.decimal(row.meanChars), Format.whole(row.p90Chars),
                 Format.percent(row.withinBudget), Format.percent(row.firstPerson), Format.percent(row.truncated),
                 Format.percent(row.refusals), Format.percent(row.empty),

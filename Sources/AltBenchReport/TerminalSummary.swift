@@ -5,14 +5,16 @@ import Foundation
 public enum TerminalSummary {
     public static func render(_ results: RunResults) -> String {
         let summary = RunSummary(results)
-        let headers = [
-            "variant", "max_tokens", "n", "errors", "form", "content", "quality", "mean chars", "p90 chars", "≤\(summary.budget)", "1st person",
-            "truncated", "refusals", "empty", "compl. tokens", "p50 latency",
+        let judged = summary.rows.contains { $0.judged > 0 }
+        let headers = ["variant", "max_tokens", "n", "errors", "form", "content", "quality"] + (judged ? ["judge"] : []) + [
+            "mean chars", "p90 chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty", "compl. tokens",
+            "p50 latency",
         ]
         let rows = summary.rows.map { row in
             [
                 TerminalText.line(row.variant), Format.tokens(row.maxTokens), String(row.n), String(row.errors),
                 Format.decimal(row.meanForm, digits: 2), Format.decimal(row.meanContent, digits: 2), Format.quality(row),
+            ] + (judged ? [Format.decimal(row.means[ScoreName.judgeAccuracy], digits: 2)] : []) + [
                 Format.decimal(row.meanChars), Format.whole(row.p90Chars), Format.percent(row.withinBudget),
                 Format.percent(row.firstPerson), Format.percent(row.truncated), Format.percent(row.refusals),
                 Format.percent(row.empty), Format.decimal(row.meanCompletionTokens), Format.latency(row.p50LatencyMs),

@@ -93,6 +93,21 @@ struct JudgeReportTests {
         #expect(row["judged"] != nil)
     }
 
+    @Test("the summary tables get a judge column, and compare a judge accuracy column with its paired test")
+    func summaryAndCompareColumns() throws {
+        let results = Self.judgedRun()
+        let markdown = MarkdownReport(results: results, reportDirectory: F.runsDirectory).render()
+        let summary = try #require(markdown.split(separator: "\n").first { $0.hasPrefix("| variant | max_tokens | n |") })
+        #expect(summary.contains("| quality | judge accuracy | mean chars |"))
+        #expect(TerminalSummary.render(results).split(separator: "\n").first?.contains("quality  judge") == true)
+        #expect(HTMLReport(results: results, reportDirectory: F.runsDirectory).render().contains("<th>judge accuracy</th>"))
+        let snapshot = RunSnapshot(results)
+        let compared = CompareReport.markdown(Comparison(before: snapshot, after: snapshot))
+        #expect(compared.contains("| judge accuracy | significance |"))
+        let plain = RunSnapshot(F.fullRun())
+        #expect(!CompareReport.markdown(Comparison(before: plain, after: plain)).contains("judge accuracy"))
+    }
+
     @Test("a run nobody judged has no judge section, column or line")
     func unjudged() {
         let results = F.fullRun()
