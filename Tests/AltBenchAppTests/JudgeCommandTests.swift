@@ -1,3 +1,4 @@
+import AltBenchProxy
 import AltBenchStore
 import AltBenchTesting
 import Foundation
@@ -402,5 +403,46 @@ struct JudgeCommandTests {
         }
         #expect(await server.requests().isEmpty)
         await server.stop()
+    }
+
+    @Test("a judge behind the team's signed proxy: signed calls, no OpenAI key on this machine, the upstream key added by the proxy")
+    func judgeThroughTheSignedProxy() async throws {
+        let root = try Self.workspace(items: 2)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await Self.mockRun(root)
+        let upstreamKey = "sk" + "-upstream-judge-0123456789abcdef"
+        let appKey = "altbench-app-key-judge-test-0001"
+        let verdict = JudgeVerdict(accuracy: 4, completeness: 4, concision: 5).json
+        let upstream = try await OpenAITestServer.start(
+            handler: ResponseScript([], then: { request in
+                guard request.header("authorization") == "Bearer \(upstreamKey)" else {
+                    return .error(status: 401, message: "Incorrect API key provided.", code: "invalid_api_key")
+                }
+                return .chatCompletion(content: verdict)
+            }).handler)
+        var configuration = ProxyConfiguration(
+            upstream: URL(string: upstream.baseURL)!, upstreamKey: Secret(upstreamKey), appKey: Secret(appKey))
+        configuration.port = 0
+        let proxy = try await SignedProxy.start(configuration)
+        let config = "judge:\n  model: gpt-4o\n  proxy:\n    url: http://127.0.0.1:\(proxy.port)\n"
+        try config.write(to: root.appendingPathComponent("altbench.yml"), atomically: true, encoding: .utf8)
+        let code = try await JudgeCommand(
+            judge: JudgeOptions(enabled: true), options: RunOptions(),
+            environment: ["ALTBENCH_PROXY_APP_KEY": appKey], console: Capture().console, workingDirectory: root
+        ).run(id: nil)
+        let bodies = try await upstream.requests().filter { $0.path.hasSuffix("/chat/completions") }.map { try $0.json() }
+        await proxy.stop()
+        await upstream.stop()
+        #expect(code == 0)
+        #expect(bodies.count == 2)
+        #expect(bodies.allSatisfy { $0["response_format"] != nil && $0["temperature"]?.doubleValue == 0 })
+        let judged = try await Self.store(root).loadRun(id: run.runID)
+        #expect(judged.trials.allSatisfy { $0.judgements.first?.status == .judged && $0.judgements.first?.accuracy == 4 })
+        #expect(judged.trials.allSatisfy { $0.judgements.first?.endpoint.hasPrefix("http://127.0.0.1:\(proxy.port)") == true })
+        #expect(judged.info.settings["judge"]?["provider"]?.stringValue == "proxy")
+        // No key or token is stored.
+        let database = try Data(contentsOf: root.appendingPathComponent("results/altbench.sqlite"))
+        #expect(database.range(of: Data(appKey.utf8)) == nil)
+        #expect(database.range(of: Data(upstreamKey.utf8)) == nil)
     }
 }
