@@ -64,11 +64,12 @@ public enum CiderD {
         var score = [0.0, 0.0, 0.0, 0.0]
         for (r, reference) in entry.references.enumerated() {
             let delta = Double(hyp.length - reference.length)
+            // np.e ** (-(delta ** 2) / (2 * sigma ** 2))
+            let penalty = Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
             for n in 0..<4 {
                 var v = val[4 * r + n]
                 if hyp.norms[n] != 0 && reference.norms[n] != 0 { v /= hyp.norms[n] * reference.norms[n] }
-                // np.e ** (-(delta ** 2) / (2 * sigma ** 2))
-                v *= Foundation.pow(2.718281828459045, -(delta * delta) / (2 * (sigma * sigma)))
+                v *= penalty
                 score[n] += v
             }
         }

@@ -21,8 +21,9 @@ public final class ReferenceCorpus: Sendable {
     struct Entry: Sendable {
         struct Reference: Sendable {
             let tokens: [String]
-            /// ROUGE-L's tokens (``RougeL/split(_:)``) as ``Entry/tokenNumbers``.
-            let numbers: [Int]
+            /// ROUGE-L's tokens (``RougeL/split(_:)``) by their numbers in the corpus
+            /// ``ReferenceCorpus/vocabulary``.
+            let numbers: [Int32]
             /// The norms of the reference's CIDEr-D vector (``CiderD/Vector``).
             let norms: [Double]
             /// pycocoevalcap's CIDEr-D "length": the number of bigrams.
@@ -46,17 +47,17 @@ public final class ReferenceCorpus: Sendable {
         }
 
         let references: [Reference]
-        /// Every n-gram some reference holds (by ``NGram/key``).
-        let ngrams: [String: Held]
-        /// A number for each distinct token of ROUGE-L's references, so that its LCS compares
-        /// numbers.
-        let tokenNumbers: [String: Int]
+        /// Every n-gram some reference holds.
+        let ngrams: [NGram.Key: Held]
     }
 
     let entries: [Entry]
     let index: [String: Int]
-    /// The number of items whose references hold each n-gram (by ``NGram/key``).
-    let documentFrequencies: [String: Int]
+    /// A number for each distinct token of the references (and the empty token ROUGE-L makes
+    /// of an empty reference), so that n-grams are keyed and LCS compares by numbers.
+    let vocabulary: [String: Int32]
+    /// The number of items whose references hold each n-gram.
+    let documentFrequencies: [NGram.Key: Int]
     /// log(number of items).
     let refLen: Double
     /// Each item's references as `reference_match` reads them, prepared once for the run, with
@@ -90,9 +91,21 @@ public final class ReferenceCorpus: Sendable {
         self.referenceMatches = referenceMatches
         var seen = Set<String>()
         let items = tokenizedItems.filter { seen.insert($0.id).inserted && !$0.references.isEmpty }
-        let counts = items.map { $0.references.map(NGram.counts) }
+        var vocabulary: [String: Int32] = [:]
+        let numbers = items.map { item in
+            item.references.map { tokens in
+                RougeL.split(tokens).map { token in
+                    if let number = vocabulary[token] { return number }
+                    vocabulary[token] = Int32(vocabulary.count)
+                    return Int32(vocabulary.count - 1)
+                }
+            }
+        }
+        let counts = zip(items, numbers).map { item, numbers in
+            zip(item.references, numbers).map { tokens, numbers in NGram.counts(tokens.isEmpty ? [] : numbers) }
+        }
         // pycocoevalcap's `compute_doc_freq`: each n-gram once per item that holds it.
-        var documentFrequencies: [String: Int] = [:]
+        var documentFrequencies: [NGram.Key: Int] = [:]
         documentFrequencies.reserveCapacity(counts.joined().reduce(0) { $0 + $1.count })
         for references in counts {
             for key in Set(references.joined().map(\.key)) { documentFrequencies[key, default: 0] += 1 }
@@ -100,9 +113,8 @@ public final class ReferenceCorpus: Sendable {
         let refLen = Foundation.log(Double(items.count))
         entries = items.enumerated().map { i, item in
             let zeros = [Double](repeating: 0, count: item.references.count)
-            var held: [String: Entry.Held] = [:]
+            var held: [NGram.Key: Entry.Held] = [:]
             held.reserveCapacity(counts[i].reduce(0) { $0 + $1.count })
-            var tokenNumbers: [String: Int] = [:]
             let references = zip(item.references, counts[i]).enumerated().map { r, reference in
                 let (tokens, ngrams) = reference
                 let frequencies = ngrams.map { documentFrequencies[$0.key]! }
@@ -111,16 +123,12 @@ public final class ReferenceCorpus: Sendable {
                     held[ngram.key, default: Entry.Held(documentFrequency: frequencies[k], weights: zeros)]
                         .add(count: ngram.count, weight: vector.weights[k], reference: r)
                 }
-                var numbers: [Int] = []
-                for token in RougeL.split(tokens) {
-                    if tokenNumbers[token] == nil { tokenNumbers[token] = tokenNumbers.count }
-                    numbers.append(tokenNumbers[token]!)
-                }
-                return Entry.Reference(tokens: tokens, numbers: numbers, norms: vector.norms, length: vector.length)
+                return Entry.Reference(tokens: tokens, numbers: numbers[i][r], norms: vector.norms, length: vector.length)
             }
-            return Entry(references: references, ngrams: held, tokenNumbers: tokenNumbers)
+            return Entry(references: references, ngrams: held)
         }
         index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, $0) })
+        self.vocabulary = vocabulary
         self.documentFrequencies = documentFrequencies
         self.refLen = refLen
     }
@@ -150,7 +158,12 @@ public final class ReferenceCorpus: Sendable {
     /// document frequency.
     public func documentFrequency(of ngram: [String]) -> Int {
         guard (1...4).contains(ngram.count) else { return 0 }
-        return documentFrequencies[NGram.key(ngram[...])] ?? 0
+        var numbers: [Int32] = []
+        for token in ngram {
+            guard let number = vocabulary[token] else { return 0 }
+            numbers.append(number)
+        }
+        return documentFrequencies[NGram.Key(numbers[...])] ?? 0
     }
 
     static func isBlank(_ text: String) -> Bool {
@@ -161,27 +174,32 @@ public final class ReferenceCorpus: Sendable {
 /// An n-gram of a caption with its count, as pycocoevalcap's `precook` counts them for BLEU
 /// and CIDEr-D.
 struct NGram: Sendable {
-    /// The tokens joined by a space, which no token holds (pycocoevalcap joins the tokens
-    /// with spaces and splits them again).
-    let key: String
+    /// An n-gram's tokens by their numbers in a vocabulary, padded with -1 to 4: equal keys
+    /// are equal n-grams (pycocoevalcap keys its dicts by the tuple of tokens).
+    struct Key: Hashable, Sendable {
+        var numbers = SIMD4<Int32>(repeating: -1)
+
+        init(_ tokens: ArraySlice<Int32>) {
+            for (j, number) in tokens.enumerated() { numbers[j] = number }
+        }
+    }
+
+    let key: Key
     /// The number of tokens, 1...4.
     let order: Int
     var count: Int
 
-    static func key(_ tokens: ArraySlice<String>) -> String { tokens.joined(separator: " ") }
-
-    /// pycocoevalcap's `precook(words, n=4)`: every n-gram of 1 to 4 tokens with its count,
-    /// in the order its dict holds them (the unigrams by first position, then the bigrams,
-    /// ...), which is the order CIDEr-D adds them up in.
-    static func counts(_ tokens: [String]) -> [NGram] {
+    /// pycocoevalcap's `precook(words, n=4)` of the tokens numbered `tokens`: every n-gram of
+    /// 1 to 4 tokens with its count, in the order its dict holds them (the unigrams by first
+    /// position, then the bigrams, ...), which is the order CIDEr-D adds them up in.
+    static func counts(_ tokens: [Int32]) -> [NGram] {
         var ngrams: [NGram] = []
         ngrams.reserveCapacity(4 * tokens.count)
-        var positions: [String: Int] = [:]
+        var positions: [Key: Int] = [:]
         positions.reserveCapacity(4 * tokens.count)
-        var keys = tokens  // the n-grams of the order at hand, by first position
         for order in 1...4 where order <= tokens.count {
-            if order > 1 { keys = (0...(tokens.count - order)).map { keys[$0] + " " + tokens[$0 + order - 1] } }
-            for key in keys {
+            for start in 0...(tokens.count - order) {
+                let key = Key(tokens[start..<(start + order)])
                 // One lookup for a new n-gram; a repeated one gets its first position back.
                 if let k = positions.updateValue(ngrams.count, forKey: key) {
                     positions[key] = k

@@ -184,11 +184,16 @@ public enum ReferenceMetrics {
         """.split(separator: " ").map(String.init)
 }
 
-/// An answer's tokens as the three metrics read them against one item: pycocoevalcap's
-/// n-gram counts (``NGram/counts(_:)``), what the item's references hold of each n-gram, and
-/// the answer's CIDEr-D vector with the corpus's idf.
+/// An answer's tokens as the three metrics read them against one item: their numbers in the
+/// corpus vocabulary, pycocoevalcap's n-gram counts (``NGram/counts(_:)``), what the item's
+/// references hold of each n-gram, and the answer's CIDEr-D vector with the corpus's idf.
 struct CandidateNGrams {
     let tokens: [String]
+    /// ROUGE-L's tokens (``RougeL/split(_:)``) by their numbers in the corpus
+    /// ``ReferenceCorpus/vocabulary``. A token the corpus lacks gets a number past the
+    /// vocabulary's, the same for the same token, so that its n-grams still count (matching
+    /// nothing, with document frequency 0).
+    let numbers: [Int32]
     let ngrams: [NGram]
     /// By n-gram, `entry.ngrams[key]`: looked up once for BLEU and CIDEr-D.
     let held: [ReferenceCorpus.Entry.Held?]
@@ -196,7 +201,13 @@ struct CandidateNGrams {
 
     init(_ tokens: [String], entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) {
         self.tokens = tokens
-        ngrams = NGram.counts(tokens)
+        var unseen: [String: Int32] = [:]
+        numbers = RougeL.split(tokens).map { token in
+            if let number = corpus.vocabulary[token] ?? unseen[token] { return number }
+            unseen[token] = Int32(corpus.vocabulary.count + unseen.count)
+            return unseen[token]!
+        }
+        ngrams = NGram.counts(tokens.isEmpty ? [] : numbers)
         held = ngrams.map { entry.ngrams[$0.key] }
         let frequencies = zip(ngrams, held).map { ngram, held in
             held?.documentFrequency ?? corpus.documentFrequencies[ngram.key] ?? 0

@@ -27,8 +27,7 @@ public enum RougeL {
 
     /// ROUGE-L F of `candidate` against the references of `entry`.
     static func score(_ candidate: CandidateNGrams, entry: ReferenceCorpus.Entry) -> Double {
-        // A token no reference holds matches nothing.
-        let tokens = split(candidate.tokens).map { entry.tokenNumbers[$0] ?? -1 }
+        let tokens = candidate.numbers
         var precMax = 0.0, recMax = 0.0
         for reference in entry.references {
             let lcs = Double(longestCommonSubsequence(reference.numbers, tokens))
@@ -42,7 +41,7 @@ public enum RougeL {
 
     /// `my_lcs`: the length of the longest common subsequence of `a` and `b`, by the dynamic
     /// programme, one row at a time.
-    static func longestCommonSubsequence(_ a: [Int], _ b: [Int]) -> Int {
+    static func longestCommonSubsequence(_ a: [Int32], _ b: [Int32]) -> Int {
         var row = [Int](repeating: 0, count: b.count + 1)
         for x in a {
             var diagonal = 0
