@@ -24,16 +24,22 @@ public struct ContextEchoScorer: Scorer {
 
     public func score(_ input: ScoringInput) -> [Score] {
         guard let context = input.item.context else { return [] }
-        let contextWords = TermMatching.words(in: context, splitHashtags: true)
+        // The run's corpus splits each post once; an item outside it is split here alike.
+        let contextWords = input.corpus?.contextWords(of: input.item) ?? Self.words(in: context)
         guard !contextWords.isEmpty else { return [] }
         let share = Self.echoedShare(
-            of: TermMatching.words(in: input.text, splitHashtags: true), in: contextWords,
+            of: Self.words(in: input.text), in: contextWords,
             threshold: input.settings.contextEchoThreshold)
         return [
             .flag(
                 ScoreName.contextEcho, share != nil,
                 detail: share.map { "copies \(Int(($0 * 100).rounded()))% of the post text" })
         ]
+    }
+
+    /// The words of a post or an answer as this check compares them: hashtags split too.
+    static func words(in text: String) -> [String] {
+        TermMatching.words(in: text, splitHashtags: true)
     }
 
     /// The share of `answer` found in order in `context` when it makes an echo, else `nil`.

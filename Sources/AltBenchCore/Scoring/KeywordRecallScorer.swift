@@ -20,8 +20,7 @@ public struct KeywordRecallScorer: Scorer {
             return stems.isEmpty ? nil : (Self.trimmed(term), stems)
         }
         guard !terms.isEmpty else { return [] }
-        let words = TermMatching.words(in: input.text)
-        let stems = words.map(TermMatching.stem)
+        let (words, stems) = input.terms
         let missing = terms.filter { !Self.contains($0.stems, words: words, stems: stems) }.map(\.shown)
         let found = terms.count - missing.count
         return [

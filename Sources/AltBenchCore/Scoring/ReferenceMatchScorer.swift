@@ -40,7 +40,7 @@ public struct ReferenceMatchScorer: Scorer {
         // (an answer scored alone) is prepared here, by the same function.
         guard let references = input.corpus?.referenceMatch(of: input.item) ?? Self.prepare(input.item.references)
         else { return [] }
-        let answer = Self.bag(input.text)
+        let answer = Self.bag(words: input.terms.words, stems: input.terms.stems)
         var best = 0.0
         var bestPosition = references.bags[0].position
         for reference in references.bags {
@@ -93,16 +93,33 @@ public struct ReferenceMatchScorer: Scorer {
         return total / Double(references.count)
     }
 
-    /// A multiset of content-word stems: how often each occurs.
-    typealias Bag = [String: Int]
+    /// A multiset of content-word stems: how often each occurs, and how many there are.
+    struct Bag: Hashable {
+        var counts: [String: Int] = [:]
+        var size = 0
+
+        mutating func add(_ stem: String) {
+            counts[stem, default: 0] += 1
+            size += 1
+        }
+
+        var isEmpty: Bool { size == 0 }
+    }
 
     /// The content-word stems of `text`, as a multiset.
     static func bag(_ text: String) -> Bag {
-        var bag: Bag = [:]
-        for word in TermMatching.words(in: text) {
-            let word = dropElision(word)
-            guard !stopWords.contains(word) else { continue }
-            bag[TermMatching.stem(word), default: 0] += 1
+        let words = TermMatching.words(in: text)
+        return bag(words: words, stems: words.map(TermMatching.stem))
+    }
+
+    /// The content-word stems of `words` (with their `stems`), as a multiset: a word without
+    /// its elided article is stemmed again.
+    static func bag(words: [String], stems: [String]) -> Bag {
+        var bag = Bag()
+        for (word, stem) in zip(words, stems) {
+            let content = dropElision(word)
+            guard !stopWords.contains(content) else { continue }
+            bag.add(content == word ? stem : TermMatching.stem(content))
         }
         return bag
     }
@@ -110,11 +127,10 @@ public struct ReferenceMatchScorer: Scorer {
     /// F1 of the stems two bags share, each stem counted at most as often as the rarer side
     /// holds it.
     static func f1(_ a: Bag, _ b: Bag) -> Double {
-        let sizeA = a.values.reduce(0, +), sizeB = b.values.reduce(0, +)
-        guard sizeA > 0, sizeB > 0 else { return 0 }
+        guard a.size > 0, b.size > 0 else { return 0 }
         var shared = 0
-        for (stem, count) in a { shared += min(count, b[stem] ?? 0) }
-        return 2 * Double(shared) / Double(sizeA + sizeB)
+        for (stem, count) in a.counts { shared += min(count, b.counts[stem] ?? 0) }
+        return 2 * Double(shared) / Double(a.size + b.size)
     }
 
     /// `word` without a French elided article or pronoun ("l'eau" → "eau", "d'un" → "un",

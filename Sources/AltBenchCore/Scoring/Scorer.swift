@@ -229,6 +229,8 @@ public struct ScoringInput: Sendable {
     /// The words of `text` (``TextAnalysis/words(in:)``), split once for every scorer.
     public let words: [TextAnalysis.Word]
     let quotedSpanCache = OnceCache<[TextAnalysis.QuotedSpan]>()
+    let termCache = OnceCache<(words: [String], stems: [String])>()
+    let ownVoiceCache = OnceCache<(characters: [Character], words: [TextAnalysis.Word])>()
     /// The answer's BLEU-4, ROUGE-L and CIDEr-D (``ReferenceMetrics/answerFigures(_:)``),
     /// worked out by the first reference scorer that needs them and shared with the others.
     let referenceFigures = OnceCache<(bleu4: Double, rougeL: Double, ciderD: Double)?>()
@@ -256,6 +258,16 @@ public struct ScoringInput: Sendable {
     var quotedSpans: [TextAnalysis.QuotedSpan] {
         let characters = characters
         return quotedSpanCache.value { TextAnalysis.quotedSpans(in: characters) }
+    }
+
+    /// The answer's words as the recall scorers match them (``TermMatching/words(in:splitHashtags:)``)
+    /// and their stems (``TermMatching/stem(_:)``), worked out once for all of them.
+    var terms: (words: [String], stems: [String]) {
+        let text = text
+        return termCache.value {
+            let words = TermMatching.words(in: text)
+            return (words, words.map(TermMatching.stem))
+        }
     }
 }
 

@@ -12,12 +12,15 @@ enum TermMatching {
     /// when it removes nothing, the input's characters and words are the voice's. Otherwise
     /// the voice is split again, as ``TextAnalysis/ownVoice(_:)`` split would split it.
     static func ownVoice(of input: ScoringInput) -> (characters: [Character], words: [TextAnalysis.Word]) {
-        guard
-            let voice = TextAnalysis.ownVoice(
-                characters: input.characters, words: input.words, quotedSpans: input.quotedSpans)
-        else { return (input.characters, input.words) }
-        let characters = Array(String(voice))
-        return (characters, TextAnalysis.words(in: characters))
+        // Worked out once per answer, for every scorer that reads the model's own voice.
+        input.ownVoiceCache.value {
+            guard
+                let voice = TextAnalysis.ownVoice(
+                    characters: input.characters, words: input.words, quotedSpans: input.quotedSpans)
+            else { return (input.characters, input.words) }
+            let characters = Array(String(voice))
+            return (characters, TextAnalysis.words(in: characters))
+        }
     }
 
     // MARK: - Words

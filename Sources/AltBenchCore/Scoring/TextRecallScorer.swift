@@ -20,7 +20,7 @@ public struct TextRecallScorer: Scorer {
         guard let expectedText = input.item.expectedText else { return [] }
         let expected = TermMatching.words(in: expectedText)
         guard !expected.isEmpty else { return [] }
-        let (found, missing) = Self.recall(of: expected, in: TermMatching.words(in: input.text))
+        let (found, missing) = Self.recall(of: expected, in: input.terms.words)
         return [
             Score(
                 name: ScoreName.textRecall, value: Double(found) / Double(expected.count), passed: nil,

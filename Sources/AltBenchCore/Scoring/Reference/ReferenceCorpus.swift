@@ -63,32 +63,38 @@ public final class ReferenceCorpus: Sendable {
     /// Each item's references as `reference_match` reads them, prepared once for the run, with
     /// the texts they were prepared from.
     let referenceMatches: [String: (references: [String], prepared: ReferenceMatchScorer.Prepared)]
+    /// Each item's post text split as `context_echo` reads it, once for the run.
+    let contextWords: [String: (context: String, words: [String])]
 
     /// The references of `items`, tokenized with ``CaptionTokenizer``.
     public convenience init(items: [ScoringItem]) {
         var seen = Set<String>()
         var tokenized: [(id: String, references: [[String]])] = []
         var matches: [String: (references: [String], prepared: ReferenceMatchScorer.Prepared)] = [:]
+        var contexts: [String: (context: String, words: [String])] = [:]
         for item in items where seen.insert(item.id).inserted {
             if let prepared = ReferenceMatchScorer.prepare(item.references) { matches[item.id] = (item.references, prepared) }
+            if let context = item.context { contexts[item.id] = (context, ContextEchoScorer.words(in: context)) }
             let references = item.references.filter { !Self.isBlank($0) }
             guard !references.isEmpty else { continue }
             tokenized.append((item.id, references.map(CaptionTokenizer.tokenize)))
         }
-        self.init(tokenizedItems: tokenized, referenceMatches: matches)
+        self.init(tokenizedItems: tokenized, referenceMatches: matches, contextWords: contexts)
     }
 
     /// A corpus of references already split into tokens, as pycocoevalcap receives them from
     /// its tokenizer. Items without references are left out; the first of a repeated id wins.
     public convenience init(tokenizedItems: [(id: String, references: [[String]])]) {
-        self.init(tokenizedItems: tokenizedItems, referenceMatches: [:])
+        self.init(tokenizedItems: tokenizedItems, referenceMatches: [:], contextWords: [:])
     }
 
     init(
         tokenizedItems: [(id: String, references: [[String]])],
-        referenceMatches: [String: (references: [String], prepared: ReferenceMatchScorer.Prepared)]
+        referenceMatches: [String: (references: [String], prepared: ReferenceMatchScorer.Prepared)],
+        contextWords: [String: (context: String, words: [String])]
     ) {
         self.referenceMatches = referenceMatches
+        self.contextWords = contextWords
         var seen = Set<String>()
         let items = tokenizedItems.filter { seen.insert($0.id).inserted && !$0.references.isEmpty }
         var vocabulary: [String: Int32] = [:]
@@ -144,6 +150,13 @@ public final class ReferenceCorpus: Sendable {
 
     /// `item`'s references prepared for `reference_match`, when the corpus holds that item
     /// with the same references (an item scored against other references is prepared anew).
+    /// `item`'s post text split for `context_echo`, when the corpus holds that item with the
+    /// same post text.
+    func contextWords(of item: ScoringItem) -> [String]? {
+        guard let found = contextWords[item.id], found.context == item.context else { return nil }
+        return found.words
+    }
+
     func referenceMatch(of item: ScoringItem) -> ReferenceMatchScorer.Prepared? {
         guard let match = referenceMatches[item.id], match.references == item.references else { return nil }
         return match.prepared
