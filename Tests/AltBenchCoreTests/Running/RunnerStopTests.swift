@@ -104,18 +104,19 @@ struct RunnerStopTests {
     func deadline() async throws {
         let model = SlowModel(delay: .milliseconds(100))
         let sink = Recorded()
-        // 1.5 s: long enough that a starved cooperative pool still starts the first request.
-        let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .milliseconds(1500))
+        // 3 s: long enough that a cooperative pool starved by the suites beside this one still
+        // starts the first request, and far below the 10 s all 100 need.
+        let runner = Runner(model: model, sink: sink, concurrency: 1, deadline: .seconds(3))
         let started = ContinuousClock.now
         let outcome = try await runner.run(Self.trials(100))
         // All 100 would take 10 s at least; the counts below are the proof that it stopped
         // early, the time only a sanity bound (the suite runs in parallel on shared machines).
         #expect(ContinuousClock.now - started < .seconds(60))
-        #expect(outcome.stopReason == .deadline(.milliseconds(1500)))
+        #expect(outcome.stopReason == .deadline(.seconds(3)))
         let recorded = await sink.results.count
         // At least the request in flight at the deadline, which finishes within the grace
         // period; far from all 100 (each takes 100 ms, one at a time).
-        #expect(recorded >= 1 && recorded <= 20)
+        #expect(recorded >= 1 && recorded <= 40)
         #expect(model.requests == recorded)
     }
 
