@@ -102,15 +102,7 @@ public struct JudgeRecorder: JudgeSink {
     static func rescore(trialID: Int64, settings: ScoringSettings, redactor: Redactor, db: Database) throws {
         let judgements = try Row.fetchAll(
             db, sql: "SELECT * FROM judgement WHERE trial_id = ? ORDER BY repeat_index", arguments: [trialID]
-        ).map { row in
-            RunResults.JudgementRow(
-                repeatIndex: row["repeat_index"], model: row["model"], endpoint: row["endpoint"], rubric: row["rubric"],
-                rubricSHA256: row["rubric_sha256"], cacheKey: row["cache_key"],
-                status: RunResults.JudgementRow.Status(rawValue: row["status"]) ?? .failed, cached: row["cached"],
-                accuracy: row["accuracy"], completeness: row["completeness"], concision: row["concision"],
-                errors: (row["errors"] as String?).flatMap { try? JSONValue.parse(Data($0.utf8)) }?.arrayValue?
-                    .compactMap(\.stringValue) ?? [])
-        }
+        ).map(JudgementColumns.judgement(from:))
         let stored = try Row.fetchAll(db, sql: "SELECT * FROM score WHERE trial_id = ?", arguments: [trialID]).map {
             Score(name: $0["name"], value: $0["value"], passed: $0["passed"], detail: $0["detail"])
         }
@@ -137,5 +129,24 @@ extension ResultStore {
         JudgeRecorder(
             writer: writer, runID: runID, endpoint: endpoint, model: model, rubric: rubric, rubricName: rubricName,
             settings: settings, repeats: repeats, redactor: redactor)
+    }
+}
+
+/// Maps `judgement` rows back to ``RunResults/JudgementRow``; the response's token counts when
+/// the row was read joined with its `response` (none for a verdict from the store, which cost
+/// nothing).
+enum JudgementColumns {
+    static func judgement(from row: Row) -> RunResults.JudgementRow {
+        let cached: Bool = row["cached"]
+        let errors = (row["errors"] as String?).flatMap { try? JSONValue.parse(Data($0.utf8)) }?.arrayValue?
+            .compactMap(\.stringValue) ?? []
+        return RunResults.JudgementRow(
+            repeatIndex: row["repeat_index"], model: row["model"], endpoint: row["endpoint"], rubric: row["rubric"],
+            rubricSHA256: row["rubric_sha256"], cacheKey: row["cache_key"],
+            status: RunResults.JudgementRow.Status(rawValue: row["status"]) ?? .failed, cached: cached,
+            accuracy: row["accuracy"], completeness: row["completeness"], concision: row["concision"], errors: errors,
+            error: row["error"], promptTokens: cached || !row.hasColumn("prompt_tokens") ? nil : row["prompt_tokens"],
+            completionTokens: cached || !row.hasColumn("completion_tokens") ? nil : row["completion_tokens"],
+            costUSD: row["cost_usd"])
     }
 }

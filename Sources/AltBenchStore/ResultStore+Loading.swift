@@ -70,18 +70,7 @@ extension ResultStore {
                     WHERE t.run_id = ? ORDER BY j.trial_id, j.repeat_index
                     """, arguments: [id])
             while let row = try judgementRows.next() {
-                let errors: [String] = (row["errors"] as String?)
-                    .flatMap { try? JSONValue.parse(Data($0.utf8)) }?.arrayValue?.compactMap(\.stringValue) ?? []
-                judgements[row["trial_id"], default: []].append(
-                    RunResults.JudgementRow(
-                        repeatIndex: row["repeat_index"], model: row["model"], endpoint: row["endpoint"],
-                        rubric: row["rubric"], rubricSHA256: row["rubric_sha256"], cacheKey: row["cache_key"],
-                        status: RunResults.JudgementRow.Status(rawValue: row["status"]) ?? .failed, cached: row["cached"],
-                        accuracy: row["accuracy"], completeness: row["completeness"], concision: row["concision"],
-                        errors: errors, error: row["error"],
-                        promptTokens: (row["cached"] as Bool) ? nil : row["prompt_tokens"],
-                        completionTokens: (row["cached"] as Bool) ? nil : row["completion_tokens"],
-                        costUSD: row["cost_usd"]))
+                judgements[row["trial_id"], default: []].append(JudgementColumns.judgement(from: row))
             }
 
             let trialRows = try Row.fetchAll(
