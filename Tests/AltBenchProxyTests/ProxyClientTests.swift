@@ -146,7 +146,8 @@ struct ProxyClientTests {
         let answer = OpenAITestServer.compatible(apiKey: Self.upstreamKey)
         let setup = try await Self.start(upstream: { request in
             inFlight.enter()
-            try? await Task.sleep(for: .milliseconds(500))
+            // Long enough that the 40 requests overlap on a loaded machine too.
+            try? await Task.sleep(for: .seconds(2))
             inFlight.leave()
             return await answer(request)
         })
