@@ -239,7 +239,9 @@ struct PlanEndToEndTests {
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let requests = await server.requests()
         await server.stop()
-        #expect(requests.count == 8)
+        // 8 items, each asked once; one more when a loaded machine let the request in flight at
+        // the deadline outlast its grace period, so the resumed run asked it again.
+        #expect((8...9).contains(requests.count), "\(requests.count) requests")
         for request in requests {
             let body = try request.json()
             #expect(body["messages"]?[0]?["content"]?[1]?["image_url"]?["detail"] == "low")

@@ -137,6 +137,7 @@ struct ProxyClientTests {
         func enter() { lock.withLock { current += 1; peak = max(peak, current) } }
         func leave() { lock.withLock { current -= 1 } }
         var highest: Int { lock.withLock { peak } }
+        var now: Int { lock.withLock { current } }
     }
 
     @Test func theProxyForwardsAsManyRequestsAtOnceAsTheClientSends() async throws {
@@ -146,8 +147,14 @@ struct ProxyClientTests {
         let answer = OpenAITestServer.compatible(apiKey: Self.upstreamKey)
         let setup = try await Self.start(upstream: { request in
             inFlight.enter()
-            // Long enough that the 40 requests overlap on a loaded machine too.
-            try? await Task.sleep(for: .seconds(2))
+            // Each answer waits until more than 8 are in flight (at most 3 s): a proxy that
+            // forwards them all at once gets there however loaded the machine; one that queues
+            // them behind 8 connections never does.
+            var waited = 0
+            while inFlight.now <= 8, waited < 300 {
+                try? await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
             inFlight.leave()
             return await answer(request)
         })
