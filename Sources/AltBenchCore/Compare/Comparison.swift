@@ -239,41 +239,28 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
         var result: [MetricDelta] = []
         func value(_ row: RunSnapshot.Row?, _ name: String) -> Double? { row?.metrics[name] }
 
-        var quality = MetricDelta(
-            name: "quality", kind: .mean, higherIsBetter: true, before: value(before, "quality"),
-            after: value(after, "quality"))
-        if let before, let after {
+        /// A per-item mean, with a paired bootstrap of the per-item differences.
+        func pairedMean(_ name: String, _ perItem: (RunSnapshot.ItemOutcome) -> Double?) -> MetricDelta {
+            var delta = MetricDelta(
+                name: name, kind: .mean, higherIsBetter: true, before: value(before, name), after: value(after, name))
+            guard let before, let after else { return delta }
             let differences = items.compactMap { id -> Double? in
-                guard let a = before.items[id]?.quality, let b = after.items[id]?.quality else { return nil }
+                guard let a = before.items[id].flatMap(perItem), let b = after.items[id].flatMap(perItem) else { return nil }
                 return b - a
             }
             if let bootstrap = CompareStatistics.pairedBootstrap(differences) {
-                quality.test = SignificanceTest(
+                delta.test = SignificanceTest(
                     method: .pairedBootstrap, p: bootstrap.p, items: differences.count, alpha: alpha,
                     favours: bootstrap.meanDifference > 1e-12 ? .better : bootstrap.meanDifference < -1e-12 ? .worse : .same,
                     meanDifference: bootstrap.meanDifference, interval: bootstrap.low...bootstrap.high)
             }
+            return delta
         }
-        result.append(quality)
 
+        result.append(pairedMean("quality", \.quality))
         // The judge's accuracy, paired per item like quality, when either side was judged.
         if value(before, ScoreName.judgeAccuracy) != nil || value(after, ScoreName.judgeAccuracy) != nil {
-            var judge = MetricDelta(
-                name: ScoreName.judgeAccuracy, kind: .mean, higherIsBetter: true,
-                before: value(before, ScoreName.judgeAccuracy), after: value(after, ScoreName.judgeAccuracy))
-            if let before, let after {
-                let differences = items.compactMap { id -> Double? in
-                    guard let a = before.items[id]?.judgeAccuracy, let b = after.items[id]?.judgeAccuracy else { return nil }
-                    return b - a
-                }
-                if let bootstrap = CompareStatistics.pairedBootstrap(differences) {
-                    judge.test = SignificanceTest(
-                        method: .pairedBootstrap, p: bootstrap.p, items: differences.count, alpha: alpha,
-                        favours: bootstrap.meanDifference > 1e-12 ? .better : bootstrap.meanDifference < -1e-12 ? .worse : .same,
-                        meanDifference: bootstrap.meanDifference, interval: bootstrap.low...bootstrap.high)
-                }
-            }
-            result.append(judge)
+            result.append(pairedMean(ScoreName.judgeAccuracy, \.judgeAccuracy))
         }
 
         var hardFails = MetricDelta(
