@@ -161,13 +161,9 @@ struct EvaluationTests {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
         let server = try await OpenAITestServer.start()
-        let base: String
-        if problem == "closed port" {
-            await server.stop()
-            base = server.baseURL
-        } else {
-            base = server.baseURL.replacingOccurrences(of: "/v1", with: "")
-        }
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = problem == "closed port" ? closed.baseURL : server.baseURL.replacingOccurrences(of: "/v1", with: "")
         let capture = Capture()
         var options = RunOptions()
         options.baseURL = base

@@ -47,24 +47,10 @@ struct AltbenchProcess {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = environment
         // Files rather than pipes: a full pipe cannot block the child.
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await ChildProcess.run(
+            executable.path, arguments, environment: environment, directory: directory, stdout: outURL, stderr: errURL
+        ).status
         return Output(
             status: status, stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8))
@@ -136,10 +122,9 @@ struct Workspace {
 /// A running `altbench` (or `altbench-test-server`) process, for tests that signal or kill it
 /// midway or keep it serving while they work; its output goes to files in `directory`.
 final class RunningAltbench: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let outURL: URL
     let errURL: URL
-    private let exited = AsyncStream<Int32>.makeStream()
 
     /// `altbench-test-server`, built next to `altbench`.
     static var testServerExecutable: URL {
@@ -154,16 +139,8 @@ final class RunningAltbench: @unchecked Sendable {
         errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        let continuation = exited.continuation
-        process.terminationHandler = { continuation.yield($0.terminationStatus) }
-        try process.run()
+        process = try ChildProcess(
+            executable.path, arguments, environment: environment, directory: directory, stdout: outURL, stderr: errURL)
     }
 
     /// Starts `altbench-test-server` with `arguments`.
@@ -188,22 +165,18 @@ final class RunningAltbench: @unchecked Sendable {
     /// Stops the process with SIGTERM (as a user's Ctrl-C would stop a server) unless it has
     /// ended already, and returns what it printed.
     func stop() async throws -> AltbenchProcess.Output {
-        if process.isRunning { process.terminate() }
+        process.send(SIGTERM)
         return try await wait()
     }
 
     /// Sends `signal` (SIGINT, SIGTERM, SIGKILL) to the process.
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.send(signal)
     }
 
     /// Waits for the process to end and returns what it printed.
     func wait() async throws -> AltbenchProcess.Output {
-        var status: Int32 = -1
-        for await value in exited.stream {
-            status = value
-            break
-        }
+        let status = await process.wait().status
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
@@ -213,6 +186,6 @@ final class RunningAltbench: @unchecked Sendable {
             stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 
-    /// How the process ended: exit status, or the signal that killed it.
-    var terminationReason: Process.TerminationReason { process.terminationReason }
+    /// How the process ended: exit status, or the signal that killed it; nil while it runs.
+    var termination: ChildProcess.Termination? { process.ended }
 }

@@ -108,8 +108,7 @@ actor Browser {
 
     private let chromium: String
     private let chromedriver: String
-    private var driver: Process?
-    private var driverPID: Int32 = 0
+    private var driver: ChildProcess?
     private var baseURL = ""
     private var sessionID: String?
     private var holdsGate = false
@@ -221,25 +220,15 @@ actor Browser {
         let log = folder.appendingPathComponent("chromedriver.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
 
-        let process = Process()
         // chromedriver under a small shell watchdog; port 0: chromedriver picks a free port and
         // prints it, so no two tests race for one.
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", Self.watchdog, "altbench-browser-watchdog", String(getpid()), chromedriver, "--port=0",
-            "--allowed-ips=127.0.0.1",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment["ALTBENCH_BROWSER_PROFILE"] = profileDirectory.path
-        process.environment = environment
-        process.currentDirectoryURL = folder
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            "/bin/sh",
+            ["-c", Self.watchdog, "altbench-browser-watchdog", String(getpid()), chromedriver, "--port=0", "--allowed-ips=127.0.0.1"],
+            environment: environment, directory: folder, stdout: log, stderr: log)
         driver = process
-        driverPID = process.processIdentifier
 
         let port = try await driverPort(log: log, process: process)
         baseURL = "http://127.0.0.1:\(port)"
@@ -255,8 +244,7 @@ actor Browser {
     /// `quit()` (a crash, a SIGKILL), the watcher kills chromedriver, then every process on the
     /// profile, named by `$ALTBENCH_BROWSER_PROFILE` (kept out of the command line, so `pgrep -f`
     /// does not find the watcher itself). It ends within a second of chromedriver ending.
-    /// `kill -9` throughout: a child of the test process starts with SIGTERM (and SIGCHLD)
-    /// blocked, which also rules out a shell that `wait`s for chromedriver.
+    /// `kill -9` throughout, so nothing a process does with its signals keeps it alive.
     private static let watchdog = #"""
         parent=$1; shift
         driver=$$
@@ -270,7 +258,7 @@ actor Browser {
         """#
 
     /// The port from chromedriver's "ChromeDriver was started successfully on port N." line.
-    private func driverPort(log: URL, process: Process) async throws -> Int {
+    private func driverPort(log: URL, process: ChildProcess) async throws -> Int {
         let deadline = ContinuousClock.now + Self.driverStartTimeout
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -278,8 +266,8 @@ actor Browser {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits), port > 0 { return port }
             }
-            if !process.isRunning {
-                throw BrowserError("chromedriver (\(chromedriver)) exited at start (status \(process.terminationStatus)): \(tail(log))")
+            if let ended = process.ended {
+                throw BrowserError("chromedriver (\(chromedriver)) exited at start (status \(ended.status)): \(tail(log))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -569,14 +557,12 @@ actor Browser {
             self.sessionID = nil
         }
         if let driver {
-            // chromedriver's own /shutdown: started from the test process, it has SIGTERM
-            // blocked (SigBlk in /proc/PID/status). Liveness comes from /proc, not
-            // Process.isRunning. `pid` is the watchdog, which ends with chromedriver.
-            let pid = driver.processIdentifier
-            if Self.isAlive(pid), !baseURL.isEmpty { _ = try? await send("GET", "/shutdown", timeout: .seconds(10)) }
+            // chromedriver's own /shutdown first, then SIGKILL. The process started is
+            // chromedriver itself: the watchdog shell execs it.
+            if driver.isRunning, !baseURL.isEmpty { _ = try? await send("GET", "/shutdown", timeout: .seconds(10)) }
             let deadline = ContinuousClock.now + .seconds(5)
-            while Self.isAlive(pid) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            if Self.isAlive(pid) { kill(pid, SIGKILL) }
+            while driver.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            driver.send(SIGKILL)
             self.driver = nil
         }
         // Chromium survives its chromedriver's SIGTERM: end whatever still runs on the profile.
@@ -598,19 +584,10 @@ actor Browser {
     deinit {
         // A browser dropped without quit(): end its processes at least (no await here).
         guard !ended else { return }
-        if Self.isAlive(driverPID) { kill(driverPID, SIGKILL) }
+        driver?.send(SIGKILL)
         for pid in Self.processes(using: profileDirectory.path) { kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(at: folder)
         if holdsGate { Task { await BrowserGate.shared.release() } }
-    }
-
-    /// Whether `pid` runs (a zombie, exited but not yet reaped, does not).
-    nonisolated static func isAlive(_ pid: Int32) -> Bool {
-        guard pid > 0, let data = readProcFile("/proc/\(pid)/stat") else { return false }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return false }
-        let state = text[text.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-        return state != "Z" && state != "X"
     }
 
     /// The bytes of a /proc file, read with plain read(2) until the end: /proc files report a

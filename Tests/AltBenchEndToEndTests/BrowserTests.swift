@@ -212,13 +212,13 @@ struct BrowserTests {
     func quitLeavesNothing() async throws {
         guard let browser = try await Browser.browserOrSkip() else { return }
         let profile = browser.profileDirectory.path
-        let running = try Self.pgrep(profile)
+        let running = try await Self.pgrep(profile)
         print("browser session started in \(await browser.startDuration), \(running.count) processes on its profile")
         #expect(!running.isEmpty, "pgrep -f finds the browser's processes while it runs")
         let clock = ContinuousClock()
         let quitTime = await clock.measure { await browser.quit() }
         print("browser quit in \(quitTime)")
-        #expect(try Self.pgrep(profile).isEmpty, "no process left on \(profile)")
+        #expect(try await Self.pgrep(profile).isEmpty, "no process left on \(profile)")
         #expect(!FileManager.default.fileExists(atPath: browser.folder.path))
         await browser.quit()
         await #expect(throws: BrowserError.self) { try await browser.evaluate("return 1;") }
@@ -240,15 +240,11 @@ struct BrowserTests {
     }
 
     /// PIDs from `pgrep -f pattern`.
-    static func pgrep(_ pattern: String) throws -> [Int32] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
-        process.arguments = ["-f", pattern]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+    static func pgrep(_ pattern: String) async throws -> [Int32] {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-pgrep-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        _ = try await ChildProcess.run("/usr/bin/pgrep", ["-f", pattern], environment: ProcessInfo.processInfo.environment, stdout: output)
+        let data = try Data(contentsOf: output)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
     }
 }

@@ -280,10 +280,10 @@ struct EndToEndTests {
     /// than retrying every trial with backoff for minutes.
     @Test(.timeLimit(.minutes(1)))
     func aClosedPortStopsTheRunAtOnceWithOneSentence() async throws {
-        let server = try await OpenAITestServer.start()
-        let baseURL = server.baseURL
-        await server.stop()
-        let port = URL(string: baseURL)!.port!
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let baseURL = closed.baseURL
+        let port = closed.port
         let workspace = try Workspace()
         defer { workspace.remove() }
         let started = ContinuousClock.now

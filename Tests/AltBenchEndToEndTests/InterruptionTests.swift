@@ -72,7 +72,7 @@ struct InterruptionTests {
         try await Self.waitForAnswers(workspace, atLeast: 6)
         running.send(SIGKILL)
         _ = try await running.wait()
-        #expect(running.terminationReason == .uncaughtSignal)
+        #expect(running.termination == .signalled(SIGKILL))
 
         let integrity = try await Self.database(workspace).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
         #expect(integrity == ["ok"])

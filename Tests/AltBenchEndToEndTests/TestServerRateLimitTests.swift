@@ -70,16 +70,13 @@ struct TestServerRateLimitTests {
     }
 
     @Test func announcePerMinuteNeedsARate() async throws {
-        let process = Process()
-        process.executableURL = RunningAltbench.testServerExecutable
-        process.arguments = ["--announce-per-minute"]
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-stderr-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let ended = try await ChildProcess.run(
+            RunningAltbench.testServerExecutable.path, ["--announce-per-minute"], environment: ProcessInfo.processInfo.environment,
+            stderr: errors)
+        let message = try String(contentsOf: errors, encoding: .utf8)
+        #expect(ended == .exited(2))
         #expect(message.contains("--announce-per-minute needs --requests-per-second"))
         #expect(message.contains("usage: altbench-test-server"))
     }

@@ -20,8 +20,11 @@ struct TestServerScriptTests {
             at: Workspace.repository.appendingPathComponent("prompts/one-sentence.md"),
             to: workspace.url("prompts/one-sentence.md"))
 
-        // The default answers: the baseline.
-        let plain = try RunningAltbench.testServer([], in: workspace.root)
+        // The default answers: the baseline. Both servers use a port held for this test, so
+        // that no other test's server takes it while neither runs.
+        let held = try ClosedPort(sharedWithServers: true)
+        defer { withExtendedLifetime(held) {} }
+        let plain = try RunningAltbench.testServer(["--port", "\(held.port)"], in: workspace.root)
         let plainURL = try #require(try await plain.baseURL(), "the server did not start")
         let before = try await AltbenchProcess.run(["run", "--base-url", plainURL, "--max-tokens", "50"], in: workspace.root)
         _ = try await plain.stop()
@@ -32,8 +35,7 @@ struct TestServerScriptTests {
         // The same prompts against the scripted server on the same port, as the documentation
         // does it: first person for one prompt only. The answers of the first run are stored
         // under the same endpoint, so the run asks again with --no-cache.
-        let port = try #require(URL(string: plainURL)?.port)
-        let scripted = try RunningAltbench.testServer(["--port", "\(port)", "--script", Self.example.path], in: workspace.root)
+        let scripted = try RunningAltbench.testServer(["--port", "\(held.port)", "--script", Self.example.path], in: workspace.root)
         let scriptedURL = try #require(try await scripted.baseURL(), "the server did not start")
         #expect(scriptedURL == plainURL)
         let after = try await AltbenchProcess.run(

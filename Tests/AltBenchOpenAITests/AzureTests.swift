@@ -144,9 +144,11 @@ struct AzureClientTests {
 
     @Test("a connection failure names where the endpoint came from")
     func refusedConnectionNamesTheAzureSetting() async throws {
-        let server = try await azureServer()
-        let settings = azureSettings(server, endpointSource: "AZURE_OPENAI_ENDPOINT")
-        await server.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let settings = AzureSettings(
+            endpoint: URL(string: "http://127.0.0.1:\(closed.port)")!, deployment: "alt-text", apiVersion: nil,
+            apiKey: Secret(azureTestKey), endpointSource: "AZURE_OPENAI_ENDPOINT")
         // A client that does not retry the connection itself, as a run's does.
         let client = OpenAIVisionModel.makeHTTPClient()
         let failure = try await expectFailure(OpenAIVisionModel(azure: settings, timeout: .seconds(10), httpClient: client))

@@ -305,8 +305,8 @@ struct OpenAIVisionModelTests {
     }
 
     @Test func refusedConnectionIsATransportFailure() async throws {
-        let stopped = try await OpenAITestServer.start()
-        await stopped.stop()
+        let stopped = try ClosedPort()
+        defer { withExtendedLifetime(stopped) {} }
         let client = OpenAIVisionModel(
             baseURL: URL(string: stopped.baseURL)!, apiKey: Secret(testKey), timeout: .milliseconds(300))
         let clock = ContinuousClock()

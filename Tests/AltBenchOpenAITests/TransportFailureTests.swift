@@ -35,9 +35,9 @@ struct TransportFailureTests {
     }
 
     @Test func aRefusedConnectionToARealClosedPortIsTheIssuesSentence() async throws {
-        let stopped = try await OpenAITestServer.start()
-        await stopped.stop()
-        let url = URL(string: stopped.baseURL)!
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let url = URL(string: closed.baseURL)!
         let failure = try await Self.runFailure(url)
         #expect(failure.cannotConnect)
         #expect(failure.kind == .transport)
