@@ -131,9 +131,14 @@ public enum TextAnalysis {
         words(in: Array(text))
     }
 
-    /// `text` without leading and trailing whitespace and line breaks.
+    /// `text` without leading and trailing whitespace and line breaks: the Unicode White_Space
+    /// scalars, which are Foundation's `whitespacesAndNewlines`.
     static func trimmed(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
     }
 
     /// The characters and words of `text`, split once for all scorers.
@@ -144,6 +149,17 @@ public enum TextAnalysis {
 
     /// The first `limit` words of `chars` (all of them by default).
     static func words(in chars: [Character], limit: Int = .max) -> [Word] {
+        // Each word's text is cut from the characters' UTF-8: `offsets[k]` is where character
+        // k starts in `bytes`.
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+        bytes.reserveCapacity(chars.count)
+        offsets.reserveCapacity(chars.count + 1)
+        for c in chars {
+            offsets.append(bytes.count)
+            bytes.append(contentsOf: c.utf8)
+        }
+        offsets.append(bytes.count)
         var result: [Word] = []
         let n = chars.count
         var i = 0
@@ -165,7 +181,7 @@ public enum TextAnalysis {
                     break
                 }
             }
-            let text = String(chars[start..<i])
+            let text = String(decoding: bytes[offsets[start]..<offsets[i]], as: UTF8.self)
             result.append(Word(text: text, normalized: normalize(text), range: start..<i))
         }
         return result
@@ -173,20 +189,10 @@ public enum TextAnalysis {
 
     /// `text` lowercased, with every apostrophe made straight, for comparing with word lists.
     public static func normalize(_ text: some StringProtocol) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text {
-            if let ascii = c.asciiByte {
-                // The ASCII fast path: every word of an answer goes through here.
-                let lower = ascii >= 65 && ascii <= 90 ? ascii + 32 : ascii
-                out.unicodeScalars.append(Unicode.Scalar(lower))
-            } else if isApostrophe(c) {
-                out.append("'")
-            } else {
-                out.append(contentsOf: c.lowercased())
-            }
-        }
-        return out
+        let lower = text.lowercased()
+        let curly: (Unicode.Scalar) -> Bool = { $0 == "\u{2019}" || $0 == "\u{02BC}" }
+        guard lower.unicodeScalars.contains(where: curly) else { return lower }
+        return String(String.UnicodeScalarView(lower.unicodeScalars.map { curly($0) ? "'" : $0 }))
     }
 
     /// The last word of `chars`, found from the end without splitting the whole text.
