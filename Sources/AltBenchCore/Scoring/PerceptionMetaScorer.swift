@@ -158,8 +158,10 @@ public struct PerceptionMetaScorer: Scorer {
             let voice = TermMatching.ownVoice(of: input)
             return (voice.characters, voice.words, false)
         }
-        let chars = Array(TextAnalysis.ownVoice(String(input.characters[(colon + 1)...])))
-        return (chars, TextAnalysis.words(in: chars), true)
+        let rest = Array(input.characters[(colon + 1)...])
+        let words = TextAnalysis.words(in: rest)
+        let chars = TextAnalysis.ownVoice(characters: rest, words: words, quotedSpans: TextAnalysis.quotedSpans(in: rest))
+        return chars.map { ($0, TextAnalysis.words(in: $0), true) } ?? (rest, words, true)
     }
 
     /// The offset of the colon that ends an opening label of one to three words whose last

@@ -48,11 +48,13 @@ public struct SocialTokensScorer: Scorer {
     /// (``urlPrefixLength(_:at:)``). The own voice only removes text, each stretch becoming
     /// one space, so it holds a token only where the text holds one of these.
     static func mayHoldToken(_ chars: [Character]) -> Bool {
+        // Each character is matched by its ASCII byte: comparing Characters is a string
+        // comparison, and this runs over every character of every answer.
         chars.indices.contains { i in
-            switch chars[i] {
-            case "#": hashtagEnd(chars, at: i) != nil
-            case "@": mentionEnd(chars, at: i) != nil
-            case "h", "H", "w", "W": urlPrefixLength(chars, at: i) != nil
+            switch chars[i].asciiByte {
+            case UInt8(ascii: "#"): hashtagEnd(chars, at: i) != nil
+            case UInt8(ascii: "@"): mentionEnd(chars, at: i) != nil
+            case UInt8(ascii: "h"), UInt8(ascii: "H"), UInt8(ascii: "w"), UInt8(ascii: "W"): urlPrefixLength(chars, at: i) != nil
             default: false
             }
         }
@@ -75,8 +77,8 @@ public struct SocialTokensScorer: Scorer {
         var found: [String] = []
         var i = 0
         while i < n {
-            switch chars[i] {
-            case "#":
+            switch chars[i].asciiByte {
+            case UInt8(ascii: "#"):
                 if let end = hashtagEnd(chars, at: i) {
                     let body = chars[(i + 1)..<end]
                     if !isHexColour(body) && !isAllCaps(body) && !isNamed(at: i, chars: chars, words: words) {
@@ -85,13 +87,13 @@ public struct SocialTokensScorer: Scorer {
                     i = end
                     continue
                 }
-            case "@":
+            case UInt8(ascii: "@"):
                 if let end = mentionEnd(chars, at: i) {
                     if !isNamed(at: i, chars: chars, words: words) { found.append(String(chars[i..<end])) }
                     i = end
                     continue
                 }
-            case "h", "H", "w", "W":
+            case UInt8(ascii: "h"), UInt8(ascii: "H"), UInt8(ascii: "w"), UInt8(ascii: "W"):
                 if let end = urlEnd(chars, at: i) {
                     if !isNamed(at: i, chars: chars, words: words) { found.append(String(chars[i..<end])) }
                     i = end

@@ -10,7 +10,7 @@ enum TermMatching {
     ///
     /// The voice scan runs on the input's characters, words and quoted spans, already found;
     /// when it removes nothing, the input's characters and words are the voice's. Otherwise
-    /// the voice is split again, as ``TextAnalysis/ownVoice(_:)`` split would split it.
+    /// the voice's characters are split into words again.
     static func ownVoice(of input: ScoringInput) -> (characters: [Character], words: [TextAnalysis.Word]) {
         // Worked out once per answer, for every scorer that reads the model's own voice.
         input.ownVoiceCache.value {
@@ -18,8 +18,7 @@ enum TermMatching {
                 let voice = TextAnalysis.ownVoice(
                     characters: input.characters, words: input.words, quotedSpans: input.quotedSpans)
             else { return (input.characters, input.words) }
-            let characters = Array(String(voice))
-            return (characters, TextAnalysis.words(in: characters))
+            return (voice, TextAnalysis.words(in: voice))
         }
     }
 

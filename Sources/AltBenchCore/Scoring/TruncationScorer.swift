@@ -176,9 +176,10 @@ public struct TruncationScorer: Scorer {
     static func unclosedBracket(_ chars: [Character]) -> Character? {
         var open: [Character] = []
         for c in chars {
-            switch c {
-            case "(", "[", "{": open.append(c)
-            case ")", "]", "}": if !open.isEmpty { open.removeLast() }
+            // By ASCII byte: comparing Characters is a string comparison.
+            switch c.asciiByte {
+            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"): open.append(c)
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"): if !open.isEmpty { open.removeLast() }
             default: break
             }
         }

@@ -81,7 +81,7 @@ public enum BLEU {
         let length = candidate.tokens.count
         var correct = [0, 0, 0, 0]
         for (ngram, held) in zip(candidate.ngrams, candidate.held) {
-            correct[ngram.order - 1] += min(held?.maxCount ?? 0, ngram.count)
+            correct[ngram.order - 1] += min(held.map { entry.held[$0].maxCount } ?? 0, ngram.count)
         }
         let closest = entry.references.map(\.tokens.count).min { (abs($0 - length), $0) < (abs($1 - length), $1) }!
         return Counts(

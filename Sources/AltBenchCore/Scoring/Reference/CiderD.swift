@@ -58,8 +58,11 @@ public enum CiderD {
         // n-grams in order. One no reference holds would add min(w, 0) · 0 = 0 to each.
         var val = [Double](repeating: 0, count: 4 * entry.references.count)
         for (k, ngram) in candidate.ngrams.enumerated() {
-            guard let refs = candidate.held[k]?.weights else { continue }
-            for (r, ref) in refs.enumerated() { val[4 * r + ngram.order - 1] += min(hyp.weights[k], ref) * ref }
+            guard let held = candidate.held[k] else { continue }
+            for r in entry.references.indices {
+                let ref = entry.held[held].weights[r]
+                val[4 * r + ngram.order - 1] += min(hyp.weights[k], ref) * ref
+            }
         }
         var score = [0.0, 0.0, 0.0, 0.0]
         for (r, reference) in entry.references.enumerated() {

@@ -47,8 +47,10 @@ public final class ReferenceCorpus: Sendable {
         }
 
         let references: [Reference]
-        /// Every n-gram some reference holds.
-        let ngrams: [NGram.Key: Held]
+        /// What the references hold of each n-gram some reference holds.
+        let held: [Held]
+        /// Where each n-gram some reference holds is in ``held``.
+        let ngrams: [NGram.Key: Int]
     }
 
     let entries: [Entry]
@@ -119,19 +121,24 @@ public final class ReferenceCorpus: Sendable {
         let refLen = Foundation.log(Double(items.count))
         entries = items.enumerated().map { i, item in
             let zeros = [Double](repeating: 0, count: item.references.count)
-            var held: [NGram.Key: Entry.Held] = [:]
-            held.reserveCapacity(counts[i].reduce(0) { $0 + $1.count })
+            var held: [Entry.Held] = []
+            var positions: [NGram.Key: Int] = [:]
+            positions.reserveCapacity(counts[i].reduce(0) { $0 + $1.count })
             let references = zip(item.references, counts[i]).enumerated().map { r, reference in
                 let (tokens, ngrams) = reference
                 let frequencies = ngrams.map { documentFrequencies[$0.key]! }
                 let vector = CiderD.vector(ngrams, documentFrequencies: frequencies, refLen: refLen)
                 for (k, ngram) in ngrams.enumerated() {
-                    held[ngram.key, default: Entry.Held(documentFrequency: frequencies[k], weights: zeros)]
-                        .add(count: ngram.count, weight: vector.weights[k], reference: r)
+                    let position = positions[ngram.key] ?? held.count
+                    if position == held.count {
+                        positions[ngram.key] = position
+                        held.append(Entry.Held(documentFrequency: frequencies[k], weights: zeros))
+                    }
+                    held[position].add(count: ngram.count, weight: vector.weights[k], reference: r)
                 }
                 return Entry.Reference(tokens: tokens, numbers: numbers[i][r], norms: vector.norms, length: vector.length)
             }
-            return Entry(references: references, ngrams: held)
+            return Entry(references: references, held: held, ngrams: positions)
         }
         index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, $0) })
         self.vocabulary = vocabulary
@@ -188,12 +195,20 @@ public final class ReferenceCorpus: Sendable {
 /// and CIDEr-D.
 struct NGram: Sendable {
     /// An n-gram's tokens by their numbers in a vocabulary, padded with -1 to 4: equal keys
-    /// are equal n-grams (pycocoevalcap keys its dicts by the tuple of tokens).
-    struct Key: Hashable, Sendable {
-        var numbers = SIMD4<Int32>(repeating: -1)
+    /// are equal n-grams (pycocoevalcap keys its dicts by the tuple of tokens). The four
+    /// 32-bit numbers are held as two 64-bit words, which hash and compare as two integers.
+    struct Key: Hashable, Comparable, Sendable {
+        var low: UInt64
+        var high: UInt64
+
+        static func < (a: Key, b: Key) -> Bool { (a.low, a.high) < (b.low, b.high) }
 
         init(_ tokens: ArraySlice<Int32>) {
-            for (j, number) in tokens.enumerated() { numbers[j] = number }
+            func number(_ j: Int) -> UInt64 {
+                UInt64(UInt32(bitPattern: j < tokens.count ? tokens[tokens.startIndex + j] : -1))
+            }
+            low = number(0) | number(1) << 32
+            high = number(2) | number(3) << 32
         }
     }
 
@@ -208,18 +223,22 @@ struct NGram: Sendable {
     static func counts(_ tokens: [Int32]) -> [NGram] {
         var ngrams: [NGram] = []
         ngrams.reserveCapacity(4 * tokens.count)
-        var positions: [Key: Int] = [:]
-        positions.reserveCapacity(4 * tokens.count)
         for order in 1...4 where order <= tokens.count {
-            for start in 0...(tokens.count - order) {
-                let key = Key(tokens[start..<(start + order)])
-                // One lookup for a new n-gram; a repeated one gets its first position back.
-                if let k = positions.updateValue(ngrams.count, forKey: key) {
-                    positions[key] = k
-                    ngrams[k].count += 1
+            let keys = (0...(tokens.count - order)).map { Key(tokens[$0..<($0 + order)]) }
+            // Equal n-grams sort together, each run in position order, so the first of a run
+            // is where that n-gram first occurs. Counted so, not in a dictionary: sorting a
+            // few dozen keys costs less than hashing them.
+            let sorted = keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
+            var firsts: [(position: Int, count: Int)] = []
+            for position in sorted {
+                if let last = firsts.last, keys[last.position] == keys[position] {
+                    firsts[firsts.count - 1].count += 1
                 } else {
-                    ngrams.append(NGram(key: key, order: order, count: 1))
+                    firsts.append((position, 1))
                 }
+            }
+            for first in firsts.sorted(by: { $0.position < $1.position }) {
+                ngrams.append(NGram(key: keys[first.position], order: order, count: first.count))
             }
         }
         return ngrams

@@ -195,8 +195,9 @@ struct CandidateNGrams {
     /// nothing, with document frequency 0).
     let numbers: [Int32]
     let ngrams: [NGram]
-    /// By n-gram, `entry.ngrams[key]`: looked up once for BLEU and CIDEr-D.
-    let held: [ReferenceCorpus.Entry.Held?]
+    /// By n-gram, where the item's references hold it in `entry.held`, or `nil`: looked up
+    /// once for BLEU and CIDEr-D.
+    let held: [Int?]
     let vector: CiderD.Vector
 
     init(_ tokens: [String], entry: ReferenceCorpus.Entry, corpus: ReferenceCorpus) {
@@ -210,7 +211,7 @@ struct CandidateNGrams {
         ngrams = NGram.counts(tokens.isEmpty ? [] : numbers)
         held = ngrams.map { entry.ngrams[$0.key] }
         let frequencies = zip(ngrams, held).map { ngram, held in
-            held?.documentFrequency ?? corpus.documentFrequencies[ngram.key] ?? 0
+            held.map { entry.held[$0].documentFrequency } ?? corpus.documentFrequencies[ngram.key] ?? 0
         }
         vector = CiderD.vector(ngrams, documentFrequencies: frequencies, refLen: corpus.refLen)
     }
