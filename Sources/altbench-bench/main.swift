@@ -11,10 +11,11 @@
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
 // HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
 // default 6000). Scoring (Scoring.swift): 100,000 realistic answers (`--texts`) built from the
-// sample dataset's references, scored on one core and on all; target ≥ 50,000 answers/s on one
+// sample dataset's references, scored on one core and on all; target ≥ 10,000 answers/s on one
 // core; and CIDEr-D over 5,000 items × 5 references, target < 2 s; then the quality
 // calibration in one line. Calibration (Calibration.swift): a wrong sentence for every sample
-// image against a correct description, under the built-in defaults (QualityCalibration). Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
+// image against a correct description, under the built-in defaults (QualityCalibration).
+// Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
 // OpenAIVisionModel, Runner and a SQLite store to the in-process test server:
 //   - latency-bound: 2,000 trials at concurrency 50, 100 ms per answer; ideal 4.0 s, target
 //     wall ÷ ideal ≤ 1.10. Run `--runs` times (default 3); each run is printed and the median
