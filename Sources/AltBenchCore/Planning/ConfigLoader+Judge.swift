@@ -42,7 +42,7 @@ extension ConfigFile {
                 .configFile(file: displayPath, line: entryLine, message: "`judge.\(entry)` \(message)")
             }
             if entry == "proxy" {
-                judge.proxy = try proxyConfig(entryValue, line: entryLine, displayPath: displayPath)
+                judge.proxy = try proxyConfig(entryValue, line: entryLine, displayPath: displayPath, name: "judge.proxy")
                 continue
             }
             guard let text = entryValue.scalar?.string, !text.isEmpty else {

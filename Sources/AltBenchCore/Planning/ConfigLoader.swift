@@ -206,19 +206,20 @@ extension ConfigFile {
         return config
     }
     /// `proxy:`: `url`, `app_key_env`, and the header names and token route for a proxy that
-    /// differs from the reference protocol.
-    static func proxyConfig(_ value: Node, line: Int?, displayPath: String) throws -> ProxyConfig {
+    /// differs from the reference protocol. `name` is where the table stands (`proxy`,
+    /// `judge.proxy`), for the errors.
+    static func proxyConfig(_ value: Node, line: Int?, displayPath: String, name: String = "proxy") throws -> ProxyConfig {
         guard let entries = value.mapping else {
             throw AltBenchError.configFile(
                 file: displayPath, line: line,
-                message: "`proxy` must map settings to values, e.g. {url: https://proxy.example.com, app_key_env: ALTBENCH_PROXY_APP_KEY}.")
+                message: "`\(name)` must map settings to values, e.g. {url: https://proxy.example.com, app_key_env: ALTBENCH_PROXY_APP_KEY}.")
         }
         var proxy = ProxyConfig()
         for (entryNode, entryValue) in entries {
             let entry = entryNode.string ?? ""
             let entryLine = entryNode.mark?.line ?? line
             func entryFail(_ message: String) -> AltBenchError {
-                .configFile(file: displayPath, line: entryLine, message: "`proxy.\(entry)` \(message)")
+                .configFile(file: displayPath, line: entryLine, message: "`\(name).\(entry)` \(message)")
             }
             guard let text = entryValue.scalar?.string, !text.isEmpty else {
                 if ProxyConfig.knownKeys.contains(entry) { throw entryFail("must be a text value.") }

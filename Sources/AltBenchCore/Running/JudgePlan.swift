@@ -51,8 +51,9 @@ public struct JudgePlan: Sendable {
             var pending: [JudgeCall] = []
             for repeatIndex in 0..<settings.repeats {
                 var key = JudgeCacheKey.make(
-                    endpoint: endpoint, model: settings.model, rubric: rubric, imageIdentity: image.1, answer: text,
-                    context: item.context, lang: item.lang, structuredOutput: settings.structuredOutput)
+                    endpoint: endpoint, model: settings.model, rubric: rubric, imageIdentity: image.1,
+                    detail: trial.imageDetail, answer: text, context: item.context, lang: item.lang,
+                    maxTokens: settings.maxTokens, structuredOutput: settings.structuredOutput)
                 if repeatIndex > 0 { key += "#repeat-\(repeatIndex + 1)" }
                 if trial.judgements.contains(where: { $0.repeatIndex == repeatIndex && $0.cacheKey == key && $0.status == .judged }) {
                     continue

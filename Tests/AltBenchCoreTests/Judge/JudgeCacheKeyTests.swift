@@ -10,15 +10,17 @@ struct JudgeCacheKeyTests {
         var model = "gpt-4.1"
         var rubric = JudgeRubric(name: "alt-text.md", text: "Accuracy first.")
         var imageIdentity = "sha256:abc"
+        var detail: ImageDetail? = .low
         var answer = "A tabby cat."
         var context: String? = "Chelsea."
         var lang: String? = "en"
+        var maxTokens = 400
         var structuredOutput = true
 
         var key: String {
             JudgeCacheKey.make(
-                endpoint: endpoint, model: model, rubric: rubric, imageIdentity: imageIdentity, answer: answer,
-                context: context, lang: lang, structuredOutput: structuredOutput)
+                endpoint: endpoint, model: model, rubric: rubric, imageIdentity: imageIdentity, detail: detail,
+                answer: answer, context: context, lang: lang, maxTokens: maxTokens, structuredOutput: structuredOutput)
         }
     }
 
@@ -45,6 +47,9 @@ struct JudgeCacheKeyTests {
         Change("model") { $0.model = "gpt-4.1-mini" },
         Change("rubric text") { $0.rubric = JudgeRubric(name: "alt-text.md", text: "Accuracy first!") },
         Change("image") { $0.imageIdentity = "sha256:abd" },
+        Change("detail") { $0.detail = .high },
+        Change("detail absent") { $0.detail = nil },
+        Change("max_tokens") { $0.maxTokens = 300 },
         Change("answer") { $0.answer = "A tabby cat" },
         Change("context") { $0.context = "Chelsea!" },
         Change("context absent") { $0.context = nil },

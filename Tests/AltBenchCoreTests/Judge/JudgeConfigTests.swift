@@ -125,7 +125,10 @@ struct JudgeConfigTests {
             saying: "`judge.rubric` must be a single value"),
         Refusal(
             name: "a bad key inside judge.proxy", yaml: "judge:\n  proxy:\n    url: https://p.example.test\n    app_key: x\n",
-            line: 4, saying: "`proxy.app_key` is not a proxy setting. Never put a key in this file"),
+            line: 4, saying: "`judge.proxy.app_key` is not a proxy setting. Never put a key in this file"),
+        Refusal(
+            name: "judge.proxy not a table", yaml: "judge:\n  proxy: https://p.example.test\n", line: 2,
+            saying: "`judge.proxy` must map settings to values"),
     ]
 
     @Test("a bad judge: is refused with its line and key", arguments: refusals)
