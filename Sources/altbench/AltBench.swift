@@ -24,3 +24,12 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
     return ExitCode(code)
 }
+
+/// `--deadline`'s value (`run`, `judge`) as a duration; nil when the flag is absent.
+func parseDeadline(_ text: String?) throws -> Duration? {
+    guard let text else { return nil }
+    guard let duration = DurationText.parse(text) else {
+        throw ValidationError("--deadline takes a duration such as 90s, 30m or 2h, or a number of seconds (got '\(text)').")
+    }
+    return duration
+}

@@ -18,7 +18,7 @@ extension AltBench {
                 the mock judge. A verdict already stored for the same judge, rubric and answer is \
                 reused without a request. Exit status: 0 when the pass finished (verdicts that failed \
                 or could not be read are counted, and their scores left missing), 1 for a bad setting \
-                or a stop by a configuration error, 4 when --max-cost stopped it, 124 when deadline: in altbench.yml passed, \
+                or a stop by a configuration error, 4 when --max-cost stopped it, 124 when --deadline (or deadline: in altbench.yml) passed, \
                 130 after Ctrl-C (judge again to continue: what was judged is kept).
                 """)
 
@@ -57,6 +57,11 @@ extension AltBench {
         @Option(name: .customLong("max-cost"), help: ArgumentHelp("Stop before the judge's spending could pass this many USD.", valueName: "usd"))
         var maxCost: Double?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Stop judging after this long (e.g. 90s, 30m, 2h); what was judged is kept.", valueName: "duration"))
+        var deadline: String?
+
         @Flag(name: .customLong("no-cache"), help: "Ask the judge again even when the store has its verdict.")
         var noCache = false
 
@@ -65,7 +70,10 @@ extension AltBench {
                 throw ValidationError("--provider must be openai, azure, proxy or mock, not '\(provider)'.")
             }
             if let maxCost, !(maxCost > 0) { throw ValidationError("--max-cost must be a positive amount of USD.") }
+            _ = try parsedDeadline()
         }
+
+        func parsedDeadline() throws -> Duration? { try parseDeadline(deadline) }
 
         func run() async throws {
             var options = RunOptions()
@@ -78,6 +86,7 @@ extension AltBench {
             options.tokensPerMinute = tpm
             options.maxRetries = maxRetries
             options.maxCost = maxCost
+            options.deadline = try parsedDeadline()
             options.noCache = noCache
             let control = RunControl()
             let grace = Duration.seconds(5)

@@ -268,13 +268,7 @@ struct RunFlags: ParsableArguments {
         }
     }
 
-    func parsedDeadline() throws -> Duration? {
-        guard let deadline else { return nil }
-        guard let duration = DurationText.parse(deadline) else {
-            throw ValidationError("--deadline takes a duration such as 90s, 30m or 2h, or a number of seconds (got '\(deadline)').")
-        }
-        return duration
-    }
+    func parsedDeadline() throws -> Duration? { try parseDeadline(deadline) }
 
     func parsedMaxTokens() throws -> [Int]? {
         guard let maxTokens else { return nil }

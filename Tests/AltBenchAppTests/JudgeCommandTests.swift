@@ -301,6 +301,38 @@ struct JudgeCommandTests {
         #expect(whole.trials.allSatisfy { $0.judgements.first?.status == .judged })
     }
 
+    @Test("--deadline stops a judging pass like Ctrl-C: exit 124, what was judged kept, the rest judged next time")
+    func deadlineStopsThePass() async throws {
+        let root = try Self.workspace(items: 4)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try await Self.mockRun(root)
+        let verdict = JudgeVerdict(accuracy: 4, completeness: 4, concision: 4).json
+        // The first verdict comes at once, every later one after 30 s: the deadline falls
+        // between them, however slow the machine.
+        let server = try await OpenAITestServer.start(
+            handler: ResponseScript([.chatCompletion(content: verdict)], then: { _ in
+                .chatCompletion(content: verdict).delayed(by: .seconds(30))
+            }).handler)
+        var options = RunOptions()
+        options.provider = .openai
+        options.baseURL = server.baseURL
+        options.maxRetries = 0
+        options.concurrency = 1
+        options.deadline = .seconds(3)
+        let capture = Capture()
+        let started = ContinuousClock.now
+        let code = try await JudgeCommand(
+            judge: JudgeOptions(enabled: true, model: "gpt-4o"), options: options, environment: Self.key,
+            console: capture.console, workingDirectory: root, gracePeriod: .seconds(1)
+        ).run(id: nil)
+        let elapsed = ContinuousClock.now - started
+        await server.stop()
+        #expect(code == 124, "\(capture.err)")
+        #expect(elapsed < .seconds(25), "the deadline ended the pass, not the slow answers")
+        let judged = try await Self.store(root).loadRun(id: run.runID).trials.filter { $0.judgements.first?.status == .judged }
+        #expect(judged.count == 1)
+    }
+
     @Test("a judge that cannot be set up stops run --judge before anything is asked")
     func badJudgeStopsBeforeTheRun() async throws {
         let root = try Self.workspace(items: 1)
