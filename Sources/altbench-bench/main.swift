@@ -87,11 +87,12 @@ func option(_ name: String) -> Int? {
 let trialCount = option("--trials") ?? 6000
 let mode = arguments.indices.dropFirst().first {
     !arguments[$0].hasPrefix("-") && Int(arguments[$0]) == nil && arguments[$0 - 1] != "--scenario"
+        && arguments[$0 - 1] != "--corpus"
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|scoring|calibration] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose]"
-let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose"]
+let usage = "usage: altbench-bench [hot|load|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
+let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose", "--corpus", "--misses", "--with-lang"]
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print(usage)
     exit(0)
@@ -100,7 +101,7 @@ if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !know
     FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
     exit(2)
 }
-guard mode == nil || mode == "hot" || mode == "load" || mode == "scoring" || mode == "calibration", scenario != .some(nil) else {
+guard mode == nil || ["hot", "load", "scoring", "calibration", "validity"].contains(mode!), scenario != .some(nil) else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
@@ -200,6 +201,17 @@ if mode == nil || mode == "scoring" {
 }
 if mode == "calibration" {
     try calibrationReport()
+}
+if mode == "validity" {
+    let corpus = arguments.firstIndex(of: "--corpus").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    do {
+        _ = try validityReport(
+            corpusPath: corpus ?? "Tests/Corpus/detectors.jsonl", listMisses: arguments.contains("--misses"),
+            withLanguage: arguments.contains("--with-lang"))
+    } catch let error as DetectorCorpus.LoadError {
+        FileHandle.standardError.write(Data("altbench-bench: \(error)\n".utf8))
+        exit(2)
+    }
 }
 if mode == "load" {
     print("altbench-bench \(AltBenchVersion.current): load\n")

@@ -26,12 +26,51 @@ public struct FirstPersonScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         // Most answers have no candidate at all; finding none in the input's own words is
         // cheaper than the voice scan.
-        guard input.words.contains(where: Self.mayBePronoun) else {
-            return [.flag(ScoreName.firstPerson, false)]
+        var found: [String] = []
+        if input.words.contains(where: Self.mayBePronoun) {
+            let voice = TermMatching.ownVoice(of: input)
+            found = Self.firstPersonWords(chars: voice.characters, words: voice.words)
         }
-        let voice = TermMatching.ownVoice(of: input)
-        let found = Self.firstPersonWords(chars: voice.characters, words: voice.words)
+        if found.isEmpty, let other = Self.otherLanguageWord(in: input) { found = [other] }
         return [.flag(ScoreName.firstPerson, !found.isEmpty, detail: found.joined(separator: ", "))]
+    }
+
+    /// First-person words of the languages after English, in any language's text: pronouns
+    /// and possessives that are no word of another language ("ich", "nous", "mijn", "noi"),
+    /// and the first-person forms of seeing and being able that pro-drop languages use
+    /// without a pronoun ("vemos", "vediamo", "puedo").
+    static let otherPronouns: Set<String> = [
+        "ich", "mich", "mir", "wir", "uns", "unser", "unsere", "unseren", "unserem", "unserer", "unseres", "mein",
+        "meine", "meinen", "meinem", "meiner", "meines", "nous", "notre", "moi", "ik", "mij", "mijn", "wij", "noi",
+        "nosotros", "nosotras", "nuestro", "nuestra", "nuestros", "nuestras", "nós", "meu", "minha", "meus", "minhas",
+        "nosso", "nossa", "nossos", "nossas", "mio", "miei", "nostro", "nostra", "nostri", "nostre", "veo", "vemos",
+        "puedo", "podemos", "vedo", "vediamo", "possiamo", "riesco", "vejo", "voyons",
+    ]
+
+    /// First-person words that are first person only in the language the text reads as
+    /// (``LanguagePhrases/guessLanguage(_:declared:)``): Dutch "je" is "you", Italian "ma" is "but".
+    static let pronounsByLanguage: [String: Set<String>] = [
+        "fr": ["je", "me", "mon", "ma", "mes", "nos"], "es": ["yo", "me", "mi", "mis", "nos"], "it": ["io", "mi", "me"],
+        "pt": ["eu", "me"], "nl": ["ons", "onze", "me"], "de": [],
+    ]
+
+    /// First person in Chinese, Japanese and Korean, matched in the own voice.
+    static let otherPronounsCJK = LanguagePhrases.Substrings([
+        "私", "僕", "わたし", "我々", "うちの", "我", "저는", "제가", "나는", "내가", "우리",
+    ])
+
+    static func otherLanguageWord(in input: ScoringInput) -> String? {
+        let voice = TermMatching.ownVoice(of: input)
+        let folded = LanguagePhrases.folded(voice.words)
+        let local = pronounsByLanguage[LanguagePhrases.guessLanguage(folded, declared: input.item.lang)] ?? []
+        for word in voice.words where !word.isAllCaps {
+            let normalized = word.normalized
+            if otherPronouns.contains(normalized) || local.contains(normalized) { return word.text }
+            if normalized.hasPrefix("j'") || (local.contains("me") && normalized.hasPrefix("m'")) {
+                if local.contains("je") { return word.text }
+            }
+        }
+        return otherPronounsCJK.first(in: voice.characters)
     }
 
     static let pronouns: Set<String> = [

@@ -46,7 +46,7 @@ public struct MetaLabelScorer: Scorer {
     static let openingLabels: [[String]] = phrases(
         "description", "caption", "image", "photo", "picture", "pic", "photographer", "image caption",
         "photo caption", "note", "summary", "image summary", "answer", "response", "option 1",
-        "option one", "version 1",
+        "option one", "version 1", "title", "screenshot", "keywords", "output", "result",
         // de, fr, es, pt, it ("Description :" is the English word)
         "beschreibung", "bildunterschrift", "légende", "descripción", "descrição", "descrizione",
     )
@@ -58,12 +58,13 @@ public struct MetaLabelScorer: Scorer {
     ]
 
     /// Labels flagged at the start of a later line: the alt-text labels, and a note ("\n\nNote:").
-    static let lineLabels: [[String]] = altTextLabels + phrases("note", "please note")
+    static let lineLabels: [[String]] = altTextLabels + phrases("note", "please note", "title", "description", "keywords")
 
     /// Lead-ins that are chatter themselves when "!", "," or "." and more text follow them.
     static let exclamations: [[String]] = phrases(
         "sure thing", "sure", "certainly", "of course", "absolutely", "great question", "good question",
-        "no problem", "got it", "bien sûr", "natürlich", "por supuesto", "com certeza")
+        "no problem", "got it", "bien sûr", "natürlich", "por supuesto", "com certeza", "claro", "certo", "certamente",
+        "natuurlijk", "zeker", "gerne", "klar", "d'accord", "absolument", "okay", "ok")
 
     /// Openers passed over before an opening: "Sure, here is ...", "Okay, let's take a look".
     static let leadIns: [[String]] = exclamations + phrases("okay", "ok", "alright", "all right", "well")
@@ -91,7 +92,8 @@ public struct MetaLabelScorer: Scorer {
         "here is what i see", "here's what i see", "here is what i can see", "here's what i can see",
         "here is what the image shows", "here's what the image shows", "here's what's in the image",
         "let's take a look", "let's take a closer look", "let's break it down", "let's break down",
-        "let's describe", "let's see", "let me describe", "let me take a look", "let me break",
+        "let's describe", "let's see", "let me describe", "let me take a look", "let me break", "let's analyze",
+        "let's analyse", "let's examine", "let's look", "let's identify", "let me analyze", "let me analyse",
         "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
         "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
         // fr, de, es, pt
@@ -107,7 +109,9 @@ public struct MetaLabelScorer: Scorer {
         "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
         "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
         "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
-        "is this what you",
+        "is this what you", "how can i assist", "how can i help", "how may i assist", "if you have any",
+        "if you can provide", "if you could provide", "please provide", "please upload", "please share",
+        "i would be happy to", "i'll be happy to", "i'm happy to help", "i am happy to help",
         // fr, de, es, pt
         "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
         "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
@@ -145,12 +149,40 @@ public struct MetaLabelScorer: Scorer {
         {
             if let label = label(at: index, in: lineLabelIndex, words: words, chars: chars) { return label }
         }
+        if let presented = presentingLine(chars: chars, words: words) { return presented }
         let voice = TermMatching.ownVoice(of: input)
         return voice.words.indices.lazy.compactMap { i in
             phrase(at: i, in: chatter, words: voice.words, chars: voice.characters).flatMap {
                 afterColon(voice.words[i], chars: voice.characters) ? nil : $0
             }
         }.first
+            ?? LanguagePhrases.chatter.first(
+                folded: LanguagePhrases.folded(voice.words), words: voice.words, chars: voice.characters)
+            ?? LanguagePhrases.chatterCJK.first(in: voice.characters)
+    }
+
+    /// A first line that presents what follows it and ends with a colon: "Based on the
+    /// details, here is a more detailed description of the image:", "Here are the keywords:",
+    /// or a bracketed label: "[Image description: …]".
+    static func presentingLine(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+        let start = chars.firstIndex { !TextAnalysis.isSpace($0) } ?? 0
+        if start < chars.count, chars[start] == "[" || chars[start] == "(", let first = words.first,
+            TextAnalysis.onlyWhitespace(chars, (start + 1)..<first.range.lowerBound),
+            let label = label(at: 0, in: openingLabelIndex, words: words, chars: chars)
+        {
+            return label
+        }
+        let end = chars[start...].firstIndex(where: TextAnalysis.isNewline) ?? chars.count
+        guard let last = chars[start..<end].lastIndex(where: { !TextAnalysis.isSpace($0) }),
+            chars[last] == ":" || chars[last] == "\u{FF1A}"
+        else { return nil }
+        let line = words.prefix { $0.range.upperBound <= last }
+        for index in line.indices where presentations.contains(where: {
+            TextAnalysis.matches($0, in: words, from: index, chars: chars)
+        }) {
+            return String(chars[words[index].range.lowerBound...last])
+        }
+        return nil
     }
 
     /// Whether a colon opens `word`'s sentence: "A tweet: Let me know what you think" shows text.

@@ -44,8 +44,7 @@ public struct PerceptionMetaScorer: Scorer {
 
     /// Words naming the picture itself, in "the image shows" and "is a photograph of".
     static let media: Set<String> = [
-        "image", "picture", "photo", "pic", "photograph", "illustration", "screenshot", "drawing",
-        "graphic", "artwork", "painting",
+        "image", "picture", "photo", "pic", "photograph", "illustration", "screenshot", "drawing", "graphic",
     ]
 
     /// Picture words after "in this/the": only the plain ones, since "in the painting" or "in
@@ -105,7 +104,7 @@ public struct PerceptionMetaScorer: Scorer {
     static let compoundHeads: Set<String> = [
         "of", "frame", "frames", "book", "books", "booth", "album", "albums", "gallery", "wall",
         "strip", "editor", "viewer", "app", "studio", "shoot", "session", "library", "collage",
-        "window", "windows", "house",
+        "window", "windows", "house", "display", "displays", "op", "ops", "credit", "credits", "opportunity",
     ]
 
     /// The last word of an opening label ("Alt text:", "Caption:", "Image description:")
@@ -117,7 +116,7 @@ public struct PerceptionMetaScorer: Scorer {
     // MARK: - Finding it
 
     /// The words a phrase may start with, to pass over the others at once.
-    static let firstWords = Set((seeing + inPicture + statements).flatMap { $0.slots[0] })
+    static let firstWords = Set((seeing + inPicture + statements + handling).flatMap { $0.slots[0] })
 
     /// The first perception phrase in the model's own voice, as written, or `nil`.
     static func perceptionPhrase(in input: ScoringInput) -> String? {
@@ -145,8 +144,56 @@ public struct PerceptionMetaScorer: Scorer {
             {
                 return written(words[index..<end], in: chars)
             }
+            if let end = pictureReference(at: index, words: words, chars: chars)
+                ?? WordPattern.longestMatch(handling, in: words, at: index, chars: chars)
+            {
+                return written(words[index..<end], in: chars)
+            }
         }
-        return nil
+        let folded = LanguagePhrases.folded(words)
+        // German capitalises nouns ("Im Bild"): only capitals mark sign text here.
+        return LanguagePhrases.pictureTalk.first(folded: folded, words: words, chars: chars) {
+            words[$0].contains(where: \.isAllCaps)
+        } ?? LanguagePhrases.pictureTalkCJK.first(in: chars)
+    }
+
+    /// Handling pictures as pictures, in refusals and asides: "view images", "process the
+    /// image", "descriptions of images", "from a picture".
+    static let handling = WordPattern.list([
+        "{handle} images|pictures|photos", "{handle} an|the|any|your|this image|picture|photo",
+        "descriptions|description of|for images|pictures|photos", "from a|the picture|photo|image",
+    ], ["handle": ["view", "see", "access", "process", "analyze", "analyse", "describe", "interpret", "open", "display",
+        "share", "upload", "attach", "receive", "provided", "no"]])
+
+    /// Picture words that name the image itself after "this", "the" or "that".
+    static let referenceMedia: Set<String> = [
+        "image", "picture", "photo", "photograph", "pic", "image's", "picture's", "photo's", "photograph's",
+    ]
+
+    /// "this image", "the photo", "the picture's": the picture named as a picture anywhere
+    /// ("in the foreground of the image", "the photo was taken at dusk", "visible in the
+    /// picture"), unless "the/that photo" names a photo mentioned before, or a compound or
+    /// idiom follows ("the picture frame", "the image of God", "the picture of health").
+    static func pictureReference(at index: Int, words: [TextAnalysis.Word], chars: [Character]) -> Int? {
+        // At the opening, the statement is `redundant_prefix`'s.
+        guard index > 0, index + 1 < words.count, ["this", "the", "that"].contains(words[index].normalized),
+            !nounCompounds.contains(where: { $0.end(in: words, at: index + 1, chars: chars) != nil }),
+            referenceMedia.contains(words[index + 1].normalized),
+            TextAnalysis.areAdjacent(words[index], words[index + 1], in: chars),
+            !isSignTextOrTitle(words[index...index + 1]),
+            words[index].normalized == "this" || !refersBack(to: words[index + 1], before: index, in: words),
+            // A capitalised picture word inside a sentence names something: "the Photo option".
+            !words[index + 1].isCapitalized || TextAnalysis.isSentenceStart(chars, at: words[index + 1].range.lowerBound)
+        else { return nil }
+        let end = index + 2
+        if end < words.count, TextAnalysis.areAdjacent(words[end - 1], words[end], in: chars) {
+            let next = words[end].normalized
+            if compoundHeads.contains(next) && next != "of" { return nil }
+            if next == "of", end + 1 < words.count, ["god", "christ", "health", "innocence"].contains(words[end + 1].normalized) {
+                return nil
+            }
+        }
+        return end
     }
 
     /// The model's own voice: the answer without what it quotes or reports, and without an

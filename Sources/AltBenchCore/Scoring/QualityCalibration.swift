@@ -28,6 +28,9 @@ public enum QualityCalibration {
     public static let wrongBound = 0.35
     /// The lowest mean `quality` the references, scored against one another, may have.
     public static let correctBound = 0.75
+    /// The lowest mean `quality` a correct description by another author than the references'
+    /// (`Tests/Corpus/sample-independent.jsonl`, written from the images) may have.
+    public static let independentBound = 0.6
 
     /// One wrong sentence's figures.
     public struct Wrong: Sendable, Hashable {
@@ -51,24 +54,43 @@ public enum QualityCalibration {
         /// Items scored with a wrong sentence, and (item, reference) pairs scored as correct.
         public var items: Int
         public var pairs: Int
+        /// Mean `quality` and `content` of the independent descriptions, scored against all
+        /// of each item's references; `nil` when none was given.
+        public var independent: (quality: Double, content: Double, count: Int)? = nil
+
+        public static func == (lhs: Figures, rhs: Figures) -> Bool {
+            lhs.wrong == rhs.wrong && lhs.correct == rhs.correct && lhs.correctByPosition == rhs.correctByPosition
+                && lhs.items == rhs.items && lhs.pairs == rhs.pairs
+                && lhs.independent.map { [$0.quality, $0.content] } == rhs.independent.map { [$0.quality, $0.content] }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(correct)
+            hasher.combine(items)
+        }
 
         /// The highest mean of the wrong sentences.
         public var worstWrong: Double { wrong.map(\.quality).max() ?? 0 }
 
         /// Whether both bounds hold.
-        public var holds: Bool { worstWrong <= wrongBound && correct >= correctBound }
+        public var holds: Bool {
+            worstWrong <= wrongBound && correct >= correctBound && (independent?.quality ?? 1) >= independentBound
+        }
 
         /// "wrong ≤ 0.08 (bound 0.35), correct 0.81 (bound 0.75)": both figures on one line.
         public var line: String {
             String(
-                format: "quality calibration on %d items: wrong sentence ≤ %.3f (bound %.2f), correct description %.3f (bound %.2f): %@",
-                items, worstWrong, wrongBound, correct, correctBound, holds ? "holds" : "FAILS")
+                format: "quality calibration on %d items: wrong sentence ≤ %.3f (bound %.2f), correct description %.3f (bound %.2f)%@: %@",
+                items, worstWrong, wrongBound, correct, correctBound,
+                independent.map { String(format: ", another author's %.3f (bound %.2f)", $0.quality, independentBound) } ?? "",
+                holds ? "holds" : "FAILS")
         }
     }
 
     /// The figures of `items` under `settings`.
     public static func measure(
-        _ items: [DatasetItem], settings: ScoringSettings = ScoringSettings(), wrongSentences: [String] = wrongSentences
+        _ items: [DatasetItem], settings: ScoringSettings = ScoringSettings(), wrongSentences: [String] = wrongSentences,
+        independent: [String: String] = [:]
     ) -> Figures {
         let scoringItems = items.map(ScoringItem.init)
         func scores(_ text: String, _ item: ScoringItem) -> [String: Score] {
@@ -93,15 +115,37 @@ public enum QualityCalibration {
             }
         }
         let all = byPosition.flatMap { $0 }
+        let others = scoringItems.compactMap { item in independent[item.id].map { scores($0, item) } }
         return Figures(
             wrong: wrong, correct: Stats.mean(all) ?? 0, correctByPosition: byPosition.map { Stats.mean($0) ?? 0 },
-            items: scoringItems.count, pairs: all.count)
+            items: scoringItems.count, pairs: all.count,
+            independent: others.isEmpty
+                ? nil
+                : (
+                    Stats.mean(others.compactMap { $0[ScoreName.quality]?.value }) ?? 0,
+                    Stats.mean(others.compactMap { $0[ScoreName.content]?.value }) ?? 0, others.count
+                ))
+    }
+
+    /// Descriptions by id from a JSON Lines file of `{"id": …, "text": …}` objects.
+    public static func descriptions(from url: URL) throws -> [String: String] {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var result: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let id = object["id"] as? String, let description = object["text"] as? String
+            else { continue }
+            result[id] = description
+        }
+        return result
     }
 
     /// The figures of the dataset in `directory` (the bundled sample:
     /// `datasets/sample`), loaded by ``DatasetLoader``, under built-in defaults.
-    public static func measure(directory: URL, displayPath: String = "datasets/sample") throws -> Figures {
+    public static func measure(
+        directory: URL, displayPath: String = "datasets/sample", independent: [String: String] = [:]
+    ) throws -> Figures {
         let dataset = try DatasetLoader().load(directory: directory, displayPath: displayPath)
-        return measure(dataset.items)
+        return measure(dataset.items, independent: independent)
     }
 }

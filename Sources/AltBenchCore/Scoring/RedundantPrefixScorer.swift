@@ -26,6 +26,7 @@ public struct RedundantPrefixScorer: Scorer {
 
     public func score(_ input: ScoringInput) -> [Score] {
         let prefix = Self.redundantPrefix(chars: input.characters, words: input.words)
+            ?? Self.announcingPhrase(chars: input.characters, words: input.words) ?? Self.otherLanguageOpening(input)
         return [.flag(ScoreName.redundantPrefix, prefix != nil, detail: prefix)]
     }
 
@@ -38,7 +39,7 @@ public struct RedundantPrefixScorer: Scorer {
     /// Picture words that announce the image after any opener. The medium words
     /// (photograph, screenshot, painting, drawing, illustration) name what kind of picture it
     /// is and count only in a ``PerceptionMetaScorer/statements`` statement.
-    static let plainMedia: Set<String> = ["image", "picture", "photo", "pic", "graphic"]
+    static let plainMedia: Set<String> = ["image", "picture", "pic", "graphic"]
 
     /// What follows the picture word: "of", "is of", or a picture verb.
     static let announcements = ["of", "is of", "{verbs}"]
@@ -51,6 +52,60 @@ public struct RedundantPrefixScorer: Scorer {
                     sets: PerceptionMetaScorer.sets.merging(["plain": plainMedia]) { old, _ in old })
             }
         } + PerceptionMetaScorer.statements
+        + WordPattern.list(
+            [
+                "in|on the|this {in-media}", "this|the {media} appears|seems to be", "it shows|depicts|portrays",
+                "it appears|seems to show|depict", "may be a|an {plain} of",
+            ], PerceptionMetaScorer.sets.merging(["plain": plainMedia]) { old, _ in old })
+
+    /// Picture words that head an opening noun phrase announcing the picture: "A close-up
+    /// outdoor shot shows", "A horizontally-oriented eye level image shows", "A close up
+    /// picture of", "Stock image of".
+    static let shotWords: Set<String> = [
+        "image", "picture", "pic", "photo", "photograph", "shot", "close-up", "closeup", "snapshot", "graphic",
+    ]
+
+    /// An opening noun phrase of at most six words whose head is a picture word followed by a
+    /// picture verb ("… shot captures") or, for the plain words, "of" ("A close up picture of").
+    static func announcingPhrase(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+        guard TextAnalysis.startsWithWord(chars, words: words) else { return nil }
+        if words.count == 1, plainMedia.contains(words[0].normalized) { return words[0].text }  // alt="image"
+        for head in 0..<min(6, max(words.count - 1, 0)) where shotWords.contains(words[head].normalized) {
+            // Only modifiers before the head: "A cat looking at an image of" is no opening phrase.
+            if words[..<head].dropFirst().contains(where: {
+                TruncationScorer.functionWords.contains($0.normalized) || $0.normalized.hasSuffix("ing")
+            }) || (head > 0 && words[0].normalized.hasSuffix("ing")) {
+                continue
+            }
+            let next = words[head + 1].normalized
+            let announces = PerceptionMetaScorer.verbs.contains(next) || (next == "of" && plainMedia.contains(words[head].normalized))
+            guard announces, TextAnalysis.areAdjacent(words[head], words[head + 1], in: chars),
+                !chars[..<words[head].range.lowerBound].contains(where: { TextAnalysis.isSentenceTerminator($0) || $0 == ":" || $0.isNewline }),
+                !words[...(head + 1)].contains(where: \.isAllCaps),
+                !words[...(head + 1)].allSatisfy(\.isCapitalized),
+                !idioms.contains(where: { $0.end(in: words, at: head, chars: chars) != nil })
+            else { continue }
+            return PerceptionMetaScorer.written(words[0...(head + 1)], in: chars)
+        }
+        return nil
+    }
+
+    /// An opening that announces the picture in another language ("Das Bild zeigt", "Sur
+    /// cette image", "Imagen de", "この画像は", ``LanguagePhrases``), or `nil`.
+    static func otherLanguageOpening(_ input: ScoringInput) -> String? {
+        let (chars, words) = (input.characters, input.words)
+        if TextAnalysis.startsWithWord(chars, words: words) {
+            let folded = LanguagePhrases.folded(Array(words.prefix(4)))
+            for table in [LanguagePhrases.pictureOpenings, LanguagePhrases.pictureTalk] {
+                if let end = table.end(at: 0, folded: folded, words: words, chars: chars),
+                    !words[0..<end].contains(where: \.isAllCaps)
+                {
+                    return PerceptionMetaScorer.written(words[0..<end], in: chars)
+                }
+            }
+        }
+        return LanguagePhrases.pictureOpeningsCJK.opening(of: chars)
+    }
 
     /// A picture word and what follows it that name something else.
     static let idioms =

@@ -34,7 +34,7 @@ struct RefusalPhrases: Sendable {
     var clauseOpeners: [[String]]
 
     /// Every language, English first.
-    static let all: [RefusalPhrases] = [english, french, german, spanish, portuguese]
+    static let all: [RefusalPhrases] = [english, french, german, spanish, portuguese, dutch, italian]
 
     static let english = RefusalPhrases(
         leadIns: [
@@ -45,7 +45,18 @@ struct RefusalPhrases: Sendable {
         refusingOpeners: [
             ["i'm", "sorry"], ["i", "am", "sorry"], ["i", "apologize"], ["i", "apologise"],
             ["my", "apologies"], ["as", "an", "ai"], ["as", "a", "language", "model"],
-            ["as", "an", "artificial", "intelligence"],
+            ["as", "an", "artificial", "intelligence"], ["i'm", "an", "ai"], ["i", "am", "an", "ai"],
+            ["i'm", "just", "an", "ai"], ["as", "a", "text-based"], ["i'm", "a", "text-based"],
+            ["i", "am", "a", "text-based"], ["i", "don't", "have", "access"], ["i", "do", "not", "have", "access"],
+            ["i", "don't", "have", "the", "capability"], ["i", "do", "not", "have", "the", "capability"],
+            ["i", "lack", "the", "ability"], ["i", "don't", "identify"], ["i", "do", "not", "identify"],
+            ["i", "don't", "recognize"], ["i", "do", "not", "recognize"], ["i", "don't", "see", "an", "image"],
+            ["i", "don't", "see", "any", "image"], ["i", "don't", "see", "the", "image"], ["i", "do", "not", "see", "an", "image"],
+            ["i", "do", "not", "see", "any", "image"], ["i", "don't", "see", "an", "attached"],
+            ["i", "must", "decline"], ["i", "must", "politely", "decline"], ["i'm", "a", "large", "language", "model"],
+            ["i", "am", "a", "large", "language", "model"], ["as", "a", "large", "language", "model"],
+            ["it's", "impossible", "for", "me", "to"], ["it", "is", "impossible", "for", "me", "to"],
+            ["it's", "not", "possible", "for", "me", "to"], ["i'm", "unable", "to", "meet"],
         ],
         inabilities: [
             ["i", "can't"], ["i", "cannot"], ["i", "can", "not"], ["i", "am", "unable", "to"],
@@ -80,7 +91,8 @@ struct RefusalPhrases: Sendable {
         ],
         clauseOpeners: [
             ["as"], ["since"], ["because"], ["due", "to"], ["owing", "to"], ["for"], ["given"],
-            ["out", "of"], ["in", "light", "of"], ["to", "protect"], ["to", "respect"],
+            ["out", "of"], ["in", "light", "of"], ["to", "protect"], ["to", "respect"], ["while"], ["although"],
+            ["though"], ["even", "though"], ["whilst"], ["without"], ["unfortunately"], ["as", "mentioned"],
         ])
 
     static let french = RefusalPhrases(
@@ -118,7 +130,7 @@ struct RefusalPhrases: Sendable {
         actions: [
             "beschreib", "identifizier", "erkenn", "helf", "behilflich", "sehen", "anseh",
             "analysier", "bereitstell", "liefer", "geben", "mach", "beantwort", "unterstutz",
-            "verarbeit", "auswert", "nenn",
+            "verarbeit", "auswert", "nenn", "anzeig", "zieh",
         ],
         actionsAreStems: true,
         negations: ["nicht", "kein", "keine", "keinen", "keiner", "keines", "keinerlei", "nichts"],
@@ -161,4 +173,37 @@ struct RefusalPhrases: Sendable {
         ],
         actionsAreStems: true,
         clauseOpeners: [["como"], ["devido", "a"], ["por"], ["dado", "que"], ["ja", "que"]])
+
+    static let dutch = RefusalPhrases(
+        leadIns: [
+            ["sorry"], ["het", "spijt", "me"], ["helaas"], ["excuses"], ["maar"], ["echter"],
+        ],
+        apologies: [["sorry"], ["het", "spijt", "me"], ["excuses"]],
+        inabilities: [["ik", "kan"], ["kan", "ik"], ["ik", "ben", "niet", "in", "staat"], ["ik", "mag"], ["mag", "ik"]],
+        gap: 6,
+        actions: [
+            "beschrijv", "beschrijf", "identificer", "herken", "help", "zien", "bekijk", "analyser", "verwerk",
+            "geven", "lever", "bied", "openen",
+        ],
+        actionsAreStems: true,
+        negations: ["niet", "geen", "niets"],
+        clauseOpeners: [["omdat"], ["aangezien"], ["vanwege"], ["uit", "respect"]])
+
+    static let italian = RefusalPhrases(
+        leadIns: [
+            ["mi", "dispiace"], ["spiacente"], ["purtroppo"], ["scusa"], ["scusami"], ["scusate"], ["ma"],
+            ["tuttavia"],
+        ],
+        apologies: [["mi", "dispiace"], ["spiacente"], ["scusa"], ["scusami"]],
+        inabilities: [
+            ["non", "posso"], ["non", "riesco", "a"], ["non", "sono", "in", "grado", "di"], ["non", "mi", "e", "possibile"],
+            ["non", "potro"], ["non", "sono", "autorizzato", "a"], ["non", "mi", "e", "consentito"],
+        ],
+        gap: 1,
+        actions: [
+            "descriv", "identific", "riconosc", "aiut", "veder", "acced", "analizz", "elabor", "fornir", "dar",
+            "far", "offrir", "interpret",
+        ],
+        actionsAreStems: true,
+        clauseOpeners: [["poiche"], ["dato", "che"], ["per"], ["a", "causa"]])
 }

@@ -30,7 +30,79 @@ public struct RefusalScorer: Scorer {
             return [.flag(ScoreName.refusal, true, detail: "content_filter")]
         }
         let phrase = Self.refusalPhrase(chars: input.characters, words: input.words.prefix(Self.wordsRead))
+            ?? Self.laterRefusal(in: input) ?? Self.missingImage(in: input)
+            ?? LanguagePhrases.refusalCJK.first(in: TermMatching.ownVoice(of: input).characters)
         return [.flag(ScoreName.refusal, phrase != nil, detail: phrase)]
+    }
+
+    /// Actions a later sentence refuses only with an object that makes it a refusal: "I can't
+    /// identify the people" refuses, "I can't identify the species" hedges; "I can't see the
+    /// image" refuses, "I can't see his face" hedges; "I can't help but notice" is neither.
+    static let objectActions: Set<String> = [
+        "see", "view", "look", "identify", "identifying", "recognize", "recognise", "recognizing", "recognising",
+        "access", "open", "perceive", "share", "sharing", "give", "offer", "do", "display", "help", "helping",
+    ]
+
+    /// What makes an ``objectActions`` action a refusal: people, the picture itself, or the request.
+    static let refusedObjects: Set<String> = [
+        "people", "person", "persons", "individual", "individuals", "who", "him", "her", "them", "faces",
+        "anyone", "someone", "celebrities", "celebrity", "humans", "identity", "identities", "names", "real",
+        "specific", "image", "images", "picture", "pictures", "photo", "photos", "photograph", "photographs",
+        "attachment", "attachments", "file", "files", "it", "this", "that", "visual", "visuals", "content",
+        "with", "you", "request", "images",
+    ]
+
+    /// A refusal opening a later sentence of the own voice, in any language of
+    /// ``RefusalPhrases``: "The image shows a crowd. However, I can't identify the people in it."
+    /// A partial refusal that comes after some description is still a refusal.
+    static func laterRefusal(in input: ScoringInput) -> String? {
+        let (chars, words) = TermMatching.ownVoice(of: input)
+        for index in words.indices.dropFirst() {
+            let gap = chars[words[index - 1].range.upperBound..<words[index].range.lowerBound]
+            guard gap.contains(where: { TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0) })
+            else { continue }
+            let sentence = Array(chars[words[index].range.lowerBound...])
+            let sentenceWords = TextAnalysis.words(in: sentence, limit: wordsRead)
+            guard TextAnalysis.startsWithWord(sentence, words: sentenceWords),
+                let end = Opening(chars: sentence, words: sentenceWords[...]).refusal()
+            else { continue }
+            let action = folded(sentenceWords[end])
+            if objectActions.contains(action) {
+                let after = sentenceWords[(end + 1)...].prefix(6).prefix { word in
+                    !sentence[sentenceWords[end].range.upperBound..<word.range.lowerBound].contains(where: TextAnalysis.isSentenceTerminator)
+                }
+                guard let next = after.first, !(action.hasPrefix("help") && next.normalized == "but"),
+                    after.contains(where: { refusedObjects.contains($0.normalized) })
+                else { continue }
+            }
+            let text = String(sentence[sentenceWords[0].range.lowerBound..<sentenceWords[end].range.upperBound])
+            return text.count > 60 ? String(text.prefix(59)) + "\u{2026}" : text
+        }
+        return nil
+    }
+
+    /// Saying there is no image to describe, in the own voice: "There is no image attached",
+    /// "No image was provided", "The image didn't come through", "Please upload the image".
+    static let missingImagePatterns = WordPattern.list([
+        "there is|there's|there was no {picture}",
+        "no {picture} was|is|has|were attached|provided|uploaded|included|shared|received",
+        "no {picture} attached|provided|uploaded|included|found",
+        "the {picture} didn't|did|could|couldn't|failed|was|is not|n't|to load|come|upload|attach|available",
+        "please upload|attach|provide|share|send|resend|re-upload the|an|your {picture}",
+        "it seems|appears|looks like there is|there's|there was no",
+        "you haven't|didn't|forgot|have not|did not uploaded|upload|attached|attach|provided|provide|shared|share|included|include",
+    ], ["picture": ["image", "images", "picture", "pictures", "photo", "photos", "attachment", "file"]])
+
+    static func missingImage(in input: ScoringInput) -> String? {
+        let (chars, words) = TermMatching.ownVoice(of: input)
+        for index in words.indices {
+            if let end = WordPattern.longestMatch(missingImagePatterns, in: words, at: index, chars: chars),
+                !words[index..<end].contains(where: \.isAllCaps)
+            {
+                return PerceptionMetaScorer.written(words[index..<end], in: chars)
+            }
+        }
+        return nil
     }
 
     /// How many leading words are read: a clause, a lead-in and the refusal fit in them.
@@ -55,7 +127,7 @@ public struct RefusalScorer: Scorer {
     }
 
     /// The first words of an answer, and the refusal rules over them.
-    private struct Opening {
+    struct Opening {
         let chars: [Character]
         let words: ArraySlice<TextAnalysis.Word>
         let folded: [String]

@@ -117,17 +117,42 @@ public struct TruncationScorer: Scorer {
         if last == ":", input.words.count == 1 {
             return nil
         }
-        if danglingMarks.contains(last) {
+        if danglingMarks.contains(last), !(last == "-" && chars.dropLast().last == "-") {
             return "ends on \(last)"
         }
+        if let cut = unfinishedSentence(chars) { return cut }
         guard let word = input.words.last, word.range.upperBound == chars.count else { return nil }
-        if functionWords.contains(word.normalized) {
+        let language = LanguagePhrases.guessLanguage(
+            LanguagePhrases.folded(input.words.suffix(40)), declared: input.item.lang)
+        if language == "en", functionWords.contains(word.normalized) {
             return "ends on \(word.text)"
         }
-        if isCutCapital(word, in: input) || isCutLowercase(word, in: input) {
+        if let dangling = LanguagePhrases.danglingWords[language],
+            dangling.contains(LanguagePhrases.folded([word])[0])
+        {
+            return "ends on \(word.text)"
+        }
+        if isCutCapital(word, in: input) || (language == "en" && isCutLowercase(word, in: input)) {
             return "ends mid-word: \(word.text)"
         }
         return nil
+    }
+
+    /// A last sentence left unfinished after finished ones, where the cut shows: a word broken
+    /// at an apostrophe ("… its eyes are focused on the distance. The bear'"), or, in Chinese
+    /// and Japanese, at least eight characters after the last 。 in the same paragraph with no
+    /// closing mark ("…と考えられます。背景の細かい部分まで丁寧に描かれた"). An English last sentence that
+    /// merely lacks its period ("… creating a serene moment") is not judged cut: its words may
+    /// be complete.
+    static func unfinishedSentence(_ chars: [Character]) -> String? {
+        guard let last = chars.last, let end = chars.lastIndex(where: TextAnalysis.isSentenceTerminator),
+            !chars[end...].contains(where: TextAnalysis.isNewline)
+        else { return nil }
+        if TextAnalysis.isApostrophe(last), chars.count > 1, chars[chars.count - 2].isLetter {
+            return "ends mid-word: \(String(chars[(end + 1)...]).split(separator: " ").last ?? "")"
+        }
+        guard LanguagePhrases.isCJK(last), last.isLetter, chars[end] == "\u{3002}" else { return nil }
+        return chars[(end + 1)...].filter(LanguagePhrases.isCJK).count >= 8 ? "ends mid-sentence" : nil
     }
 
     /// A capitalised fragment of one or two letters ("C", "Th") after an article or two

@@ -257,8 +257,8 @@ struct DatasetValidatorTests {
             check: ScoreName.refusal,
             mentions: ["reads like a refusal", "`refusal`"]),
         WarningCase(
-            label: "a redundant prefix", references: ["A photo of a cat on a sofa."], check: ScoreName.redundantPrefix,
-            mentions: ["redundant prefix", "`redundant_prefix`", "(A photo of)"]),
+            label: "a redundant prefix", references: ["A picture of a cat on a sofa."], check: ScoreName.redundantPrefix,
+            mentions: ["redundant prefix", "`redundant_prefix`", "(A picture of)"]),
     ]
 
     @Test("flawed references are warnings, and problems when strict", arguments: warnings)

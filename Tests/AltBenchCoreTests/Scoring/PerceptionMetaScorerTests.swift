@@ -76,7 +76,9 @@ struct PerceptionMetaScorerTests {
         .flag("A busy road; the picture shows three cars.", "the picture shows"),
         .flag("A settings page. This screenshot shows the Wi-Fi toggle.", "This screenshot shows"),
         .flag("A fox. This illustration depicts it in winter.", "This illustration depicts"),
-        .flag("A bowl of fruit. The painting features apples and pears.", "The painting features"),
+        .flag("A bowl of fruit. The illustration features apples and pears.", "The illustration features"),
+        // An artwork named as the subject is described, not announced.
+        .pass("A bowl of fruit. The painting features apples and pears."),
         .flag("A man on a bike. The image highlights his helmet.", "The image highlights"),
         .flag("A lake at dawn. The picture appears to be a close-up of reeds.", "The picture appears to be a close-up of"),
         .flag("A cat on a sofa. The image appears to show a tabby.", "The image appears to show"),

@@ -50,7 +50,8 @@ struct ScoringSuiteTests {
         #expect(byName[ScoreName.keywordRecall]?.value == 1)
         #expect(byName[ScoreName.contextEcho]?.isFlagged == false)
         #expect((byName[ScoreName.rougeL]?.value ?? 0) > 0.5)
-        #expect(byName[ScoreName.quality]?.value == 1)
+        // The references say more than the answer: reference_match is high, not 1.
+        #expect((byName[ScoreName.quality]?.value ?? 0) > 0.99)
     }
 
     @Test("scoring many inputs in parallel gives the same scores, in input order")

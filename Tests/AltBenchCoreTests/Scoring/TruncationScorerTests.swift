@@ -132,7 +132,8 @@ struct TruncationScorerTests {
         ("A dog in th", "en-US", true),
         ("A dog in th", nil, true),
         ("Un gato en la mar", "es", false),
-        ("Ein Hund im Gras am", "de", false),
+        ("Ein Hund im Gras sp", "de", false),
+        ("Ein Hund im Gras am", "de", true),  // a German article or preposition ends nothing
         ("Un chien sur la mer", "fr", false),
         ("\u{6771}\u{4EAC}\u{306E}\u{591C}\u{666F}\u{3068}\u{5BCC}\u{58EB}\u{5C71} abc", nil, false),
         ("A happy Pembroke Welsh C", "fr", true),

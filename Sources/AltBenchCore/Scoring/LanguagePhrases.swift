@@ -1,0 +1,276 @@
+import Foundation
+
+/// The detectors' phrase tables for languages beyond English, and the two ways they are
+/// matched: word phrases for languages written with spaces (matched word by word, lowercased
+/// and without accents, so "Über" matches "uber"), and character sequences for Chinese,
+/// Japanese and Korean, written without spaces (matched as substrings of the lowercased text).
+///
+/// Each table is data a reader can scan and extend: a row per phrase, grouped by language.
+/// The scorers read them through ``Phrases`` (words) and ``Substrings`` (CJK).
+enum LanguagePhrases {
+    // MARK: - Picture talk
+
+    /// The picture as a picture, anywhere in the model's own voice (`perception_meta`); at the
+    /// opening also `redundant_prefix`.
+    static let pictureTalk = Phrases([
+        // the picture named with a determiner, whatever follows ("La imagen incluye", "durch das Bild")
+        "das bild", "dieses bild", "die abbildung", "cette image", "l'image", "cette photo", "la imagen", "esta imagen",
+        "a imagem", "esta imagem", "essa imagem", "de afbeelding", "deze afbeelding", "deze foto", "het beeld",
+        "l'immagine", "questa immagine", "questa foto", "zie je", "zien we", "ein bild, das",
+        // de
+        "das bild zeigt", "dieses bild zeigt", "das foto zeigt", "dieses foto zeigt", "die abbildung zeigt",
+        "auf dem bild", "auf diesem bild", "auf dem foto", "auf diesem foto", "im bild", "in diesem bild",
+        "das bild stellt", "das bild ist", "dieses bild ist", "das bild enthalt", "das bild hat",
+        "ist zu sehen", "sind zu sehen", "sieht man", "man sieht", "kann man sehen", "ich sehe", "wir sehen",
+        // fr
+        "l'image montre", "cette image montre", "la photo montre", "cette photo montre", "l'image represente",
+        "cette image represente", "l'image presente", "l'image est", "cette image est", "l'image met",
+        "sur l'image", "sur cette image", "sur la photo", "sur cette photo", "dans l'image", "dans cette image",
+        "on voit", "on peut voir", "nous voyons", "je vois", "on apercoit",
+        // es
+        "la imagen muestra", "esta imagen muestra", "la foto muestra", "esta foto muestra", "la imagen es",
+        "esta imagen es", "la imagen presenta", "la imagen representa", "la imagen captura", "la imagen tiene",
+        "en la imagen", "en esta imagen", "en la foto", "en esta foto", "en la fotografia", "en esta fotografia",
+        "se puede ver", "se pueden ver", "podemos ver", "se ve", "se ven", "vemos", "veo",
+        // pt
+        "a imagem mostra", "esta imagem mostra", "essa imagem mostra", "a foto mostra", "esta foto mostra",
+        "a imagem e", "a imagem apresenta", "a imagem retrata", "a imagem captura", "a imagem exibe",
+        "na imagem", "nesta imagem", "nessa imagem", "na foto", "nesta foto", "na fotografia",
+        "pode-se ver", "podemos ver", "e possivel ver", "vemos", "vejo",
+        // nl
+        "de afbeelding toont", "deze afbeelding toont", "de foto toont", "deze foto toont", "de afbeelding laat",
+        "deze afbeelding laat", "de foto laat", "de afbeelding is", "de afbeelding bevat", "het beeld toont",
+        "op de afbeelding", "op deze afbeelding", "op de foto", "op deze foto", "in de afbeelding",
+        "in deze afbeelding", "op het beeld", "is te zien", "zijn te zien", "je ziet", "we zien", "ik zie",
+        // it
+        "l'immagine mostra", "questa immagine mostra", "la foto mostra", "questa foto mostra",
+        "l'immagine raffigura", "l'immagine ritrae", "l'immagine presenta", "l'immagine rappresenta",
+        "l'immagine e", "nell'immagine", "in questa immagine", "nella foto", "in questa foto",
+        "nella fotografia", "si vede", "si vedono", "si puo vedere", "possiamo vedere", "vediamo", "vedo",
+    ])
+
+    /// Openings that announce the picture by its plain name: "Bild von", "Imagen de".
+    static let pictureOpenings = Phrases([
+        "bild von", "bild eines", "bild einer", "ein bild von", "image de", "image d'un", "image d'une",
+        "une image de", "image d", "une image d", "imagen de", "bild", "un'immagine", "imagem mostra", "detailreiches bild", "una imagen de", "imagem de", "uma imagem de", "afbeelding van",
+        "een afbeelding van", "immagine di", "un'immagine di",
+    ])
+
+    /// The picture as a picture in Chinese, Japanese and Korean, anywhere in the own voice.
+    static let pictureTalkCJK = Substrings([
+        // ja
+        "この画像", "この写真", "このイラスト", "画像には", "画像では", "画像は", "画像の中", "画像に写",
+        "写真には", "写真では", "写真は", "写真の中", "写真に写", "写っています", "写っている", "が写っ",
+        "画像から", "イラストには", "写真です",
+        // zh
+        "这张图片", "这幅图片", "这张照片", "这幅照片", "这张图", "这幅图", "该图片", "此图片", "这个图片",
+        "图片中", "图片里", "图片上", "图片显示", "图片展示", "图片描绘", "图片呈现", "图中", "图像中",
+        "照片中", "照片里", "该图像", "张图片", "幅图片", "张照片", "画面中", "画面里", "在图片", "可以看到", "可以看见", "這張圖片", "圖片中", "圖中",
+        // ko
+        "이 이미지", "이미지에는", "이미지는", "이미지에서", "이 사진", "사진에는", "사진은", "사진에서", "볼 수 있습니다",
+    ])
+
+    /// Openings that announce the picture in Chinese, Japanese and Korean.
+    static let pictureOpeningsCJK = Substrings([
+        "この画像", "この写真", "画像は", "画像には", "写真は", "写真には", "这张", "这幅", "图片", "图中",
+        "这是一张", "这是一幅", "이 이미지", "이 사진", "이미지는", "사진은",
+    ])
+
+    // MARK: - Meta labels and chatter
+
+    /// Labels that name the answer, in the languages after English (`meta_label`).
+    static let answerLabels = Phrases([
+        "alt-tekst", "alternatieve tekst", "afbeeldingsbeschrijving", "beschrijving", "bijschrift",
+        "descrizione", "descrizione dell'immagine", "didascalia", "testo alternativo", "bildtext", "alt-text",
+        "texte alt", "descripcion", "descricao", "legenda", "texto alt",
+    ])
+
+    /// Language headings before a version of the text: "English:", "**Deutsch:**".
+    static let languageHeadings: Set<String> = [
+        "english", "german", "french", "spanish", "portuguese", "dutch", "italian", "japanese", "chinese",
+        "deutsch", "francais", "espanol", "portugues", "nederlands", "italiano", "en", "de", "fr", "es", "pt",
+        "nl", "it", "ja", "zh",
+    ]
+
+    /// Chatty lead-ins and closing chatter in the languages after English.
+    static let chatter = Phrases([
+        "ik hoop dat", "laat het me weten", "laat me weten", "hier is een beschrijving", "hier is de beschrijving",
+        "spero che", "fammi sapere", "non esitare", "ecco una descrizione", "ecco la descrizione",
+        "ecco il testo", "certo!", "gerne!", "claro!", "natuurlijk!",
+    ])
+
+    /// Labels, lead-ins and chatter in Chinese, Japanese and Korean, anywhere in the own voice.
+    static let chatterCJK = Substrings([
+        // ja
+        "お役に立て", "他に何か", "ご不明な点", "いかがでしょうか", "承知しました", "かしこまりました",
+        "以下は", "以下に", "もちろんです", "説明：", "説明:", "代替テキスト：", "代替テキスト:", "キャプション：",
+        // zh
+        "希望这", "希望对你", "希望对您", "如果你需要", "如果您需要", "如有需要", "请告诉我", "还有什么",
+        "以下是", "下面是", "描述：", "描述:", "说明：", "替代文本：", "替代文本:", "图片描述：", "当然！", "当然可以",
+        "好的，", "好的！",
+        // ko
+        "도움이 되", "궁금한", "다음은", "물론입니다", "설명:", "대체 텍스트:",
+    ])
+
+    // MARK: - Refusals
+
+    /// Refusals in Chinese, Japanese and Korean: apologies, and inabilities to see, identify,
+    /// describe or help.
+    static let refusalCJK = Substrings([
+        // ja
+        "申し訳ありません", "申し訳ございません", "申し訳ないのですが", "すみませんが", "お手伝いできません",
+        "特定することはできません", "特定できません", "識別することはできません", "識別できません",
+        "見ることができません", "表示できません", "アクセスできません", "お答えできません", "回答できません",
+        "提供できません", "説明することはできません", "aiとして", "言語モデルとして",
+        // zh
+        "抱歉", "对不起，", "很遗憾，我", "我无法", "我不能", "我没法", "我没有办法", "无法识别", "无法查看",
+        "无法访问", "无法提供", "无法描述", "作为一个ai", "作为ai", "作为人工智能", "作为一个人工智能",
+        "不能识别", "不能提供", "無法", "抱歉，",
+        // ko
+        "죄송합니다", "죄송하지만", "도와드릴 수 없", "식별할 수 없", "제공할 수 없", "볼 수 없습니다", "설명할 수 없",
+    ])
+
+    // MARK: - Truncation
+
+    /// Words a description does not end on, per language: articles, prepositions,
+    /// conjunctions, possessives. Applied when the text reads as that language
+    /// (``guessLanguage(_:declared:)``).
+    static let danglingWords: [String: Set<String>] = [
+        "de": [
+            // Not the particles that end a sentence with a separable verb ("pumpt einen Ballon auf"):
+            // auf, aus, mit, zu, vor, nach, bei, an.
+            "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und",
+            "oder", "von", "vom", "zum", "zur", "im", "am", "fur", "uber", "unter", "zwischen", "sowie", "seine",
+            "ihre", "ist", "sind",
+        ],
+        "fr": [
+            "le", "la", "les", "un", "une", "des", "du", "de", "et", "ou", "avec", "sur", "dans", "pour", "par",
+            "au", "aux", "en", "son", "sa", "ses", "leur", "leurs", "qui", "que", "est", "sont", "d'un", "d'une",
+        ],
+        "es": [
+            "el", "la", "los", "las", "un", "una", "unos", "unas", "y", "o", "de", "del", "con", "en", "por",
+            "para", "al", "su", "sus", "que", "es", "son", "entre", "sobre",
+        ],
+        "pt": [
+            "o", "os", "as", "um", "uma", "e", "ou", "de", "do", "da", "dos", "das", "com", "em", "no", "na",
+            "nos", "nas", "por", "para", "pelo", "pela", "seu", "sua", "que", "entre", "sobre",
+        ],
+        "nl": [
+            "de", "het", "een", "en", "of", "met", "van", "op", "aan", "voor", "bij", "naar", "uit", "door",
+            "over", "zijn", "haar", "die", "dat", "is",
+        ],
+        "it": [
+            "il", "lo", "gli", "le", "un", "una", "uno", "e", "o", "di", "del", "della", "dei", "delle", "con",
+            "su", "per", "da", "al", "alla", "nel", "nella", "suo", "sua", "che", "tra", "fra",
+        ],
+    ]
+
+    /// Common words that tell the languages apart, for ``guessLanguage(_:declared:)``.
+    static let markers: [String: Set<String>] = [
+        "en": ["the", "and", "with", "of", "is", "a", "in", "on"],
+        "de": ["der", "die", "das", "und", "mit", "ein", "eine", "ist", "auf", "im"],
+        "fr": ["le", "la", "les", "et", "avec", "un", "une", "des", "est", "sur", "dans"],
+        "es": ["el", "la", "los", "las", "y", "con", "un", "una", "es", "del", "en"],
+        "pt": ["o", "os", "as", "e", "com", "um", "uma", "do", "da", "na", "no", "em"],
+        "nl": ["de", "het", "een", "en", "met", "van", "op", "is", "zijn"],
+        "it": ["il", "la", "e", "con", "un", "una", "di", "del", "della", "nel", "nella"],
+    ]
+
+    /// The language `words` (folded) read as: the declared one when given, else the one whose
+    /// ``markers`` occur most (English when none does).
+    static func guessLanguage(_ words: [String], declared: String?) -> String {
+        if let declared, let primary = declared.lowercased().split(separator: "-").first { return String(primary) }
+        var best = ("en", 0)
+        for (lang, set) in markers.sorted(by: { $0.key < $1.key }) {
+            let hits = words.filter(set.contains).count
+            if hits > best.1 || (hits == best.1 && lang == "en") { best = (lang, hits) }
+        }
+        return best.0
+    }
+
+    // MARK: - Matching
+
+    /// Whether `c` is written in a CJK script (Han, kana, Hangul) or is CJK punctuation.
+    static func isCJK(_ c: Character) -> Bool {
+        guard let scalar = c.unicodeScalars.first, scalar.value >= 0x3000 else { return false }
+        switch scalar.value {
+        case 0x3000...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0x1100...0x11FF, 0xFF00...0xFFEF:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Word phrases, written as text; matched on folded words with only spaces between them.
+    struct Phrases: Sendable {
+        let byFirstWord: [String: [[String]]]
+
+        init(_ phrases: [String]) {
+            let split = phrases.map { $0.split(separator: " ").map(String.init) }
+            byFirstWord = Dictionary(grouping: split.sorted { $0.count > $1.count }, by: { $0[0] })
+        }
+
+        /// The end (word index past it) of the longest phrase starting at word `index`.
+        func end(at index: Int, folded: [String], words: [TextAnalysis.Word], chars: [Character]) -> Int? {
+            guard let candidates = byFirstWord[folded[index]] else { return nil }
+            for phrase in candidates where index + phrase.count <= folded.count {
+                var ok = true
+                for k in 1..<max(phrase.count, 1) {
+                    if folded[index + k] != phrase[k]
+                        || !TextAnalysis.areAdjacent(words[index + k - 1], words[index + k], in: chars)
+                    {
+                        ok = false
+                        break
+                    }
+                }
+                if ok { return index + phrase.count }
+            }
+            return nil
+        }
+
+        /// The first phrase anywhere in the words, as written, unless `skip` rejects it.
+        func first(
+            folded: [String], words: [TextAnalysis.Word], chars: [Character],
+            skip: (Range<Int>) -> Bool = { _ in false }
+        ) -> String? {
+            for index in folded.indices {
+                if let end = end(at: index, folded: folded, words: words, chars: chars), !skip(index..<end) {
+                    return String(chars[words[index].range.lowerBound..<words[end - 1].range.upperBound])
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Character sequences, matched as substrings of the lowercased text.
+    struct Substrings: Sendable {
+        let sequences: [String]
+
+        init(_ sequences: [String]) { self.sequences = sequences }
+
+        /// The first sequence found in `text` (the table's order), or `nil`. Only texts with a
+        /// CJK character are searched.
+        func first(in chars: some Collection<Character>) -> String? {
+            guard chars.contains(where: LanguagePhrases.isCJK) else { return nil }
+            let text = String(chars).lowercased()
+            return sequences.first { text.contains($0) }
+        }
+
+        /// The sequence `text` opens with, after markdown and spaces, or `nil`.
+        func opening(of chars: [Character]) -> String? {
+            guard let start = chars.firstIndex(where: { !TextAnalysis.isLeadingMarkup($0) }),
+                LanguagePhrases.isCJK(chars[start])
+            else { return nil }
+            let text = String(chars[start...].prefix(12)).lowercased()
+            return sequences.first { text.hasPrefix($0) }
+        }
+    }
+
+    /// `words` lowercased and without accents, as the tables write them.
+    static func folded(_ words: [TextAnalysis.Word]) -> [String] {
+        words.map { word in
+            guard word.normalized.utf8.contains(where: { $0 >= 0x80 }) else { return word.normalized }
+            return word.normalized.folding(options: .diacriticInsensitive, locale: nil)
+        }
+    }
+}

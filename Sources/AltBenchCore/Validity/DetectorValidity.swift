@@ -1,0 +1,82 @@
+/// Precision and recall of altbench's detectors on a labelled corpus (``DetectorCorpus``).
+///
+/// Every text is scored as `altbench score` would score an answer with no finish reason: the
+/// truncation figure is the text rule's alone, never `finish_reason` "length". The language
+/// is passed to the scorers only when `withLanguage` is set, so the default figures are for
+/// text whose language nobody declared, as most answers are.
+public struct DetectorValidity: Sendable {
+    /// Counts for one label over a set of texts.
+    public struct Counts: Sendable, Hashable {
+        public var truePositives = 0
+        public var falsePositives = 0
+        public var falseNegatives = 0
+        public var trueNegatives = 0
+
+        public init() {}
+
+        /// Texts labelled positive.
+        public var positives: Int { truePositives + falseNegatives }
+        /// Flagged ÷ flagged correctly; `nil` when nothing was flagged.
+        public var precision: Double? {
+            truePositives + falsePositives == 0 ? nil : Double(truePositives) / Double(truePositives + falsePositives)
+        }
+        /// Found ÷ labelled; `nil` when nothing is labelled.
+        public var recall: Double? { positives == 0 ? nil : Double(truePositives) / Double(positives) }
+
+        mutating func add(labelled: Bool, flagged: Bool) {
+            switch (labelled, flagged) {
+            case (true, true): truePositives += 1
+            case (false, true): falsePositives += 1
+            case (true, false): falseNegatives += 1
+            case (false, false): trueNegatives += 1
+            }
+        }
+    }
+
+    /// A text a detector got wrong, for reading the rules' gaps.
+    public struct Miss: Sendable, Hashable {
+        public var label: String
+        /// `true` when the text was flagged without the label, `false` when the label was missed.
+        public var falsePositive: Bool
+        public var entry: DetectorCorpus.Entry
+        /// The detectors' evidence, when they flagged.
+        public var detail: String?
+    }
+
+    /// Counts per label over the whole corpus.
+    public var overall: [String: Counts]
+    /// Counts per language, then per label.
+    public var byLanguage: [String: [String: Counts]]
+    public var misses: [Miss]
+
+    /// Scores every text of `corpus` with the detectors it labels for.
+    public static func measure(_ corpus: DetectorCorpus, withLanguage: Bool = false) -> DetectorValidity {
+        var overall: [String: Counts] = [:]
+        var byLanguage: [String: [String: Counts]] = [:]
+        var misses: [Miss] = []
+        let scorers: [any Scorer] = [
+            FirstPersonScorer(), PerceptionMetaScorer(), RedundantPrefixScorer(), MetaLabelScorer(), RefusalScorer(),
+            TruncationScorer(), MarkdownScorer(),
+        ]
+        for entry in corpus.entries {
+            let input = ScoringInput(
+                content: entry.text, item: ScoringItem(id: entry.id, lang: withLanguage ? entry.lang : nil))
+            var flags: [String: Score] = [:]
+            for scorer in scorers {
+                for score in scorer.score(input) { flags[score.name] = score }
+            }
+            for label in DetectorCorpus.labels {
+                let detectors = DetectorCorpus.detectors[label] ?? []
+                let flagging = detectors.compactMap { flags[$0] }.first(where: \.isFlagged)
+                let labelled = entry.labels.contains(label)
+                overall[label, default: Counts()].add(labelled: labelled, flagged: flagging != nil)
+                byLanguage[entry.lang, default: [:]][label, default: Counts()]
+                    .add(labelled: labelled, flagged: flagging != nil)
+                if labelled != (flagging != nil) {
+                    misses.append(Miss(label: label, falsePositive: !labelled, entry: entry, detail: flagging?.detail))
+                }
+            }
+        }
+        return DetectorValidity(overall: overall, byLanguage: byLanguage, misses: misses)
+    }
+}
