@@ -14,8 +14,10 @@ import Foundation
 /// icecubes-original @ 50  27/0 → 27/0        0.790 → 0.791    held
 /// ```
 ///
-/// Pairs keep the comparison's order (the run's). Text from the runs is printed as it is,
-/// never HTML-escaped, on one line and without control characters (``TerminalText``).
+/// Pairs keep the comparison's order (the run's). When quality was compared without a
+/// component one side lacks (``QualityBasis``), one line under the table says which. Text
+/// from the runs is printed as it is, never HTML-escaped, on one line and without control
+/// characters (``TerminalText``).
 public enum CheckTerminal {
     /// Failed checks and regressed items listed at most, over all pairs; the rest are counted.
     static let failureLimit = 20
@@ -36,6 +38,8 @@ public enum CheckTerminal {
         }
 
         out += table(verdict.pairSummaries, judged: verdict.status != .error)
+        // Like with like: what quality was compared without, in one line.
+        if let note = verdict.comparison.basis.note { out.append(TerminalText.line(note + ".")) }
         out.append("")
 
         let failures = verdict.failures

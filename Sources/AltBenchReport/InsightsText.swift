@@ -5,9 +5,17 @@ import Foundation
 /// Markdown and HTML reports so both say the same thing. Values are plain text; each report
 /// escapes them for where they go.
 public enum InsightsText {
+    /// How many variants a "no variant is ahead" line names; the rest are counted.
+    static let contendersShown = 3
+
     /// "At max_tokens 50, icecubes scores best: quality 0.66 (95% CI 0.60–0.71, 27 images)."
+    /// A variant that is not ahead (``RunInsights/isAhead(_:others:)``) is never called best:
+    /// "No variant is ahead at max_tokens 50: icecubes 0.66 (95% CI 0.60–0.71), terse 0.66
+    /// (95% CI 0.59–0.70)." names the top few with their figures, and a lone variant reads
+    /// "At max_tokens 50, icecubes is the only variant: quality 0.66 (…)."
     public static func best(_ best: RunInsights.Best) -> String {
         let limit = best.maxTokens.map { "max_tokens \($0)" } ?? "no token limit"
+        if !best.ahead { return noneAhead(best, limit: limit) }
         var text = "At \(limit), \(best.variant) scores best: quality \(Format.decimal(best.meanQuality, digits: 2)) (95% CI \(Format.decimal(best.low, digits: 2))–\(Format.decimal(best.high, digits: 2)), \(best.images) image\(best.images == 1 ? "" : "s"))"
         if !best.tiedWith.isEmpty {
             let others = best.tiedWith.count <= 3
@@ -18,10 +26,23 @@ public enum InsightsText {
         return text + "."
     }
 
+    /// The line for a limit at which no variant is ahead, or only one was run.
+    static func noneAhead(_ best: RunInsights.Best, limit: String) -> String {
+        func interval(_ standing: RunInsights.Standing) -> String {
+            "95% CI \(Format.decimal(standing.low, digits: 2))–\(Format.decimal(standing.high, digits: 2))"
+        }
+        guard best.ranking.count > 1 else {
+            return "At \(limit), \(best.variant) is the only variant: quality \(Format.decimal(best.meanQuality, digits: 2)) (\(interval(best.standing)), \(best.images) image\(best.images == 1 ? "" : "s"))."
+        }
+        let named = best.ranking.prefix(contendersShown).map { "\($0.variant) \(Format.decimal($0.meanQuality, digits: 2)) (\(interval($0)))" }
+        let more = best.ranking.count - named.count
+        return "No variant is ahead at \(limit): \(named.joined(separator: ", "))\(more > 0 ? " and \(more) more" : "")."
+    }
+
     /// One table for the whole answer: a row per variant, a column per token limit, then where
     /// truncation stops. The baseline's cells hold its mean quality; the others' their
     /// difference from it with a word (better, worse, ≈) so the verdict never rests on colour.
-    /// `★` marks the best variant at each limit; `†n` a cell whose row has n answers scored on
+    /// `★` marks the best variant at each limit, only where it is ahead; `†n` a cell whose row has n answers scored on
     /// form alone (``Format/quality(_:)-swift.type.method``).
     public static func matrix(
         _ insights: RunInsights, summary: RunSummary, variants: [String], limits: [Int?]
@@ -32,7 +53,7 @@ public enum InsightsText {
         let rows = variants.map { variant -> [String] in
             var row = [variant == insights.baseline ? "\(variant) (baseline)" : variant]
             for limit in limits {
-                let star = insights.best.contains { $0.maxTokens == limit && $0.variant == variant } ? " ★" : ""
+                let star = insights.best.contains { $0.maxTokens == limit && $0.variant == variant && $0.ahead } ? " ★" : ""
                 let summaryRow = summary.rows.first { $0.variant == variant && $0.maxTokens == limit }
                 if variant == insights.baseline || insights.baseline == nil {
                     row.append(summaryRow.flatMap { $0.meanQuality == nil ? nil : "\(Format.quality($0))\(star)" } ?? "–")

@@ -45,7 +45,7 @@ public enum ReportJSON {
                 "best": insights.best.map { best -> [String: Any] in
                     [
                         "max_tokens": limit(best.maxTokens), "variant": best.variant, "quality": best.meanQuality,
-                        "low": best.low, "high": best.high, "images": best.images, "tied_with": best.tiedWith,
+                        "low": best.low, "high": best.high, "images": best.images, "tied_with": best.tiedWith, "ahead": best.ahead,
                     ]
                 },
                 "differences": insights.differences.map { difference -> [String: Any] in

@@ -11,8 +11,8 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
     public var maxFirstPersonRise: Double
     public var maxRefusalRise: Double
     public var maxTruncationRise: Double
-    /// How far the judge's mean accuracy (0...1) may fall; checked when the baseline was
-    /// judged.
+    /// How far the judge's mean accuracy (0...1) may fall; checked over the items judged on
+    /// both sides, skipped when only one side was judged.
     public var maxJudgeAccuracyDrop: Double
     /// Whether any statistically significant regression fails the check.
     public var failOnSignificant: Bool
@@ -281,14 +281,15 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
                         message: "the run has no trials for \(pair.label), which the baseline has. Run it, or save a new baseline without it."))
                 continue
             }
-            results += Self.judge(pair, before: before, after: after, thresholds: thresholds)
+            results += Self.judge(pair, before: before, after: after, thresholds: thresholds, basis: comparison.basis)
         }
         self.results = results
         self.problems = problems
     }
 
     static func judge(
-        _ pair: PairComparison, before: RunSnapshot.Row, after: RunSnapshot.Row, thresholds: CheckThresholds
+        _ pair: PairComparison, before: RunSnapshot.Row, after: RunSnapshot.Row, thresholds: CheckThresholds,
+        basis: QualityBasis = .same
     ) -> [Result] {
         var results: [Result] = []
         func add(_ check: String, _ outcome: Result.Outcome, _ message: String, summary: String? = nil) {
@@ -340,6 +341,8 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
 
         if let quality = pair.metric("quality") {
             switch (quality.before, quality.after) {
+            case (.some, .some) where !basis.comparable:
+                add("quality", .skipped, "not compared: \(basis.note ?? "the two sides were not scored alike").")
             case (let was?, let now?):
                 let delta = now - was
                 let held = delta >= -thresholds.maxQualityDrop - 1e-9
@@ -372,27 +375,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
                 skip(check, run: now.map(points))
             }
         }
-        // The judge: held to the baseline only when the baseline was judged.
-        let judge = pair.metric(ScoreName.judgeAccuracy)
-        switch (judge?.before, judge?.after) {
-        case (let was?, let now?):
-            let delta = now - was
-            let held = delta >= -thresholds.maxJudgeAccuracyDrop - 1e-9
-            add(
-                ScoreName.judgeAccuracy, held ? .passed : .failed,
-                "\(held ? "held" : "fell"): \(number(was)) → \(number(now)) (\(String(format: "%+.3f", delta)); may fall \(number(thresholds.maxJudgeAccuracyDrop)))"
-            )
-        case (let was?, nil):
-            add(
-                ScoreName.judgeAccuracy, .failed,
-                after.answered == 0
-                    ? "not measured: the baseline's judge gave \(number(was)), but \(missingInRun)"
-                    : "not measured: the baseline's judge gave \(number(was)), but the run has no judge verdicts. Run with --judge (or altbench judge RUN) and the baseline's judge, or save a new baseline.")
-        case (nil, let now?):
-            skip(ScoreName.judgeAccuracy, run: number(now))
-        case (nil, nil):
-            break
-        }
+        judgeGate(pair, before: before, after: after, thresholds: thresholds, missingInRun: missingInRun, add: add)
         if thresholds.failOnSignificant {
             let regressions = pair.significantRegressions
             if pair.pairedItems == 0 {
@@ -414,5 +397,46 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             }
         }
         return results
+    }
+
+    /// The judge's accuracy, held to the baseline's over the items judged on both sides;
+    /// skipped, with the reason, when only one side was judged or no item was judged on both.
+    /// A run that answered none of the pair's trials fails, as every other figure does.
+    static func judgeGate(
+        _ pair: PairComparison, before: RunSnapshot.Row, after: RunSnapshot.Row, thresholds: CheckThresholds,
+        missingInRun: String, add: (String, Result.Outcome, String, String?) -> Void
+    ) {
+        func number(_ value: Double) -> String { String(format: "%.3f", value) }
+        let check = ScoreName.judgeAccuracy
+        let baselineJudged = before.metrics[check], runJudged = after.metrics[check]
+        let judge = pair.metric(check)
+        switch (judge?.before, judge?.after) {
+        case (let was?, let now?):
+            let delta = now - was
+            let held = delta >= -thresholds.maxJudgeAccuracyDrop - 1e-9
+            let items = judge?.test.map { $0.items < pair.pairedItems ? " over the \($0.items) items judged on both sides" : "" } ?? ""
+            add(
+                check, held ? .passed : .failed,
+                "\(held ? "held" : "fell"): \(number(was)) → \(number(now))\(items) (\(String(format: "%+.3f", delta)); may fall \(number(thresholds.maxJudgeAccuracyDrop)))",
+                nil)
+        case _ where baselineJudged != nil && runJudged != nil:
+            add(check, .skipped, "not compared: no item was judged on both sides. Judge the same items in both runs to check it.", nil)
+        case _ where baselineJudged != nil && after.answered == 0:
+            add(check, .failed, "not measured: the baseline's judge gave \(number(baselineJudged!)), but \(missingInRun)", nil)
+        case _ where baselineJudged != nil:
+            add(
+                check, .skipped,
+                "not compared: only the baseline was judged (\(number(baselineJudged!))), the run has no judge verdicts. Run with --judge (or altbench judge RUN) and the baseline's judge to check it.",
+                nil)
+        case _ where runJudged != nil:
+            add(
+                check, .skipped,
+                before.answered == 0
+                    ? "not measured in the baseline, which answered none of this pair's \(before.n) trials. Save a baseline from a run that answered them."
+                    : "not compared: only the run was judged (\(number(runJudged!))), the baseline has no judge verdicts. Save a new baseline from a judged run to check it.",
+                nil)
+        default:
+            break
+        }
     }
 }

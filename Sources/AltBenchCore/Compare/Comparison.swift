@@ -11,9 +11,18 @@ import Foundation
 ///   whose pass share changed, which is the exact McNemar test when there is one repeat;
 /// - `quality`, a continuous score, gets a paired bootstrap of the mean per-item difference
 ///   (2,000 resamples, fixed seed, so the same runs always give the same p-value).
+///
+/// Like with like: `quality` is compared on the components both sides have (``QualityBasis``):
+/// one only one side has (the judge's grades, `reference_match`, …) is left out of every
+/// answer's `quality` on both sides, and a note says so. `judge_accuracy` is compared over the
+/// items judged on both sides only.
 public struct Comparison: Sendable, Hashable, Encodable {
+    /// The two sides as compared: with `quality` computed again when ``basis`` leaves a
+    /// component out.
     public var before: RunSnapshot
     public var after: RunSnapshot
+    /// What `quality` was compared on.
+    public var basis: QualityBasis
     /// Pairs of `after` in its order, then pairs only `before` has.
     public var pairs: [PairComparison]
     /// What makes the two sides answer different questions: another provider, model or
@@ -37,7 +46,10 @@ public struct Comparison: Sendable, Hashable, Encodable {
         }
     }
 
-    public init(before: RunSnapshot, after: RunSnapshot, alpha: Double = 0.05) {
+    public init(before original: RunSnapshot, after originalAfter: RunSnapshot, alpha: Double = 0.05) {
+        let basis = QualityBasis(before: original, after: originalAfter)
+        let (before, after) = basis.apply(before: original, after: originalAfter)
+        self.basis = basis
         self.before = before
         self.after = after
         self.alpha = alpha
@@ -75,13 +87,16 @@ public struct Comparison: Sendable, Hashable, Encodable {
         if before.repeats != after.repeats {
             notes.append("Repeats differ: \(before.repeats) → \(after.repeats); items are compared by their mean over repeats.")
         }
+        if let note = basis.note { notes.append(note + ".") }
         self.notes = notes
 
         var pairs = after.rows.map { row in
-            PairComparison(before: before.row(variant: row.variant, maxTokens: row.maxTokens), after: row, alpha: alpha)
+            PairComparison(
+                before: before.row(variant: row.variant, maxTokens: row.maxTokens), after: row, alpha: alpha,
+                testQuality: basis.comparable)
         }
         for row in before.rows where after.row(variant: row.variant, maxTokens: row.maxTokens) == nil {
-            pairs.append(PairComparison(before: row, after: nil, alpha: alpha))
+            pairs.append(PairComparison(before: row, after: nil, alpha: alpha, testQuality: basis.comparable))
         }
         self.pairs = pairs
     }
@@ -137,7 +152,7 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         public var passed: [String: Double]
     }
 
-    init(before: RunSnapshot.Row?, after: RunSnapshot.Row?, alpha: Double) {
+    init(before: RunSnapshot.Row?, after: RunSnapshot.Row?, alpha: Double, testQuality: Bool = true) {
         let row = after ?? before!
         variant = row.variant
         maxTokens = row.maxTokens
@@ -146,7 +161,7 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         let shared = Set((before?.items ?? [:]).keys).intersection((after?.items ?? [:]).keys).sorted()
         let answeredBoth = shared.filter { (before?.items[$0]?.answered ?? 0) > 0 && (after?.items[$0]?.answered ?? 0) > 0 }
         pairedItems = answeredBoth.count
-        metrics = MetricDelta.all(before: before, after: after, items: answeredBoth, alpha: alpha)
+        metrics = MetricDelta.all(before: before, after: after, items: answeredBoth, alpha: alpha, testQuality: testQuality)
 
         var flips: [Flip] = []
         if let before, let after {
@@ -235,7 +250,11 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
 
     /// The figures a comparison shows, in order: the composite, then each check's rate, then
     /// length and the reference metrics. Checks are compared when either side has them.
-    static func all(before: RunSnapshot.Row?, after: RunSnapshot.Row?, items: [String], alpha: Double) -> [MetricDelta] {
+    /// `judge_accuracy` is compared over the items judged on both sides; `testQuality` false
+    /// shows `quality` without a test (its sides were not scored alike).
+    static func all(
+        before: RunSnapshot.Row?, after: RunSnapshot.Row?, items: [String], alpha: Double, testQuality: Bool = true
+    ) -> [MetricDelta] {
         var result: [MetricDelta] = []
         func value(_ row: RunSnapshot.Row?, _ name: String) -> Double? { row?.metrics[name] }
 
@@ -257,10 +276,19 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
             return delta
         }
 
-        result.append(pairedMean("quality", \.quality))
-        // The judge's accuracy, paired per item like quality, when either side was judged.
+        var quality = pairedMean("quality", \.quality)
+        if !testQuality { quality.test = nil }
+        result.append(quality)
+        // The judge's accuracy, paired per item like quality, when either side was judged; when
+        // both were, each side's figure is its mean over the items judged on both.
         if value(before, ScoreName.judgeAccuracy) != nil || value(after, ScoreName.judgeAccuracy) != nil {
-            result.append(pairedMean(ScoreName.judgeAccuracy, \.judgeAccuracy))
+            var judge = pairedMean(ScoreName.judgeAccuracy, \.judgeAccuracy)
+            if judge.before != nil, judge.after != nil, let before, let after {
+                let judged = items.filter { before.items[$0]?.judgeAccuracy != nil && after.items[$0]?.judgeAccuracy != nil }
+                judge.before = Stats.mean(judged.compactMap { before.items[$0]?.judgeAccuracy }).map(RunSnapshot.rounded)
+                judge.after = Stats.mean(judged.compactMap { after.items[$0]?.judgeAccuracy }).map(RunSnapshot.rounded)
+            }
+            result.append(judge)
         }
 
         var hardFails = MetricDelta(

@@ -28,6 +28,10 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     /// Repeats per trial (the most any pair has).
     public var repeats: Int
     public var rows: [Row]
+    /// The weight of each part of `quality` the run scored with (above 0 only), so that a
+    /// comparison can compute each answer's `quality` again from its parts
+    /// (``ItemOutcome/qualityParts``); nil in a file saved before altbench kept them.
+    public var qualityWeights: [String: Double]? = nil
 
     /// The format `altbench baseline save` writes.
     public static let currentFormat = 2
@@ -42,6 +46,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         case altbenchVersion = "altbench_version"
         case runID = "run_id"
         case endpointHost = "endpoint_host"
+        case qualityWeights = "quality_weights"
     }
 
     public init(
@@ -132,6 +137,9 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         public var repeats: Int
         /// The first answered repeat's text, to show beside the other side's.
         public var answer: String?
+        /// What each answered repeat's `quality` is made of, in repeat order; nil in a file
+        /// saved before altbench kept them.
+        public var qualityParts: [AnswerParts]? = nil
 
         public init(passed: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
             self.passed = passed
@@ -149,6 +157,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         enum CodingKeys: String, CodingKey {
             case passed, quality, answered, repeats, answer
             case judgeAccuracy = "judge_accuracy"
+            case qualityParts = "quality_parts"
         }
 
         /// Format 1's name for `passed`.
@@ -168,6 +177,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             answered = try container.decode(Int.self, forKey: .answered)
             repeats = try container.decode(Int.self, forKey: .repeats)
             answer = try container.decodeIfPresent(String.self, forKey: .answer)
+            qualityParts = try container.decodeIfPresent([AnswerParts].self, forKey: .qualityParts)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -178,6 +188,52 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             try container.encode(answered, forKey: .answered)
             try container.encode(repeats, forKey: .repeats)
             try container.encodeIfPresent(answer, forKey: .answer)
+            try container.encodeIfPresent(qualityParts, forKey: .qualityParts)
+        }
+    }
+
+    /// One answer's `quality` as parts (``QualityScorer/Parts``) without their weights, which
+    /// the snapshot holds once (``RunSnapshot/qualityWeights``).
+    public struct AnswerParts: Codable, Sendable, Hashable {
+        /// Each weighted part present, by score id, in 0...1.
+        public var parts: [String: Double]
+        /// The hard checks that flagged the answer, in score order.
+        public var hardFails: [String]
+
+        public init(parts: [String: Double], hardFails: [String] = []) {
+            self.parts = parts
+            self.hardFails = hardFails
+        }
+
+        init(_ parts: QualityScorer.Parts) {
+            self.parts = Dictionary(parts.parts.map { ($0.name, RunSnapshot.rounded($0.value)) }, uniquingKeysWith: { first, _ in first })
+            hardFails = parts.failed
+        }
+
+        /// The parts with their weights from `weights`, in score id order.
+        func scorerParts(weights: [String: Double]) -> QualityScorer.Parts {
+            QualityScorer.Parts(
+                parts: parts.keys.sorted().compactMap { name in
+                    weights[name].map { QualityScorer.Parts.Part(name: name, value: parts[name]!, weight: $0) }
+                },
+                failed: hardFails)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case parts
+            case hardFails = "hard_fails"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            parts = try container.decode([String: Double].self, forKey: .parts)
+            hardFails = try container.decodeIfPresent([String].self, forKey: .hardFails) ?? []
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(parts, forKey: .parts)
+            if !hardFails.isEmpty { try container.encode(hardFails, forKey: .hardFails) }
         }
     }
 
@@ -209,7 +265,7 @@ extension RunSnapshot {
             let firstFailure = trials.filter(\.failed).min { ($0.itemID, $0.repeatIndex) < ($1.itemID, $1.repeatIndex) }
             return Row(
                 variant: row.variant, maxTokens: row.maxTokens, n: row.n, answered: row.answered, errors: row.errors,
-                metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks),
+                metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks, settings: summary.settings),
                 firstError: firstFailure.map { $0.error ?? "no reason recorded" })
         }
         let models = Set(results.trials.compactMap(\.model))
@@ -219,6 +275,7 @@ extension RunSnapshot {
             dataset: DatasetIdentity(
                 path: results.info.datasetPath, sha256: Self.datasetHash(results.items), items: results.items.count),
             repeats: results.trials.map { $0.repeatIndex + 1 }.max() ?? 1, rows: rows)
+        qualityWeights = summary.settings.weights.filter { $0.value > 0 }
     }
 
     static func metrics(of row: SummaryRow) -> [String: Double] {
@@ -245,7 +302,9 @@ extension RunSnapshot {
         return metrics
     }
 
-    static func outcomes(_ trials: [RunResults.TrialRow], hardChecks: [String]) -> [String: ItemOutcome] {
+    static func outcomes(
+        _ trials: [RunResults.TrialRow], hardChecks: [String], settings: ScoringSettings
+    ) -> [String: ItemOutcome] {
         var byItem: [String: [RunResults.TrialRow]] = [:]
         for trial in trials { byItem[trial.itemID, default: []].append(trial) }
         return byItem.mapValues { repeats in
@@ -262,6 +321,10 @@ extension RunSnapshot {
                 passed: passed, quality: Stats.mean(qualities).map(rounded), answered: answered.count,
                 repeats: sorted.count, answer: answered.first?.answer?.content)
             outcome.judgeAccuracy = Stats.mean(answered.compactMap { $0.scores[ScoreName.judgeAccuracy]?.value }).map(rounded)
+            // The parts of each answer that has a quality, so a comparison can compute it again.
+            outcome.qualityParts = answered.filter { $0.scores[ScoreName.quality] != nil }.map { trial in
+                AnswerParts(QualityScorer.parts(of: trial.scores.values.sorted { $0.name < $1.name }, settings: settings))
+            }
             return outcome
         }
     }

@@ -78,6 +78,55 @@ public struct QualityScorer: Sendable {
         }
     }
 
+    /// What one answer's `quality` is made of: each weighted part present, in score order, and
+    /// the hard checks that flagged the answer. `altbench compare` keeps these per answer so that
+    /// it can compute `quality` again without a part the other side lacks.
+    public struct Parts: Sendable, Hashable {
+        /// One part: its score id, its value in 0...1 and its weight (> 0).
+        public struct Part: Sendable, Hashable {
+            public var name: String
+            public var value: Double
+            public var weight: Double
+
+            public init(name: String, value: Double, weight: Double) {
+                self.name = name
+                self.value = value
+                self.weight = weight
+            }
+        }
+
+        public var parts: [Part]
+        /// The hard checks that flagged the answer, in score order.
+        public var failed: [String]
+
+        public init(parts: [Part], failed: [String]) {
+            self.parts = parts
+            self.failed = failed
+        }
+
+        /// These parts without the score ids in `names` (a part, or a hard check).
+        public func without(_ names: Set<String>) -> Parts {
+            Parts(parts: parts.filter { !names.contains($0.name) }, failed: failed.filter { !names.contains($0) })
+        }
+    }
+
+    /// The parts of `scores` under `settings`: each score with a weight above 0 and a 0...1
+    /// reading, and the hard checks (``ScoringSettings/hardFails``) that flagged the answer.
+    /// `form`, `content` and `quality` among `scores` are not parts.
+    public static func parts(of scores: [Score], settings: ScoringSettings) -> Parts {
+        var parts: [Parts.Part] = []
+        var failed: [String] = []
+        for score in scores {
+            let name = score.name
+            if score.isFlagged, settings.hardFails.contains(name) { failed.append(name) }
+            guard let weight = settings.weights[name], weight > 0, let kind = partKinds[name],
+                let part = part(score, kind: kind)
+            else { continue }
+            parts.append(Parts.Part(name: name, value: part, weight: weight))
+        }
+        return Parts(parts: parts, failed: failed)
+    }
+
     /// `form`, `content` (when any content part is present) and `quality` of `scores` under
     /// `settings`, in that order.
     ///
@@ -85,21 +134,22 @@ public struct QualityScorer: Sendable {
     /// computed again from a trial's stored scores alone, e.g. once a judge's scores are
     /// appended to them.
     public static func combine(_ scores: [Score], settings: ScoringSettings) -> [Score] {
-        var failed: [String] = []
+        combine(parts(of: scores, settings: settings))
+    }
+
+    /// `form`, `content` (when any content part is present) and `quality` of `parts`: the one
+    /// rule every `quality` comes from (see the type's documentation).
+    public static func combine(_ parts: Parts) -> [Score] {
         var form = Mean()
         var content = Mean()
-        for score in scores {
-            let name = score.name
-            if score.isFlagged, settings.hardFails.contains(name) { failed.append(name) }
-            guard let weight = settings.weights[name], weight > 0, let kind = partKinds[name],
-                let part = part(score, kind: kind)
-            else { continue }
-            if contentParts.contains(name) {
-                content.add(name, part, weight: weight)
+        for part in parts.parts {
+            if contentParts.contains(part.name) {
+                content.add(part.name, part.value, weight: part.weight)
             } else {
-                form.add(name, part, weight: weight)
+                form.add(part.name, part.value, weight: part.weight)
             }
         }
+        let failed = parts.failed
         let contentValue = content.value
         var result: [Score] = []
         if !failed.isEmpty {

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The answer a report opens with: for each token limit, which variant scores best (mean
-/// `quality` with a 95% interval), how each variant differs from the baseline variant over the
+/// `quality` with a 95% interval), or that none is ahead (``isAhead(_:others:)``), how each variant differs from the baseline variant over the
 /// same images (a paired bootstrap, the statistics `altbench compare` uses), and from which
 /// token limit on answers stop being cut off.
 public struct RunInsights: Sendable {
-    /// The best variant at one token limit.
+    /// The variant with the highest mean quality at one token limit, and whether it is ahead.
     public struct Best: Sendable, Hashable {
         public var maxTokens: Int?
         public var variant: String
@@ -16,6 +16,40 @@ public struct RunInsights: Sendable {
         public var images: Int
         /// Other variants whose interval overlaps this one's: the lead may not be real.
         public var tiedWith: [String]
+        /// Whether the variant is ahead (``isAhead(_:others:)``): only then do reports call it
+        /// best and mark it ★.
+        public var ahead: Bool = true
+        /// Every variant at this limit, highest mean first (the best first), for the reports'
+        /// "no variant is ahead" line.
+        public var ranking: [Standing] = []
+
+        /// The best variant's own standing.
+        public var standing: Standing {
+            Standing(variant: variant, meanQuality: meanQuality, low: low, high: high, images: images)
+        }
+    }
+
+    /// One variant's mean quality at a token limit, with its 95% interval over images.
+    public struct Standing: Sendable, Hashable {
+        public var variant: String
+        public var meanQuality: Double
+        public var low: Double
+        public var high: Double
+        public var images: Int
+    }
+
+    /// Whether `top` is ahead of `others` at a limit. It is not when there is no other variant,
+    /// when its lead over the runner-up is 0.00 at the two decimals reports show (or both
+    /// means show the same), or when its mean lies inside the 95% interval of every other
+    /// variant.
+    public static func isAhead(_ top: Standing, others: [Standing]) -> Bool {
+        guard let runnerUp = others.max(by: { $0.meanQuality < $1.meanQuality }) else { return false }
+        func shown(_ value: Double) -> String { String(format: "%.2f", value) }
+        let lead = top.meanQuality - runnerUp.meanQuality
+        if shown(lead) == "0.00" || shown(lead) == "-0.00" || shown(top.meanQuality) == shown(runnerUp.meanQuality) {
+            return false
+        }
+        return !others.allSatisfy { $0.low <= top.meanQuality && top.meanQuality <= $0.high }
     }
 
     /// One variant against the baseline variant at the same token limit, over the images both
@@ -87,7 +121,16 @@ public struct RunInsights: Sendable {
             // Ties go to the variant listed first (the baseline).
             if let top = intervals.enumerated().max(by: { ($0.element.mean, -$0.offset) < ($1.element.mean, -$1.offset) })?.element {
                 let tied = intervals.filter { $0.variant != top.variant && $0.high >= top.low }.map(\.variant)
-                best.append(Best(maxTokens: limit, variant: top.variant, meanQuality: top.mean, low: top.low, high: top.high, images: top.n, tiedWith: tied))
+                let standings = intervals.map { Standing(variant: $0.variant, meanQuality: $0.mean, low: $0.low, high: $0.high, images: $0.n) }
+                let ranking = [standings.first { $0.variant == top.variant }!]
+                    + standings.filter { $0.variant != top.variant }.enumerated()
+                    .sorted { ($0.element.meanQuality, -$0.offset) > ($1.element.meanQuality, -$1.offset) }.map(\.element)
+                var entry = Best(
+                    maxTokens: limit, variant: top.variant, meanQuality: top.mean, low: top.low, high: top.high, images: top.n,
+                    tiedWith: tied)
+                entry.ranking = ranking
+                entry.ahead = Self.isAhead(ranking[0], others: Array(ranking.dropFirst()))
+                best.append(entry)
             }
             guard let baseline else { continue }
             let reference = perImage(baseline, limit)

@@ -45,10 +45,11 @@ struct JudgeCheckTests {
         #expect(try #require(Self.result(0.8, 0.7, thresholds)).passed == passes)
     }
 
-    @Test("a baseline judged and a run not judged fails, saying how to judge it")
+    @Test("a baseline judged and a run not judged is skipped, saying only the baseline was judged and how to judge the run")
     func runNotJudged() throws {
         let result = try #require(Self.result(0.8, nil))
-        #expect(result.outcome == .failed)
+        #expect(result.outcome == .skipped)
+        #expect(result.message.contains("only the baseline was judged"))
         #expect(result.message.contains("--judge"))
     }
 
