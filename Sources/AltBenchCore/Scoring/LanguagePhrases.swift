@@ -76,6 +76,10 @@ enum LanguagePhrases {
         "这是一张", "这是一幅", "이 이미지", "이 사진", "이미지는", "사진은",
     ])
 
+    /// Picture words that, in a CJK opening clause, announce the picture: "画像では、…",
+    /// "这两张图片…", "第一张图片是…", "이미지에는 …", "冷蔵庫の中の写真です。".
+    static let openingClauseCJK = Substrings(["图片", "图像", "画像", "이미지", "写真です", "照片中", "这张照片", "この写真", "사진에"])
+
     // MARK: - Meta labels and chatter
 
     /// Labels that name the answer, in the languages after English (`meta_label`).
@@ -96,16 +100,26 @@ enum LanguagePhrases {
     static let chatter = Phrases([
         "ik hoop dat", "laat het me weten", "laat me weten", "hier is een beschrijving", "hier is de beschrijving",
         "spero che", "fammi sapere", "non esitare", "ecco una descrizione", "ecco la descrizione",
-        "ecco il testo", "certo!", "gerne!", "claro!", "natuurlijk!",
+        "ecco il testo", "certo!", "gerne!", "claro!", "natuurlijk!", "helfe ich gerne", "helfe gerne",
+        "falls sie eine", "falls sie weitere", "wenn sie weitere", "si vous avez", "si tienes", "se tiver", "als je nog",
+        "se hai bisogno",
     ])
+
+    /// Words that make a first line ending with a colon present what follows, in any language:
+    /// "Here are the keywords:", "图片中的OCR结果如下：", "Voici la description :".
+    static let presentingWords = Phrases([
+        "here is", "here's", "here are", "below is", "as follows", "voici", "ci-dessous",
+        "hier ist", "hier sind", "aqui tienes", "aqui esta", "aqui estan", "aqui estao", "ecco", "hieronder",
+    ])
+    static let presentingCJK = Substrings(["如下", "以下是", "下面是", "以下は", "以下の", "다음은"])
 
     /// Labels, lead-ins and chatter in Chinese, Japanese and Korean, anywhere in the own voice.
     static let chatterCJK = Substrings([
         // ja
-        "お役に立て", "他に何か", "ご不明な点", "いかがでしょうか", "承知しました", "かしこまりました",
+        "お役に立て", "他に何か", "お手伝い", "質問があれば", "ご質問", "ご不明な点", "いかがでしょうか", "承知しました", "かしこまりました",
         "以下は", "以下に", "もちろんです", "説明：", "説明:", "代替テキスト：", "代替テキスト:", "キャプション：",
         // zh
-        "希望这", "希望对你", "希望对您", "如果你需要", "如果您需要", "如有需要", "请告诉我", "还有什么",
+        "希望这", "希望对你", "希望对您", "如果你需要", "如果您需要", "如有需要", "请告诉我", "如果您有", "如果你有", "很乐意", "您好", "请您",
         "以下是", "下面是", "描述：", "描述:", "说明：", "替代文本：", "替代文本:", "图片描述：", "当然！", "当然可以",
         "好的，", "好的！",
         // ko
@@ -116,18 +130,25 @@ enum LanguagePhrases {
 
     /// Refusals in Chinese, Japanese and Korean: apologies, and inabilities to see, identify,
     /// describe or help.
+    /// Apologies in Chinese, Japanese and Korean, a refusal only with an inability
+    /// (``inabilityCJK``) in the text: "申し訳ありませんが、この画像には人物が描かれていないようです" corrects, it does not refuse.
+    static let apologyCJK = Substrings([
+        "申し訳ありません", "申し訳ございません", "申し訳ないのですが", "すみませんが", "抱歉", "对不起", "很遗憾", "죄송합니다", "죄송하지만",
+    ])
+    static let inabilityCJK = Substrings(["できません", "できない", "出来ません", "无法", "不能", "没法", "수 없", "困難"])
+
     static let refusalCJK = Substrings([
         // ja
-        "申し訳ありません", "申し訳ございません", "申し訳ないのですが", "すみませんが", "お手伝いできません",
+        "お手伝いできません", "説明が困難", "説明することが困難",
         "特定することはできません", "特定できません", "識別することはできません", "識別できません",
         "見ることができません", "表示できません", "アクセスできません", "お答えできません", "回答できません",
         "提供できません", "説明することはできません", "aiとして", "言語モデルとして",
         // zh
         "抱歉", "对不起，", "很遗憾，我", "我无法", "我不能", "我没法", "我没有办法", "无法识别", "无法查看",
         "无法访问", "无法提供", "无法描述", "作为一个ai", "作为ai", "作为人工智能", "作为一个人工智能",
-        "不能识别", "不能提供", "無法", "抱歉，",
+        "不能识别", "不能提供", "無法", "没有看到任何图片", "没有提供任何图片", "我没有视觉",
         // ko
-        "죄송합니다", "죄송하지만", "도와드릴 수 없", "식별할 수 없", "제공할 수 없", "볼 수 없습니다", "설명할 수 없",
+        "도와드릴 수 없", "식별할 수 없", "제공할 수 없", "볼 수 없습니다", "설명할 수 없",
     ])
 
     // MARK: - Truncation

@@ -111,7 +111,8 @@ public struct MetaLabelScorer: Scorer {
         "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
         "is this what you", "how can i assist", "how can i help", "how may i assist", "if you have any",
         "if you can provide", "if you could provide", "please provide", "please upload", "please share",
-        "i would be happy to", "i'll be happy to", "i'm happy to help", "i am happy to help",
+        "i would be happy to", "i'll be happy to", "i'm happy to help", "i am happy to help", "as mentioned earlier",
+        "as i mentioned", "as previously mentioned", "this description", "all descriptions", "the description above",
         // fr, de, es, pt
         "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
         "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
@@ -161,9 +162,11 @@ public struct MetaLabelScorer: Scorer {
             ?? LanguagePhrases.chatterCJK.first(in: voice.characters)
     }
 
-    /// A first line that presents what follows it and ends with a colon: "Based on the
-    /// details, here is a more detailed description of the image:", "Here are the keywords:",
-    /// or a bracketed label: "[Image description: …]".
+    /// A line that presents what follows it and ends with a colon, in any language
+    /// (``LanguagePhrases/presentingWords``): the text's first sentence ("Based on the details,
+    /// here is a more detailed description of the image:", "图片中的OCR结果如下：") or a later line
+    /// that opens with the presentation ("Here are the details of the annotated features:");
+    /// or a bracketed label ("[Image description: …]").
     static func presentingLine(chars: [Character], words: [TextAnalysis.Word]) -> String? {
         let start = chars.firstIndex { !TextAnalysis.isSpace($0) } ?? 0
         if start < chars.count, chars[start] == "[" || chars[start] == "(", let first = words.first,
@@ -172,15 +175,23 @@ public struct MetaLabelScorer: Scorer {
         {
             return label
         }
-        let end = chars[start...].firstIndex(where: TextAnalysis.isNewline) ?? chars.count
-        guard let last = chars[start..<end].lastIndex(where: { !TextAnalysis.isSpace($0) }),
-            chars[last] == ":" || chars[last] == "\u{FF1A}"
-        else { return nil }
-        let line = words.prefix { $0.range.upperBound <= last }
-        for index in line.indices where presentations.contains(where: {
-            TextAnalysis.matches($0, in: words, from: index, chars: chars)
-        }) {
-            return String(chars[words[index].range.lowerBound...last])
+        var lineStart = start
+        while lineStart < chars.count {
+            let end = chars[lineStart...].firstIndex(where: TextAnalysis.isNewline) ?? chars.count
+            if let last = chars[lineStart..<end].lastIndex(where: { !TextAnalysis.isSpace($0) }),
+                chars[last] == ":" || chars[last] == "\u{FF1A}"
+            {
+                let line = Array(chars[lineStart...last])
+                let lineWords = TextAnalysis.words(in: line)
+                let firstLine = lineStart == start
+                // Only the first sentence: "… ingredients. Here is a step-by-step recipe:" is an answer's own structure.
+                let presents = firstLine && !line.contains(where: TextAnalysis.isSentenceTerminator)
+                    && (LanguagePhrases.presentingWords.first(
+                        folded: LanguagePhrases.folded(lineWords), words: lineWords, chars: line) != nil
+                        || LanguagePhrases.presentingCJK.first(in: line) != nil)
+                if presents, !lineWords.isEmpty, !lineWords.contains(where: \.isAllCaps) { return String(line) }
+            }
+            lineStart = end + 1
         }
         return nil
     }

@@ -27,6 +27,7 @@ public struct RedundantPrefixScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         let prefix = Self.redundantPrefix(chars: input.characters, words: input.words)
             ?? Self.announcingPhrase(chars: input.characters, words: input.words) ?? Self.otherLanguageOpening(input)
+            ?? PerceptionMetaScorer.openingClausePhrase(chars: input.characters, words: input.words)
         return [.flag(ScoreName.redundantPrefix, prefix != nil, detail: prefix)]
     }
 

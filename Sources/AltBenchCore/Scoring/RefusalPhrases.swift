@@ -34,17 +34,19 @@ struct RefusalPhrases: Sendable {
     var clauseOpeners: [[String]]
 
     /// Every language, English first.
-    static let all: [RefusalPhrases] = [english, french, german, spanish, portuguese, dutch, italian]
+    static let all: [RefusalPhrases] = [english, french, german, spanish, portuguese, dutch, italian, russian]
 
     static let english = RefusalPhrases(
         leadIns: [
             ["sorry"], ["unfortunately"], ["apologies"], ["sadly"], ["regrettably"], ["alas"],
             ["but"], ["however"], ["i'm", "afraid"], ["i", "am", "afraid"],
+            // An apology refuses only with a refusal after it: "I'm sorry, but I don't see any
+            // pink elephant" corrects the question.
+            ["i'm", "sorry"], ["i", "am", "sorry"], ["i", "apologize"], ["i", "apologise"], ["my", "apologies"],
         ],
-        apologies: [["sorry"], ["apologies"]],
+        apologies: [["sorry"], ["apologies"], ["i'm", "sorry"], ["i", "am", "sorry"], ["i", "apologize"], ["my", "apologies"]],
         refusingOpeners: [
-            ["i'm", "sorry"], ["i", "am", "sorry"], ["i", "apologize"], ["i", "apologise"],
-            ["my", "apologies"], ["as", "an", "ai"], ["as", "a", "language", "model"],
+            ["as", "an", "ai"], ["as", "a", "language", "model"],
             ["as", "an", "artificial", "intelligence"], ["i'm", "an", "ai"], ["i", "am", "an", "ai"],
             ["i'm", "just", "an", "ai"], ["as", "a", "text-based"], ["i'm", "a", "text-based"],
             ["i", "am", "a", "text-based"], ["i", "don't", "have", "access"], ["i", "do", "not", "have", "access"],
@@ -57,6 +59,8 @@ struct RefusalPhrases: Sendable {
             ["i", "am", "a", "large", "language", "model"], ["as", "a", "large", "language", "model"],
             ["it's", "impossible", "for", "me", "to"], ["it", "is", "impossible", "for", "me", "to"],
             ["it's", "not", "possible", "for", "me", "to"], ["i'm", "unable", "to", "meet"],
+            ["that's", "something", "i", "cannot"], ["that's", "something", "i", "can't"],
+            ["that's", "not", "something", "i"], ["that", "is", "not", "something", "i"], ["i'm", "still", "not", "able", "to"], ["i", "am", "still", "not", "able", "to"], ["i'm", "still", "unable", "to"],
         ],
         inabilities: [
             ["i", "can't"], ["i", "cannot"], ["i", "can", "not"], ["i", "am", "unable", "to"],
@@ -102,7 +106,8 @@ struct RefusalPhrases: Sendable {
         ],
         apologies: [["desole"], ["desolee"], ["je", "suis", "desole"], ["je", "suis", "desolee"], ["pardon"]],
         inabilities: [
-            ["je", "ne", "peux", "pas"], ["je", "ne", "peux", "malheureusement", "pas"],
+            ["je", "ne", "peux", "pas"], ["je", "ne", "peux", "malheureusement", "pas"], ["je", "ne", "peux", "ni"],
+            ["je", "ne", "peux", "malheureusement", "ni"],
             ["je", "ne", "pourrai", "pas"], ["je", "ne", "suis", "pas", "en", "mesure"],
             ["je", "ne", "suis", "pas", "capable"], ["je", "ne", "suis", "pas", "autorise"],
             ["je", "ne", "suis", "pas", "autorisee"], ["je", "n'ai", "pas", "le", "droit"],
@@ -126,7 +131,7 @@ struct RefusalPhrases: Sendable {
             ["ich", "kann"], ["kann", "ich"], ["ich", "darf"], ["darf", "ich"],
             ["ich", "bin", "nicht", "in", "der", "lage"], ["es", "ist", "mir", "nicht", "moglich"],
         ],
-        gap: 6,
+        gap: 12,
         actions: [
             "beschreib", "identifizier", "erkenn", "helf", "behilflich", "sehen", "anseh",
             "analysier", "bereitstell", "liefer", "geben", "mach", "beantwort", "unterstutz",
@@ -179,15 +184,18 @@ struct RefusalPhrases: Sendable {
             ["sorry"], ["het", "spijt", "me"], ["helaas"], ["excuses"], ["maar"], ["echter"],
         ],
         apologies: [["sorry"], ["het", "spijt", "me"], ["excuses"]],
-        inabilities: [["ik", "kan"], ["kan", "ik"], ["ik", "ben", "niet", "in", "staat"], ["ik", "mag"], ["mag", "ik"]],
-        gap: 6,
+        inabilities: [
+            ["ik", "kan"], ["kan", "ik"], ["ik", "ben", "niet", "in", "staat"], ["ik", "mag"], ["mag", "ik"], ["ik", "weet"],
+            ["weet", "ik"],
+        ],
+        gap: 12,
         actions: [
-            "beschrijv", "beschrijf", "identificer", "herken", "help", "zien", "bekijk", "analyser", "verwerk",
+            "beschrijv", "beschrijf", "omschrijv", "identificer", "herken", "help", "zien", "bekijk", "analyser", "verwerk",
             "geven", "lever", "bied", "openen",
         ],
         actionsAreStems: true,
         negations: ["niet", "geen", "niets"],
-        clauseOpeners: [["omdat"], ["aangezien"], ["vanwege"], ["uit", "respect"]])
+        clauseOpeners: [["omdat"], ["aangezien"], ["vanwege"], ["uit", "respect"], ["hier"], ["helaas"]])
 
     static let italian = RefusalPhrases(
         leadIns: [
@@ -206,4 +214,13 @@ struct RefusalPhrases: Sendable {
         ],
         actionsAreStems: true,
         clauseOpeners: [["poiche"], ["dato", "che"], ["per"], ["a", "causa"]])
+
+    static let russian = RefusalPhrases(
+        leadIns: [["к", "сожалению"], ["извините"], ["простите"], ["но"]],
+        apologies: [["извините"], ["простите"]],
+        inabilities: [["не", "могу"], ["я", "не", "могу"], ["я", "не", "в", "состоянии"]],
+        gap: 1,
+        actions: ["посмотр", "просмотр", "опис", "увид", "помо", "определ", "идентифиц", "распозна", "анализ"],
+        actionsAreStems: true,
+        clauseOpeners: [["так", "как"], ["поскольку"]])
 }

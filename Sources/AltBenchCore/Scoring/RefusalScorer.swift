@@ -31,8 +31,17 @@ public struct RefusalScorer: Scorer {
         }
         let phrase = Self.refusalPhrase(chars: input.characters, words: input.words.prefix(Self.wordsRead))
             ?? Self.laterRefusal(in: input) ?? Self.missingImage(in: input)
-            ?? LanguagePhrases.refusalCJK.first(in: TermMatching.ownVoice(of: input).characters)
+            ?? Self.cjkRefusal(TermMatching.ownVoice(of: input).characters)
         return [.flag(ScoreName.refusal, phrase != nil, detail: phrase)]
+    }
+
+    /// A refusal in Chinese, Japanese or Korean: an inability to see, identify, describe or
+    /// help, or an apology with an inability anywhere in the text.
+    static func cjkRefusal(_ chars: [Character]) -> String? {
+        if let refusal = LanguagePhrases.refusalCJK.first(in: chars) { return refusal }
+        guard let apology = LanguagePhrases.apologyCJK.first(in: chars), LanguagePhrases.inabilityCJK.first(in: chars) != nil
+        else { return nil }
+        return apology
     }
 
     /// Actions a later sentence refuses only with an object that makes it a refusal: "I can't
@@ -59,7 +68,9 @@ public struct RefusalScorer: Scorer {
         let (chars, words) = TermMatching.ownVoice(of: input)
         for index in words.indices.dropFirst() {
             let gap = chars[words[index - 1].range.upperBound..<words[index].range.lowerBound]
-            guard gap.contains(where: { TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0) })
+            // A sentence start, or a clause after ", but" / ", however" ("I'm happy to help, but I don't see an image").
+            let clause = ["but", "however"].contains(words[index].normalized) && gap.contains(",")
+            guard clause || gap.contains(where: { TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0) })
             else { continue }
             let sentence = Array(chars[words[index].range.lowerBound...])
             let sentenceWords = TextAnalysis.words(in: sentence, limit: wordsRead)
@@ -91,6 +102,9 @@ public struct RefusalScorer: Scorer {
         "please upload|attach|provide|share|send|resend|re-upload the|an|your {picture}",
         "it seems|appears|looks like there is|there's|there was no",
         "you haven't|didn't|forgot|have not|did not uploaded|upload|attached|attach|provided|provide|shared|share|included|include",
+        "this|the platform|interface|chat|model doesn't|does|cannot|can't support|not|handle|display|process|accept",
+        "this|the {picture} cannot|can't be described|identified|processed|analyzed|analysed|viewed|displayed|opened|loaded",
+        "this|the {picture} can not be described|identified|processed|analyzed|viewed|displayed|opened|loaded",
     ], ["picture": ["image", "images", "picture", "pictures", "photo", "photos", "attachment", "file"]])
 
     static func missingImage(in input: ScoringInput) -> String? {
@@ -172,8 +186,13 @@ public struct RefusalScorer: Scorer {
             }
             for table in RefusalPhrases.all {
                 for inability in table.inabilities where matches(inability, at: position) {
-                    if let end = action(after: position + inability.count - 1, in: table, refusalStart: position) {
+                    let last = position + inability.count - 1
+                    if let end = action(after: last, in: table, refusalStart: position) {
                         return end
+                    }
+                    // A bare inability ends its sentence: "I'm sorry, I can't."
+                    if table.negations.isEmpty, last + 1 == folded.count || endsSentence(separator(after: last)) {
+                        return last
                     }
                 }
             }
@@ -186,7 +205,10 @@ public struct RefusalScorer: Scorer {
             if first < folded.count, table.adverbs.contains(folded[first]), adjacent(first - 1) { first += 1 }
             for candidate in first..<min(folded.count, first + table.gap + 1) {
                 let between = separator(after: candidate - 1)
-                guard between.allSatisfy({ TextAnalysis.isSpace($0) || (table.gap > 0 && $0 == ",") }) else {
+                // Spaces, and in a gap commas and markdown or identifiers' marks ("**camera.garten_sd**").
+                let identifier = !between.contains(where: TextAnalysis.isSpace) && between.allSatisfy { "._-".contains($0) }
+                guard identifier || between.allSatisfy({ TextAnalysis.isSpace($0) || (table.gap > 0 && ",*_`".contains($0)) })
+                else {
                     return nil
                 }
                 guard isAction(folded[candidate], in: table) else { continue }
@@ -242,7 +264,7 @@ public struct RefusalScorer: Scorer {
         /// Between a lead-in and what follows: spaces and , . ! ; : or dashes, never a quote.
         private func separatorAllowsLeadIn(_ separator: ArraySlice<Character>) -> Bool {
             separator.allSatisfy { c in
-                c.isWhitespace || c == "," || c == "." || c == "!" || c == ";" || c == ":"
+                c.isWhitespace || c == "," || c == "." || c == "!" || c == ";" || c == ":" || c == "*" || c == "_"
                     || TextAnalysis.isDash(c)
             }
         }

@@ -114,10 +114,13 @@ public enum TextAnalysis {
         return c.isLetter || c.isNumber
     }
 
-    /// Markdown that may precede the first word without hiding it ("**Image of**", "> I'm").
+    /// Markdown that may precede the first word without hiding it ("**Image of**", "> I'm",
+    /// "- The image shows", "• The image shows").
     static func isLeadingMarkup(_ c: Character) -> Bool {
-        if let a = c.asciiByte { return isSpace(c) || a == 0x2A || a == 0x5F || a == 0x23 || a == 0x3E }
-        return c.isWhitespace
+        if let a = c.asciiByte {
+            return isSpace(c) || a == 0x2A || a == 0x5F || a == 0x23 || a == 0x3E || a == 0x2D || a == 0x2B
+        }
+        return c.isWhitespace || c == "\u{2022}"
     }
 
     // MARK: - Words
@@ -309,12 +312,15 @@ public enum TextAnalysis {
     /// follows a non-letter and precedes a letter. A straight double quote right after a
     /// digit is an inch mark (a 12" record), not a quotation.
     private static func openingQuote(_ chars: [Character], at i: Int) -> QuoteKind? {
-        guard let mark = onlyScalar(chars[i]) else { return nil }
+        // A mark with nothing after it closes something (a stray closing quote); it opens nothing.
+        guard let mark = onlyScalar(chars[i]), i + 1 < chars.count else { return nil }
         let previous: Character? = i > 0 ? chars[i - 1] : nil
-        let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+        let next: Character? = chars[i + 1]
         switch mark {
         case "\"":
-            return previous?.isNumber == true ? nil : .doubleStraight
+            // After a digit an inch mark (a 12" record); between letters a mistyped apostrophe (l"eau).
+            if previous?.isNumber == true || (previous?.isLetter == true && next?.isLetter == true) { return nil }
+            return .doubleStraight
         case "\u{201C}":
             return .doubleCurly
         case "\u{201E}":
@@ -356,7 +362,7 @@ public enum TextAnalysis {
         case .doubleCurly:
             return mark == "\u{201D}"
         case .doubleLow:
-            return mark == "\u{201C}" || mark == "\u{201D}"
+            return mark == "\u{201C}" || mark == "\u{201D}" || mark == "\""
         case .single:
             guard mark == "\u{2019}" || mark == "'" else { return false }
             return j + 1 == chars.count || !chars[j + 1].isLetter
@@ -425,6 +431,77 @@ public enum TextAnalysis {
         "written", "printed", "lettering", "slogan", "message", "words",
     ]
 
+    /// Phrases that, on a line ending with a colon, announce a transcription: the lines after
+    /// it are text seen in the image ("OCR output for the image:", "图片中的文字内容如下：").
+    static let transcriptionMarkers = [
+        "ocr", "transcri", "handwrit", "the text", "text in the image", "text on the", "text reads", "文字", "内容如下",
+        "写着", "書かれ", "テキスト", "텍스트",
+    ]
+
+    /// Stretches of `chars` that are transcribed or code, not the model's own words: fenced
+    /// code blocks (```…```), and everything after a line that announces a transcription and
+    /// ends with a colon.
+    static func transcribedBlocks(_ chars: [Character]) -> [Range<Int>] {
+        var blocks: [Range<Int>] = []
+        var i = 0
+        var fenceStart: Int?
+        var lineStart = 0
+        while i <= chars.count {
+            let atEnd = i == chars.count
+            if atEnd || isNewline(chars[i]) {
+                let line = chars[lineStart..<i]
+                let trimmed = line.drop(while: isSpace)
+                if trimmed.starts(with: ["`", "`", "`"]) {
+                    if let start = fenceStart {
+                        blocks.append(start..<i)
+                        fenceStart = nil
+                    } else {
+                        fenceStart = lineStart
+                    }
+                } else if fenceStart == nil, let last = line.last(where: { !isSpace($0) }), last == ":" || last == "\u{FF1A}" {
+                    let lower = String(line).lowercased()
+                    if transcriptionMarkers.contains(where: lower.contains), !atEnd {
+                        blocks.append((i + 1)..<transcriptionEnd(chars, from: i + 1))
+                        return blocks
+                    }
+                }
+                lineStart = i + 1
+            }
+            i += 1
+        }
+        if let start = fenceStart { blocks.append(start..<chars.count) }
+        return blocks
+    }
+
+    /// Openings of a paragraph in which the model speaks again after a transcription: "The
+    /// image shows …", "I hope this helps", "Overall, …".
+    static let resumingWords: Set<String> = ["the", "this", "these", "i", "overall", "in", "let", "if", "hope", "note"]
+
+    /// Where a transcription that starts at `start` ends: at a paragraph break followed by a
+    /// paragraph in the model's own voice (``resumingWords``), else at the end of the text.
+    static func transcriptionEnd(_ chars: [Character], from start: Int) -> Int {
+        var i = start
+        var seenText = false
+        while i < chars.count {
+            if isNewline(chars[i]), seenText {
+                var j = i + 1
+                while j < chars.count, isSpace(chars[j]), !isNewline(chars[j]) { j += 1 }
+                if j < chars.count, isNewline(chars[j]) {
+                    let rest = Array(chars[j...])
+                    if let first = words(in: rest, limit: 1).first,
+                        chars[j..<(j + first.range.lowerBound)].allSatisfy(isSpace),
+                        resumingWords.contains(first.normalized), first.isCapitalized
+                    {
+                        return j
+                    }
+                }
+            }
+            if !isSpace(chars[i]) { seenText = true }
+            i += 1
+        }
+        return chars.count
+    }
+
     /// `text` without what it reports: quoted spans ("…", “…”, ‘…’, «…») and, after a
     /// reporting word (reads, says, labelled, captioned, titled, text, sign, …), the rest of
     /// that sentence. What is left is the model's own voice, which the voice checks judge.
@@ -453,6 +530,10 @@ public enum TextAnalysis {
             if span.isClosed, last > span.range.lowerBound, isSentenceTerminator(chars[last]) {
                 removed[last] = false
             }
+        }
+
+        for range in transcribedBlocks(chars) {
+            for k in range { removed[k] = true }
         }
 
         for word in words where reportingWords.contains(word.normalized) && !removed[word.range.lowerBound] {

@@ -47,6 +47,20 @@ public struct TruncationScorer: Scorer {
     /// Marks after which a sentence must go on.
     static let danglingMarks: Set<Character> = [
         ",", ";", ":", "(", "[", "{", "-", "\u{2010}", "\u{2013}", "\u{2014}", "&", "/",
+        // CJK: 、，；：（「『 and a list's ・ with nothing after it.
+        "\u{3001}", "\u{FF0C}", "\u{FF1B}", "\u{FF1A}", "\u{FF08}", "\u{300C}", "\u{300E}", "\u{30FB}",
+    ]
+
+    /// Particles a Japanese sentence does not end on (を, が, に, で, と, の, は, や, へ), and
+    /// Chinese words that need what follows (的, 和, 与, 及, 或, 在, 把, 被, 从, 向, 对).
+    static let danglingJapanese: Set<Character> = ["を", "が", "に", "で", "と", "の", "は", "や", "へ"]
+    static let danglingChinese: Set<Character> = ["的", "和", "与", "及", "或", "在", "把", "被", "从", "向", "对"]
+
+    /// Last words that leave a sentence waiting for more: linking and reporting verbs, "such",
+    /// "like". Judged only after a finished sentence, on a last one with no final mark.
+    static let continuingWords: Set<String> = [
+        "appears", "seems", "looks", "shows", "features", "includes", "include", "contains", "displays", "depicts",
+        "resembles", "holds", "has", "have", "had", "be", "being", "been", "such", "becomes", "suggests", "indicates",
     ]
 
     /// Common English words of one to three letters: a final token not among them (nor in
@@ -108,7 +122,11 @@ public struct TruncationScorer: Scorer {
 
         // Straight single quotes are left out: they are also apostrophes at word starts
         // ('90s, 'em, rock 'n roll), so an "open" one proves nothing.
-        if let open = input.quotedSpans.first(where: { !$0.isClosed && $0.opener != "'" }) {
+        // Only a quote still open at the end: a stray mark earlier (an inch mark inside a
+        // quotation) leaves a span open to its sentence end, which proves nothing.
+        if let open = input.quotedSpans.last(where: { !$0.isClosed && $0.opener != "'" }),
+            chars[open.range.upperBound...].allSatisfy({ TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isSpace($0) })
+        {
             return "unclosed \(open.opener)"
         }
         if let bracket = unclosedBracket(chars) {
@@ -120,7 +138,7 @@ public struct TruncationScorer: Scorer {
         if danglingMarks.contains(last), !(last == "-" && chars.dropLast().last == "-") {
             return "ends on \(last)"
         }
-        if let cut = unfinishedSentence(chars) { return cut }
+        if let cut = unfinishedSentence(chars, words: input.words) ?? unfinishedListItem(chars) { return cut }
         guard let word = input.words.last, word.range.upperBound == chars.count else { return nil }
         let language = LanguagePhrases.guessLanguage(
             LanguagePhrases.folded(input.words.suffix(40)), declared: input.item.lang)
@@ -132,27 +150,95 @@ public struct TruncationScorer: Scorer {
         {
             return "ends on \(word.text)"
         }
-        if isCutCapital(word, in: input) || (language == "en" && isCutLowercase(word, in: input)) {
+        // The last line a comma-separated list of keywords ("…, Suffolk, UK, gbr") is no sentence.
+        let lastLine = chars[((chars.lastIndex(where: TextAnalysis.isNewline) ?? -1) + 1)...]
+        let keywordList = lastLine.filter { $0 == "," }.count >= 3 && !lastLine.contains(where: TextAnalysis.isSentenceTerminator)
+        if isCutCapital(word, in: input) || (language == "en" && !keywordList && isCutLowercase(word, in: input)) {
             return "ends mid-word: \(word.text)"
         }
         return nil
     }
 
-    /// A last sentence left unfinished after finished ones, where the cut shows: a word broken
-    /// at an apostrophe ("… its eyes are focused on the distance. The bear'"), or, in Chinese
-    /// and Japanese, at least eight characters after the last 。 in the same paragraph with no
-    /// closing mark ("…と考えられます。背景の細かい部分まで丁寧に描かれた"). An English last sentence that
-    /// merely lacks its period ("… creating a serene moment") is not judged cut: its words may
-    /// be complete.
-    static func unfinishedSentence(_ chars: [Character]) -> String? {
-        guard let last = chars.last, let end = chars.lastIndex(where: TextAnalysis.isSentenceTerminator),
-            !chars[end...].contains(where: TextAnalysis.isNewline)
-        else { return nil }
-        if TextAnalysis.isApostrophe(last), chars.count > 1, chars[chars.count - 2].isLetter {
-            return "ends mid-word: \(String(chars[(end + 1)...]).split(separator: " ").last ?? "")"
+    /// A last sentence left unfinished after finished ones, where the cut shows:
+    /// - a word broken at an apostrophe ("… its eyes are focused on the distance. The bear'");
+    /// - a last word that waits for more (``continuingWords``, an adjective in -ical, -ional,
+    ///   -ous or -ful, an adverb in -ly): "… The cat's fur is fluffy and appears", "… a
+    ///   pattern similar to traditional". A last sentence that merely lacks its period ("…
+    ///   creating a serene moment") is not judged cut: its words may be complete;
+    /// - a loop that ran into the limit: the last word four times over ("a bald bald bald
+    ///   bald"), or the last sentence repeated three times;
+    /// - an ellipsis right after a word that needs more ("… and it...");
+    /// - Japanese or Chinese text ending on a particle or a linking word ("…意味合いを", "…可爱的").
+    static func unfinishedSentence(_ chars: [Character], words: [TextAnalysis.Word]) -> String? {
+        guard let last = chars.last, let final = words.last else { return nil }
+        let previous = chars.lastIndex(where: TextAnalysis.isSentenceTerminator)
+        // The last line is prose, not a list item or a heading, and a sentence before it finished.
+        let lineStart = (chars.lastIndex(where: TextAnalysis.isNewline) ?? -1) + 1
+        let lineHead = chars[lineStart...].first { !TextAnalysis.isSpace($0) }
+        let afterFinished = previous != nil && !(lineHead.map { "-*#>•0123456789".contains($0) } ?? true)
+        if TextAnalysis.isApostrophe(last), afterFinished, chars.count > 1, chars[chars.count - 2].isLetter {
+            return "ends mid-word: \(final.text)\(last)"
         }
-        guard LanguagePhrases.isCJK(last), last.isLetter, chars[end] == "\u{3002}" else { return nil }
-        return chars[(end + 1)...].filter(LanguagePhrases.isCJK).count >= 8 ? "ends mid-sentence" : nil
+        if last == "." || last == "\u{2026}", String(chars.suffix(3)) == "..." || last == "\u{2026}",
+            functionWords.contains(final.normalized) || ["it", "they", "he", "she"].contains(final.normalized),
+            final.range.upperBound >= chars.count - 3
+        {
+            return "ends on \(final.text)\u{2026}"
+        }
+        if LanguagePhrases.isCJK(last) {
+            let japanese = chars.contains { ("\u{3041}"..."\u{309F}").contains($0) }
+            if (japanese && danglingJapanese.contains(last)) || (!japanese && danglingChinese.contains(last)) {
+                return "ends on \(last)"
+            }
+            return nil
+        }
+        guard final.range.upperBound == chars.count, final.text.allSatisfy(\.isLowercase) else { return nil }
+        if words.count >= 4, words.suffix(4).allSatisfy({ $0.normalized == final.normalized }) {
+            return "repeats until cut: \(final.text)"
+        }
+        if let previous, afterFinished {
+            let sentence = TextAnalysis.words(in: Array(chars[(previous + 1)...])).map(\.normalized)
+            // The sentence before, repeated three times, and this one a shorter copy of it.
+            let before = chars[..<previous].lastIndex(where: TextAnalysis.isSentenceTerminator).map { $0 + 1 } ?? 0
+            let repeated = TextAnalysis.words(in: Array(chars[before..<previous])).map(\.normalized)
+            let all = TextAnalysis.words(in: chars).map(\.normalized).joined(separator: " ")
+            if !repeated.isEmpty, sentence.count < repeated.count, Array(repeated.prefix(sentence.count)) == sentence,
+                all.components(separatedBy: repeated.joined(separator: " ")).count > 3
+            {
+                return "repeats until cut: \(final.text)"
+            }
+            let word = final.normalized
+            if sentence.count >= 3, continuingWords.contains(word)
+                || (word.count >= 6 && ["ical", "ional", "ous", "ful", "ly"].contains(where: word.hasSuffix))
+            {
+                return "ends mid-sentence: \(final.text)"
+            }
+        }
+        return nil
+    }
+
+    /// A list whose items end with a period, and whose last item does not: "1. Español: …
+    /// montañas.⏎2. English: …⏎15. Svenska: Machu".
+    static func unfinishedListItem(_ chars: [Character]) -> String? {
+        let lines = chars.split(whereSeparator: TextAnalysis.isNewline).map { $0.drop(while: TextAnalysis.isSpace) }
+            .filter { !$0.isEmpty }
+        func isItem(_ line: ArraySlice<Character>) -> Bool {
+            guard let first = line.first else { return false }
+            if "-*•・".contains(first) { return line.dropFirst().first.map(TextAnalysis.isSpace) ?? false }
+            let digits = line.prefix(while: \.isNumber)
+            return !digits.isEmpty && line.dropFirst(digits.count).first.map { $0 == "." || $0 == ")" } == true
+        }
+        guard let last = lines.last, isItem(last), let end = last.last(where: { !TextAnalysis.isSpace($0) }),
+            !TextAnalysis.isSentenceTerminator(end), !TextAnalysis.isClosingMark(end)
+        else { return nil }
+        let earlier = lines.dropLast().filter(isItem)
+        let finished = earlier.filter { line in
+            line.last(where: { !TextAnalysis.isSpace($0) }).map {
+                TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isClosingMark($0)
+            } ?? false
+        }
+        guard earlier.count >= 2, finished.count * 3 >= earlier.count * 2 else { return nil }
+        return "ends mid-list: \(String(last.suffix(20)))"
     }
 
     /// A capitalised fragment of one or two letters ("C", "Th") after an article or two

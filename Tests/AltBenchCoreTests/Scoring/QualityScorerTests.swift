@@ -185,7 +185,7 @@ struct QualityScorerTests {
         #expect(good.last?.detail == "form only")
         let bad = ScoringSuite.evaluate(ScoringInput(content: "I see a cat on the", finishReason: "length"))
         #expect(bad.last?.value == 0)
-        #expect(bad.last?.detail == "form only; hard fail: first_person, perception_meta, truncated")
+        #expect(bad.last?.detail == "form only; hard fail: first_person, perception_meta, redundant_prefix, truncated")
         let withItem = ScoringSuite.evaluate(
             ScoringInput(
                 content: "A tabby cat asleep on a red sofa.", finishReason: "stop",

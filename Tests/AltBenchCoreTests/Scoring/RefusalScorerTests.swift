@@ -5,12 +5,14 @@ import Testing
 @Suite("refusal")
 struct RefusalScorerTests {
     static let flagged: [ScoringFlagCase] = [
-        .flag("I'm sorry, but I can't help with that.", "I'm sorry"),
-        .flag("I\u{2019}m sorry, I can\u{2019}t describe this.", "I\u{2019}m sorry"),
-        .flag("I am sorry, this image cannot be described.", "I am sorry"),
-        .flag("I apologize, but I cannot process images.", "I apologize"),
-        .flag("I apologise for the confusion.", "I apologise"),
-        .flag("My apologies, I can't view that.", "My apologies"),
+        .flag("I'm sorry, but I can't help with that.", "I'm sorry, but I can't help"),
+        .flag("I\u{2019}m sorry, I can\u{2019}t describe this.", "I\u{2019}m sorry, I can\u{2019}t describe"),
+        .flag("I am sorry, this image cannot be described.", "this image cannot be described"),
+        .flag("I apologize, but I cannot process images.", "I apologize, but I cannot process"),
+        // An apology alone declines nothing: it corrects or excuses.
+        .pass("I apologise for the confusion."),
+        .pass("I'm sorry, but I don't see any pink elephant in this image. A zoo enclosure with a person."),
+        .flag("My apologies, I can't view that.", "My apologies, I can't view"),
         .flag("As an AI, I cannot see images.", "As an AI"),
         .flag("As an AI language model, I do not have eyes.", "As an AI"),
         .flag("I can't describe this image.", "I can't describe"),
@@ -25,7 +27,7 @@ struct RefusalScorerTests {
         .flag("Sorry. I cannot see images.", "Sorry. I cannot see"),
         .flag("Unfortunately, I am not able to view images.", "Unfortunately, I am not able to view"),
         .flag("I'm afraid I can't do that.", "I'm afraid I can't do"),
-        .flag("**I'm sorry**, I can't.", "I'm sorry"),
+        .flag("**I'm sorry**, I can't.", "I'm sorry**, I can't"),
         .flag(nil, "refusal field", refusal: "I can't help with that."),
         .flag("", "refusal field", refusal: "I can't help with that."),
         .flag(nil, "content_filter", finishReason: "content_filter"),
