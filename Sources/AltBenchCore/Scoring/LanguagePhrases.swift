@@ -126,6 +126,55 @@ enum LanguagePhrases {
         "도움이 되", "궁금한", "다음은", "물론입니다", "설명:", "대체 텍스트:",
     ])
 
+    /// `meta_label`'s openings and chatter in English, French, German, Spanish and Portuguese,
+    /// as word lists (``MetaLabelScorer/phrases(_:)``).
+    /// Openings spoken to the asker: the answer replies instead of describing.
+    static let spokenOpenings: [[String]] = MetaLabelScorer.phrases(
+        "here is what i see", "here's what i see", "here is what i can see", "here's what i can see",
+        "here is what the image shows", "here's what the image shows", "here's what's in the image",
+        "let's take a look", "let's take a closer look", "let's break it down", "let's break down",
+        "let's describe", "let's see", "let me describe", "let me take a look", "let me break", "let's analyze",
+        "let's analyse", "let's examine", "let's look", "let's identify", "let me analyze", "let me analyse",
+        "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
+        "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
+        // fr, de, es, pt
+        "voici une description", "voici la description", "voici le texte alternatif", "hier ist eine beschreibung",
+        "hier ist die beschreibung", "hier ist der alternativtext", "aquí tienes una descripción",
+        "aquí está la descripción", "aqui está uma descrição", "aqui está a descrição",
+    )
+
+    /// Remarks to the asker, flagged anywhere in the model's own voice.
+    static let chatterPhrases: [[String]] = MetaLabelScorer.phrases(
+        "i hope this helps", "i hope that helps", "hope this helps", "hope that helps", "let me know if",
+        "let me know", "feel free to", "is there anything else", "anything else i can", "would you like me to",
+        "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
+        "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
+        "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
+        "is this what you", "how can i assist", "how can i help", "how may i assist", "if you have any",
+        "if you can provide", "if you could provide", "please provide", "please upload", "please share",
+        "i would be happy to", "i'll be happy to", "i'm happy to help", "i am happy to help", "as mentioned earlier",
+        "as i mentioned", "as previously mentioned", "this description", "all descriptions", "the description above",
+        // fr, de, es, pt
+        "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
+        "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
+        "espero que isso", "espero que ajude", "não hesite", "me avise",
+    )
+
+    /// Words allowed between a presentation and what it presents ("Here is a short, descriptive
+    /// alt text"); any other word ends the search ("Here is a cat with a caption").
+    static let presentationModifiers: Set<String> = [
+        "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested", "proposed", "short",
+        "shorter", "brief", "concise", "descriptive", "detailed", "simple", "clear", "accessible", "good",
+        "improved", "revised", "new", "one-sentence", "image", "photo", "picture", "suitable", "appropriate",
+        "quick", "full", "visual", "few", "two", "three", "several",
+    ]
+
+    /// What a presentation must present: "Here is the alt text", "Here's a breakdown of the image".
+    static let presented: Set<String> = [
+        "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions", "breakdown",
+        "overview", "summary", "options", "suggestions", "versions",
+    ]
+
     // MARK: - Refusals
 
     /// Refusals in Chinese, Japanese and Korean: apologies, and inabilities to see, identify,

@@ -7,10 +7,13 @@
 ///    with markdown ("**Alt text:**"), up to two ``labelModifiers`` ("Short alt text:"), and an
 ///    optional "for ..." or short parenthesis ("Alt text for the image (125 characters):").
 /// 2. After an optional lead-in ("Sure,"): "Here is ... alt text/description/breakdown"
-///    (``presentations``), ``spokenOpenings`` ("Here is what I see", "That's a close-up of"), or
+///    (``presentations``), ``LanguagePhrases/spokenOpenings`` ("Here is what I see", "That's a close-up of"), or
 ///    an ``exclamations`` lead-in followed by more text ("Certainly!", "Great question!").
 /// 3. A label of ``lineLabels`` at the start of a later line ("\n\nAlt text:", "\nNote:").
-/// 4. A phrase of ``chatterPhrases`` anywhere in the model's own voice ("Hope this helps").
+/// 4. A phrase of ``LanguagePhrases/chatterPhrases`` anywhere in the model's own voice ("Hope this helps"),
+///    and the other languages' chatter (``LanguagePhrases/chatter``, ``LanguagePhrases/chatterCJK``).
+/// 5. A first sentence that presents what follows and ends with a colon, in any language
+///    ("Based on this, here is a description:", "图片中的文字内容如下："), or a bracketed label.
 ///
 /// Not flagged: a label word without a separator ("Description of a dress"); a generic label
 /// later in a sentence or text ("A poster with the caption: Hello"); a label with nothing after
@@ -72,61 +75,14 @@ public struct MetaLabelScorer: Scorer {
     /// "Here is ..." presenting what follows it.
     static let presentations: [[String]] = [["here", "is"], ["here's"], ["here", "are"], ["below", "is"]]
 
-    /// What a presentation must present: "Here is the alt text", "Here's a breakdown of the image".
-    static let presented: Set<String> = [
-        "alt", "alt-text", "alttext", "description", "descriptions", "caption", "captions", "breakdown",
-        "overview", "summary", "options", "suggestions", "versions",
-    ]
-
-    /// Words allowed between a presentation and what it presents ("Here is a short, descriptive
-    /// alt text"); any other word ends the search ("Here is a cat with a caption").
-    static let presentationModifiers: Set<String> = [
-        "a", "an", "the", "your", "my", "this", "that", "some", "possible", "suggested", "proposed", "short",
-        "shorter", "brief", "concise", "descriptive", "detailed", "simple", "clear", "accessible", "good",
-        "improved", "revised", "new", "one-sentence", "image", "photo", "picture", "suitable", "appropriate",
-        "quick", "full", "visual", "few", "two", "three", "several",
-    ]
-
-    /// Openings spoken to the asker: the answer replies instead of describing.
-    static let spokenOpenings: [[String]] = phrases(
-        "here is what i see", "here's what i see", "here is what i can see", "here's what i can see",
-        "here is what the image shows", "here's what the image shows", "here's what's in the image",
-        "let's take a look", "let's take a closer look", "let's break it down", "let's break down",
-        "let's describe", "let's see", "let me describe", "let me take a look", "let me break", "let's analyze",
-        "let's analyse", "let's examine", "let's look", "let's identify", "let me analyze", "let me analyse",
-        "that's a", "that's an", "that is a", "that is an", "this is a description", "this is the description",
-        "this is an alt text", "this is the alt text", "this is a caption for", "here you go",
-        // fr, de, es, pt
-        "voici une description", "voici la description", "voici le texte alternatif", "hier ist eine beschreibung",
-        "hier ist die beschreibung", "hier ist der alternativtext", "aquí tienes una descripción",
-        "aquí está la descripción", "aqui está uma descrição", "aqui está a descrição",
-    )
-
-    /// Remarks to the asker, flagged anywhere in the model's own voice.
-    static let chatterPhrases: [[String]] = phrases(
-        "i hope this helps", "i hope that helps", "hope this helps", "hope that helps", "let me know if",
-        "let me know", "feel free to", "is there anything else", "anything else i can", "would you like me to",
-        "do you want me to", "if you want me to", "if you'd like", "if you would like", "if you need anything",
-        "if you need any", "if you need more", "happy to help", "glad to help", "happy to adjust",
-        "i'd be happy to", "i can also", "i can adjust", "i can make it", "i hope", "want me to", "shall i",
-        "is this what you", "how can i assist", "how can i help", "how may i assist", "if you have any",
-        "if you can provide", "if you could provide", "please provide", "please upload", "please share",
-        "i would be happy to", "i'll be happy to", "i'm happy to help", "i am happy to help", "as mentioned earlier",
-        "as i mentioned", "as previously mentioned", "this description", "all descriptions", "the description above",
-        // fr, de, es, pt
-        "j'espère que cela", "n'hésitez pas", "ich hoffe", "zögern sie nicht", "lassen sie mich wissen",
-        "lass mich wissen", "espero que esto", "espero que te sirva", "no dudes en", "avísame si",
-        "espero que isso", "espero que ajude", "não hesite", "me avise",
-    )
-
     // Each table by first word, longest phrase first.
     static let allOpeningLabels = (altTextLabels + promptEchoes + openingLabels).sorted { $0.count > $1.count }
     static let altTextLabelSet = Set(altTextLabels + promptEchoes)
     static let openingLabelIndex = index(allOpeningLabels)
     static let lineLabelIndex = index(lineLabels)
     static let leadInIndex = index(leadIns)
-    static let spokenOpeningIndex = index(spokenOpenings)
-    static let chatter = index(chatterPhrases)
+    static let spokenOpeningIndex = index(LanguagePhrases.spokenOpenings)
+    static let chatter = index(LanguagePhrases.chatterPhrases)
 
     /// Phrases written as text, split at spaces into their normalized words.
     static func phrases(_ phrases: String...) -> [[String]] {
@@ -297,7 +253,7 @@ public struct MetaLabelScorer: Scorer {
             ?? phrase(at: position, in: spokenOpeningIndex, words: words, chars: chars) ?? exclamation
     }
 
-    /// "Here is ... alt text" at word `position`, after at most four ``presentationModifiers``.
+    /// "Here is ... alt text" at word `position`, after at most four ``LanguagePhrases/presentationModifiers``.
     static func presentation(from position: Int, words: [TextAnalysis.Word], chars: [Character]) -> String? {
         guard let presentation = presentations.first(where: {
             TextAnalysis.matches($0, in: words, from: position, chars: chars)
@@ -312,11 +268,11 @@ public struct MetaLabelScorer: Scorer {
             let followedByText =
                 k + 1 < words.count && words[k + 1].normalized == "text"
                 && TextAnalysis.areAdjacent(words[k], words[k + 1], in: chars)
-            if presented.contains(word) || (word == "alternative" && followedByText) {
+            if LanguagePhrases.presented.contains(word) || (word == "alternative" && followedByText) {
                 let last = (word == "alt" || word == "alternative") && followedByText ? k + 1 : k
                 return String(chars[words[position].range.lowerBound..<words[last].range.upperBound])
             }
-            guard presentationModifiers.contains(word) else { return nil }
+            guard LanguagePhrases.presentationModifiers.contains(word) else { return nil }
             k += 1
         }
         return nil

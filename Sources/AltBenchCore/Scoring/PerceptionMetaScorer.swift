@@ -117,7 +117,10 @@ public struct PerceptionMetaScorer: Scorer {
     // MARK: - Finding it
 
     /// The words a phrase may start with, to pass over the others at once.
-    static let firstWords = Set((seeing + inPicture + statements + handling).flatMap { $0.slots[0] })
+    static let firstWords = Set(openingTalk.flatMap { $0.slots[0] })
+
+    /// Every phrase table of the rule, as `redundant_prefix` also reads them in an opening clause.
+    static let openingTalk = seeing + inPicture + statements + handling
 
     /// The first perception phrase in the model's own voice, as written, or `nil`.
     static func perceptionPhrase(in input: ScoringInput) -> String? {
@@ -165,47 +168,6 @@ public struct PerceptionMetaScorer: Scorer {
         "descriptions|description of|for images|pictures|photos", "from a|the picture|photo|image",
     ], ["handle": ["view", "see", "access", "process", "analyze", "analyse", "describe", "interpret", "open", "display",
         "share", "upload", "attach", "receive", "provided", "no"]])
-
-    /// Picture talk in the opening clause (the words before the first , ; : . ! ? or line
-    /// break, at most eight): "In the image, …", "Hier zien we …", "In deze donkere foto …",
-    /// "The image is a sketch of …", "画像では、…", "这两张图片…", as written; `redundant_prefix`
-    /// reads it as announcing the picture.
-    static func openingClausePhrase(chars: [Character], words: [TextAnalysis.Word]) -> String? {
-        guard TextAnalysis.startsWithWord(chars, words: words) || chars.first.map(LanguagePhrases.isCJK) == true
-        else { return nil }
-        let end = chars.firstIndex { ",;:.!?\u{3001}\u{3002}\u{FF0C}\u{FF1A}\u{FF01}\u{FF1F}".contains($0) || $0.isNewline }
-            ?? chars.count
-        let clause = words.prefix { $0.range.upperBound <= end }.prefix(8)
-        // Only lead words may come before the picture talk: "Hier zien we", "In questa scena
-        // vediamo", "Ist möglicherweise ein Bild von"; "The girl in the image" names the girl first.
-        let leading = clause.prefix { openingLeadWords.contains(LanguagePhrases.folded([$0])[0]) }
-        let starts = clause.startIndex...min(clause.startIndex + leading.count, max(clause.endIndex - 1, 0))
-        for index in starts where index < clause.endIndex {
-            let found = WordPattern.longestMatch(seeing + inPicture + statements + handling, in: words, at: index, chars: chars)
-                ?? pictureReference(at: index, words: words, chars: chars, atOpening: true)
-            if let found, found <= clause.endIndex, !isSignTextOrTitle(words[index..<found]),
-                !RedundantPrefixScorer.idioms.contains(where: { $0.end(in: words, at: index + 1, chars: chars) != nil })
-            {
-                return written(words[index..<found], in: chars)
-            }
-        }
-        let folded = LanguagePhrases.folded(Array(clause))
-        for index in starts where index < clause.endIndex {
-            if let found = LanguagePhrases.pictureTalk.end(at: index, folded: folded, words: Array(clause), chars: chars)
-                ?? LanguagePhrases.pictureOpenings.end(at: index, folded: folded, words: Array(clause), chars: chars),
-                !words[index..<found].contains(where: \.isAllCaps)
-            {
-                return written(words[index..<found], in: chars)
-            }
-        }
-        return LanguagePhrases.openingClauseCJK.first(in: chars[..<end])
-    }
-
-    /// Words that may come before picture talk in an opening clause without naming anything.
-    static let openingLeadWords: Set<String> = [
-        "here", "hier", "ist", "is", "es", "moglicherweise", "wahrscheinlich", "maybe", "may", "be", "possibly", "probably",
-        "in", "questa", "scena", "this", "that", "so", "now", "yes", "no", "ok", "okay", "well", "sure",
-    ]
 
     /// Picture words that name the image itself after "this", "the" or "that".
     static let referenceMedia: Set<String> = [

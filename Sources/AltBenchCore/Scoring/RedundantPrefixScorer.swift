@@ -27,7 +27,7 @@ public struct RedundantPrefixScorer: Scorer {
     public func score(_ input: ScoringInput) -> [Score] {
         let prefix = Self.redundantPrefix(chars: input.characters, words: input.words)
             ?? Self.announcingPhrase(chars: input.characters, words: input.words) ?? Self.otherLanguageOpening(input)
-            ?? PerceptionMetaScorer.openingClausePhrase(chars: input.characters, words: input.words)
+            ?? Self.openingClausePhrase(chars: input.characters, words: input.words)
         return [.flag(ScoreName.redundantPrefix, prefix != nil, detail: prefix)]
     }
 
@@ -136,4 +136,45 @@ public struct RedundantPrefixScorer: Scorer {
         }
         return PerceptionMetaScorer.written(phrase, in: chars)
     }
+
+    /// Picture talk in the opening clause (the words before the first , ; : . ! ? or line
+    /// break, at most eight): "In the image, …", "Hier zien we …", "In deze donkere foto …",
+    /// "The image is a sketch of …", "画像では、…", "这两张图片…", as written; `redundant_prefix`
+    /// reads it as announcing the picture.
+    static func openingClausePhrase(chars: [Character], words: [TextAnalysis.Word]) -> String? {
+        guard TextAnalysis.startsWithWord(chars, words: words) || chars.first.map(LanguagePhrases.isCJK) == true
+        else { return nil }
+        let end = chars.firstIndex { ",;:.!?\u{3001}\u{3002}\u{FF0C}\u{FF1A}\u{FF01}\u{FF1F}".contains($0) || $0.isNewline }
+            ?? chars.count
+        let clause = words.prefix { $0.range.upperBound <= end }.prefix(8)
+        // Only lead words may come before the picture talk: "Hier zien we", "In questa scena
+        // vediamo", "Ist möglicherweise ein Bild von"; "The girl in the image" names the girl first.
+        let leading = clause.prefix { openingLeadWords.contains(LanguagePhrases.folded([$0])[0]) }
+        let starts = clause.startIndex...min(clause.startIndex + leading.count, max(clause.endIndex - 1, 0))
+        for index in starts where index < clause.endIndex {
+            let found = WordPattern.longestMatch(PerceptionMetaScorer.openingTalk, in: words, at: index, chars: chars)
+                ?? PerceptionMetaScorer.pictureReference(at: index, words: words, chars: chars, atOpening: true)
+            if let found, found <= clause.endIndex, !PerceptionMetaScorer.isSignTextOrTitle(words[index..<found]),
+                !idioms.contains(where: { $0.end(in: words, at: index + 1, chars: chars) != nil })
+            {
+                return PerceptionMetaScorer.written(words[index..<found], in: chars)
+            }
+        }
+        let folded = LanguagePhrases.folded(Array(clause))
+        for index in starts where index < clause.endIndex {
+            if let found = LanguagePhrases.pictureTalk.end(at: index, folded: folded, words: Array(clause), chars: chars)
+                ?? LanguagePhrases.pictureOpenings.end(at: index, folded: folded, words: Array(clause), chars: chars),
+                !words[index..<found].contains(where: \.isAllCaps)
+            {
+                return PerceptionMetaScorer.written(words[index..<found], in: chars)
+            }
+        }
+        return LanguagePhrases.openingClauseCJK.first(in: chars[..<end])
+    }
+
+    /// Words that may come before picture talk in an opening clause without naming anything.
+    static let openingLeadWords: Set<String> = [
+        "here", "hier", "ist", "is", "es", "moglicherweise", "wahrscheinlich", "maybe", "may", "be", "possibly", "probably",
+        "in", "questa", "scena", "this", "that", "so", "now", "yes", "no", "ok", "okay", "well", "sure",
+    ]
 }
