@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Merges the corpus parts (Tests/Corpus/parts/*.jsonl) into Tests/Corpus/detectors.jsonl.
+"""Merges the corpus parts (Tests/Corpus/parts/*.jsonl) into Tests/Corpus/detectors.jsonl, or,
+with `holdout`, the hold-out parts (Tests/Corpus/holdout/*.jsonl) into Tests/Corpus/holdout.jsonl.
 
 Each part is collected and labelled on its own (Tests/Corpus/parts/PART.md says from where);
 this checks every line (fields, labels, unique ids) and writes them in part order, then prints
@@ -13,8 +14,10 @@ from collections import Counter
 LABELS = ["first_person", "picture_talk", "redundant_prefix", "meta_label", "refusal", "truncated", "markdown"]
 FIELDS = ["id", "text", "lang", "kind", "author", "origin", "source", "labels"]
 root = pathlib.Path(__file__).resolve().parent.parent / "Tests" / "Corpus"
+holdout = sys.argv[1:] == ["holdout"]
+folder, target = (root / "holdout", root / "holdout.jsonl") if holdout else (root / "parts", root / "detectors.jsonl")
 out, seen, problems = [], set(), []
-for part in sorted((root / "parts").glob("*.jsonl")):
+for part in sorted(folder.glob("*.jsonl")):
     for number, line in enumerate(part.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -38,7 +41,12 @@ for part in sorted((root / "parts").glob("*.jsonl")):
         out.append({k: entry[k] for k in FIELDS + ["finish_reason", "note"] if k in entry})
 if problems:
     sys.exit("\n".join(problems))
-(root / "detectors.jsonl").write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in out), encoding="utf-8")
+if holdout:
+    used = {json.loads(line)["origin"] for line in (root / "detectors.jsonl").read_text(encoding="utf-8").splitlines() if line}
+    shared = sorted({e["origin"] for e in out} & used)
+    if shared:
+        sys.exit(f"hold-out origins also in the development corpus: {shared}")
+target.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in out), encoding="utf-8")
 origins = Counter(e["origin"] for e in out)
 print(f"{len(out)} texts, {len(origins)} sources, largest {origins.most_common(1)[0]}")
 print("languages:", dict(Counter(e["lang"] for e in out).most_common()))

@@ -6,8 +6,8 @@ import Foundation
 /// - `id` (required): the item; with `--dataset`, the dataset item whose references, context,
 ///   expected text and must-mention terms the answer is judged against.
 /// - `text`: the alt text; `null` or missing is an empty answer.
-/// - `references`, `finish_reason`, `context`, `expected_text`, `must_mention`, `refusal`:
-///   as in a dataset manifest and a model answer; given here, they win over the dataset's.
+/// - `references`, `finish_reason`, `context`, `expected_text`, `must_mention`, `refusal`,
+///   `lang`: as in a dataset manifest and a model answer; given here, they win over the dataset's.
 /// - `variant`: an optional group name ("human", "tool-x"), so one file can hold several
 ///   sources of alt text and the tables compare them; default: the file's name.
 ///
@@ -27,13 +27,15 @@ public struct AnswerFile: Sendable {
         public var context: String?
         public var expectedText: String?
         public var mustMention: [String]?
+        /// The answer's language (BCP-47), which the language-dependent rules read.
+        public var lang: String?
         /// Where the entry is in the file (1-based line).
         public var line: Int
 
         public init(
             id: String, variant: String, text: String?, refusal: String? = nil, finishReason: String? = nil,
             references: [String]? = nil, context: String? = nil, expectedText: String? = nil,
-            mustMention: [String]? = nil, line: Int
+            mustMention: [String]? = nil, lang: String? = nil, line: Int
         ) {
             self.id = id
             self.variant = variant
@@ -44,6 +46,7 @@ public struct AnswerFile: Sendable {
             self.context = context
             self.expectedText = expectedText
             self.mustMention = mustMention
+            self.lang = lang
             self.line = line
         }
 
@@ -52,7 +55,7 @@ public struct AnswerFile: Sendable {
             ScoringItem(
                 id: id, references: references ?? dataset?.references ?? [],
                 context: context ?? dataset?.context, expectedText: expectedText ?? dataset?.expectedText,
-                mustMention: mustMention ?? dataset?.mustMention ?? [], lang: dataset?.lang)
+                mustMention: mustMention ?? dataset?.mustMention ?? [], lang: lang ?? dataset?.lang)
         }
     }
 
@@ -156,7 +159,8 @@ public struct AnswerFile: Sendable {
                 id: id, variant: try string("variant") ?? variant, text: try string("text"),
                 refusal: try string("refusal"), finishReason: try string("finish_reason"),
                 references: try strings("references"), context: try string("context"),
-                expectedText: try string("expected_text"), mustMention: try strings("must_mention"), line: line))
+                expectedText: try string("expected_text"), mustMention: try strings("must_mention"),
+                lang: try string("lang"), line: line))
         }
         return entries
     }
@@ -222,7 +226,7 @@ public struct AnswerFile: Sendable {
                 id: id, variant: cell(column("variant")) ?? variant, text: cell(column("text")),
                 refusal: cell(column("refusal")), finishReason: cell(column("finish_reason")), references: references,
                 context: cell(column("context")), expectedText: cell(column("expected_text")),
-                mustMention: try list(column("must_mention")), line: record.line))
+                mustMention: try list(column("must_mention")), lang: cell(column("lang")), line: record.line))
         }
         return entries
     }

@@ -59,7 +59,14 @@ public struct FirstPersonScorer: Scorer {
         "私", "僕", "わたし", "我々", "うちの", "我", "저는", "제가", "나는", "내가", "우리",
     ])
 
+    /// Every word that may be first person in some language, to pass over most answers at once.
+    static let anyOtherPronoun = otherPronouns.union(pronounsByLanguage.values.flatMap { $0 })
+
     static func otherLanguageWord(in input: ScoringInput) -> String? {
+        let candidate = input.words.contains { word in
+            anyOtherPronoun.contains(word.normalized) || word.normalized.hasPrefix("j'") || word.normalized.hasPrefix("m'")
+        }
+        guard candidate || input.characters.contains(where: LanguagePhrases.isCJK) else { return nil }
         let voice = TermMatching.ownVoice(of: input)
         let folded = LanguagePhrases.folded(voice.words)
         let local = pronounsByLanguage[LanguagePhrases.guessLanguage(folded, declared: input.item.lang)] ?? []

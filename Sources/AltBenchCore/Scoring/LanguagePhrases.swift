@@ -262,7 +262,7 @@ enum LanguagePhrases {
 
     /// Whether `c` is written in a CJK script (Han, kana, Hangul) or is CJK punctuation.
     static func isCJK(_ c: Character) -> Bool {
-        guard let scalar = c.unicodeScalars.first, scalar.value >= 0x3000 else { return false }
+        guard c.asciiByte == nil, let scalar = c.unicodeScalars.first, scalar.value >= 0x3000 else { return false }
         switch scalar.value {
         case 0x3000...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF, 0x1100...0x11FF, 0xFF00...0xFFEF:
             return true
@@ -275,9 +275,22 @@ enum LanguagePhrases {
     struct Phrases: Sendable {
         let byFirstWord: [String: [[String]]]
 
+        /// Each phrase's longest word: a text holding none of them matches no phrase, and is
+        /// passed over without folding its words.
+        let anchors: Set<String>
+
         init(_ phrases: [String]) {
             let split = phrases.map { $0.split(separator: " ").map(String.init) }
             byFirstWord = Dictionary(grouping: split.sorted { $0.count > $1.count }, by: { $0[0] })
+            anchors = Set(split.map { words in words.max { $0.count < $1.count }! })
+        }
+
+        /// Whether `words` may hold a phrase: one of them is an anchor.
+        func mayMatch(_ words: some Collection<TextAnalysis.Word>) -> Bool {
+            words.contains { word in
+                anchors.contains(word.normalized)
+                    || (word.normalized.utf8.contains { $0 >= 0x80 } && anchors.contains(LanguagePhrases.folded([word])[0]))
+            }
         }
 
         /// The end (word index past it) of the longest phrase starting at word `index`.
@@ -300,9 +313,11 @@ enum LanguagePhrases {
 
         /// The first phrase anywhere in the words, as written, unless `skip` rejects it.
         func first(
-            folded: [String], words: [TextAnalysis.Word], chars: [Character],
+            folded: @autoclosure () -> [String], words: [TextAnalysis.Word], chars: [Character],
             skip: (Range<Int>) -> Bool = { _ in false }
         ) -> String? {
+            guard mayMatch(words) else { return nil }
+            let folded = folded()
             for index in folded.indices {
                 if let end = end(at: index, folded: folded, words: words, chars: chars), !skip(index..<end) {
                     return String(chars[words[index].range.lowerBound..<words[end - 1].range.upperBound])

@@ -154,9 +154,8 @@ public struct PerceptionMetaScorer: Scorer {
                 return written(words[index..<end], in: chars)
             }
         }
-        let folded = LanguagePhrases.folded(words)
         // German capitalises nouns ("Im Bild"): only capitals mark sign text here.
-        return LanguagePhrases.pictureTalk.first(folded: folded, words: words, chars: chars) {
+        return LanguagePhrases.pictureTalk.first(folded: LanguagePhrases.folded(words), words: words, chars: chars) {
             words[$0].contains(where: \.isAllCaps)
         } ?? LanguagePhrases.pictureTalkCJK.first(in: chars)
     }

@@ -95,8 +95,11 @@ public struct RedundantPrefixScorer: Scorer {
     /// cette image", "Imagen de", "この画像は", ``LanguagePhrases``), or `nil`.
     static func otherLanguageOpening(_ input: ScoringInput) -> String? {
         let (chars, words) = (input.characters, input.words)
-        if TextAnalysis.startsWithWord(chars, words: words) {
-            let folded = LanguagePhrases.folded(Array(words.prefix(4)))
+        let opening = words.prefix(4)
+        if TextAnalysis.startsWithWord(chars, words: words),
+            LanguagePhrases.pictureOpenings.mayMatch(opening) || LanguagePhrases.pictureTalk.mayMatch(opening)
+        {
+            let folded = LanguagePhrases.folded(Array(opening))
             for table in [LanguagePhrases.pictureOpenings, LanguagePhrases.pictureTalk] {
                 if let end = table.end(at: 0, folded: folded, words: words, chars: chars),
                     !words[0..<end].contains(where: \.isAllCaps)
@@ -144,8 +147,7 @@ public struct RedundantPrefixScorer: Scorer {
     static func openingClausePhrase(chars: [Character], words: [TextAnalysis.Word]) -> String? {
         guard TextAnalysis.startsWithWord(chars, words: words) || chars.first.map(LanguagePhrases.isCJK) == true
         else { return nil }
-        let end = chars.firstIndex { ",;:.!?\u{3001}\u{3002}\u{FF0C}\u{FF1A}\u{FF01}\u{FF1F}".contains($0) || $0.isNewline }
-            ?? chars.count
+        let end = chars.firstIndex(where: endsClause) ?? chars.count
         let clause = words.prefix { $0.range.upperBound <= end }.prefix(8)
         // Only lead words may come before the picture talk: "Hier zien we", "In questa scena
         // vediamo", "Ist möglicherweise ein Bild von"; "The girl in the image" names the girl first.
@@ -160,6 +162,9 @@ public struct RedundantPrefixScorer: Scorer {
                 return PerceptionMetaScorer.written(words[index..<found], in: chars)
             }
         }
+        guard LanguagePhrases.pictureTalk.mayMatch(clause) || LanguagePhrases.pictureOpenings.mayMatch(clause) else {
+            return LanguagePhrases.openingClauseCJK.first(in: chars[..<end])
+        }
         let folded = LanguagePhrases.folded(Array(clause))
         for index in starts where index < clause.endIndex {
             if let found = LanguagePhrases.pictureTalk.end(at: index, folded: folded, words: Array(clause), chars: chars)
@@ -170,6 +175,13 @@ public struct RedundantPrefixScorer: Scorer {
             }
         }
         return LanguagePhrases.openingClauseCJK.first(in: chars[..<end])
+    }
+
+    /// Whether `c` ends an opening clause: , ; : . ! ? a line break, and their CJK forms.
+    static func endsClause(_ c: Character) -> Bool {
+        if let a = c.asciiByte { return a == 0x2C || a == 0x3B || a == 0x3A || a == 0x2E || a == 0x21 || a == 0x3F || a == 0x0A }
+        return c == "\u{3001}" || c == "\u{3002}" || c == "\u{FF0C}" || c == "\u{FF1A}" || c == "\u{FF01}"
+            || c == "\u{FF1F}" || c.isNewline
     }
 
     /// Words that may come before picture talk in an opening clause without naming anything.

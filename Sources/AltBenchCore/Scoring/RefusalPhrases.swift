@@ -213,7 +213,7 @@ struct RefusalPhrases: Sendable {
             "far", "offrir", "interpret",
         ],
         actionsAreStems: true,
-        clauseOpeners: [["poiche"], ["dato", "che"], ["per"], ["a", "causa"]])
+        clauseOpeners: [["poiche"], ["dato", "che"], ["per"]])
 
     static let russian = RefusalPhrases(
         leadIns: [["к", "сожалению"], ["извините"], ["простите"], ["но"]],

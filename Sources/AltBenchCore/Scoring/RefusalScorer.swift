@@ -64,15 +64,41 @@ public struct RefusalScorer: Scorer {
     /// A refusal opening a later sentence of the own voice, in any language of
     /// ``RefusalPhrases``: "The image shows a crowd. However, I can't identify the people in it."
     /// A partial refusal that comes after some description is still a refusal.
+    /// The words a refusal may start with, in any language: a later sentence starting with
+    /// none of them is passed over at once.
+    static let openingFirstWords: Set<String> = Set(
+        RefusalPhrases.all.flatMap { table in (table.leadIns + table.refusingOpeners + table.inabilities).map { $0[0] } })
+
+    /// Words one of which every refusal holds (a negation, an apology, an inability, "AI"): an
+    /// answer with none of them is not searched for a later refusal.
+    static let markers: Set<String> = [
+        "can't", "cannot", "unable", "won't", "not", "don't", "sorry", "apologize", "apologise", "apologies", "impossible",
+        "decline", "refrain", "ai", "model", "afraid", "pas", "ni", "desole", "desolee", "nicht", "kein", "keine",
+        "keinen", "keiner", "keines", "leid", "no", "nao", "niet", "geen", "non", "не", "text-based",
+    ]
+
+    static let firstWords: Set<String> = Set(
+        RefusalPhrases.all.flatMap { table in
+            (table.leadIns + table.refusingOpeners + table.inabilities + table.clauseOpeners).map { $0[0] }
+        })
+
     static func laterRefusal(in input: ScoringInput) -> String? {
+        guard input.words.contains(where: { markers.contains(folded($0)) }),
+            input.words.dropFirst().contains(where: { firstWords.contains(folded($0)) })
+        else { return nil }
         let (chars, words) = TermMatching.ownVoice(of: input)
         for index in words.indices.dropFirst() {
             let gap = chars[words[index - 1].range.upperBound..<words[index].range.lowerBound]
+            guard !gap.isEmpty, !(gap.count == 1 && gap.first == " "), firstWords.contains(folded(words[index])) else {
+                continue
+            }
             // A sentence start, or a clause after ", but" / ", however" ("I'm happy to help, but I don't see an image").
             let clause = ["but", "however"].contains(words[index].normalized) && gap.contains(",")
             guard clause || gap.contains(where: { TextAnalysis.isSentenceTerminator($0) || TextAnalysis.isNewline($0) })
             else { continue }
-            let sentence = Array(chars[words[index].range.lowerBound...])
+            // A refusal fits in its sentence's first few hundred characters.
+            let start = words[index].range.lowerBound
+            let sentence = Array(chars[start..<min(chars.count, start + 400)])
             let sentenceWords = TextAnalysis.words(in: sentence, limit: wordsRead)
             guard TextAnalysis.startsWithWord(sentence, words: sentenceWords),
                 let end = Opening(chars: sentence, words: sentenceWords[...]).refusal()
@@ -107,9 +133,13 @@ public struct RefusalScorer: Scorer {
         "this|the {picture} can not be described|identified|processed|analyzed|viewed|displayed|opened|loaded",
     ], ["picture": ["image", "images", "picture", "pictures", "photo", "photos", "attachment", "file"]])
 
+    /// The words the ``missingImagePatterns`` start with.
+    static let missingImageFirstWords = Set(missingImagePatterns.flatMap { $0.slots[0] })
+
     static func missingImage(in input: ScoringInput) -> String? {
+        guard input.words.contains(where: { missingImageFirstWords.contains($0.normalized) }) else { return nil }
         let (chars, words) = TermMatching.ownVoice(of: input)
-        for index in words.indices {
+        for index in words.indices where missingImageFirstWords.contains(words[index].normalized) {
             if let end = WordPattern.longestMatch(missingImagePatterns, in: words, at: index, chars: chars),
                 !words[index..<end].contains(where: \.isAllCaps)
             {
@@ -167,6 +197,8 @@ public struct RefusalScorer: Scorer {
 
         /// The index of the last word of a refusal at `start`, after any lead-ins.
         func refusal(from start: Int) -> Int? {
+            // Most positions start no refusal: pass them over by their first word.
+            guard start < folded.count, RefusalScorer.openingFirstWords.contains(folded[start]) else { return nil }
             var position = start
             var passedLeadIn = true
             while passedLeadIn {

@@ -51,6 +51,9 @@ public struct TruncationScorer: Scorer {
         "\u{3001}", "\u{FF0C}", "\u{FF1B}", "\u{FF1A}", "\u{FF08}", "\u{300C}", "\u{300E}", "\u{30FB}",
     ]
 
+    /// Marks that open a list item or a heading.
+    static let listMarks: Set<Character> = ["-", "*", "#", ">", "\u{2022}", "\u{30FB}", "+"]
+
     /// Particles a Japanese sentence does not end on (を, が, に, で, と, の, は, や, へ), and
     /// Chinese words that need what follows (的, 和, 与, 及, 或, 在, 把, 被, 从, 向, 对).
     static let danglingJapanese: Set<Character> = ["を", "が", "に", "で", "と", "の", "は", "や", "へ"]
@@ -171,19 +174,23 @@ public struct TruncationScorer: Scorer {
     /// - Japanese or Chinese text ending on a particle or a linking word ("…意味合いを", "…可爱的").
     static func unfinishedSentence(_ chars: [Character], words: [TextAnalysis.Word]) -> String? {
         guard let last = chars.last, let final = words.last else { return nil }
-        let previous = chars.lastIndex(where: TextAnalysis.isSentenceTerminator)
-        // The last line is prose, not a list item or a heading, and a sentence before it finished.
-        let lineStart = (chars.lastIndex(where: TextAnalysis.isNewline) ?? -1) + 1
-        let lineHead = chars[lineStart...].first { !TextAnalysis.isSpace($0) }
-        let afterFinished = previous != nil && !(lineHead.map { "-*#>•0123456789".contains($0) } ?? true)
-        if TextAnalysis.isApostrophe(last), afterFinished, chars.count > 1, chars[chars.count - 2].isLetter {
-            return "ends mid-word: \(final.text)\(last)"
-        }
         if last == "." || last == "\u{2026}", String(chars.suffix(3)) == "..." || last == "\u{2026}",
             functionWords.contains(final.normalized) || ["it", "they", "he", "she"].contains(final.normalized),
             final.range.upperBound >= chars.count - 3
         {
             return "ends on \(final.text)\u{2026}"
+        }
+        // Every other kind ends without a final mark.
+        if TextAnalysis.isSentenceTerminator(last) || TextAnalysis.isClosingMark(last) && !TextAnalysis.isApostrophe(last) {
+            return nil
+        }
+        let previous = chars.lastIndex(where: TextAnalysis.isSentenceTerminator)
+        // The last line is prose, not a list item or a heading, and a sentence before it finished.
+        let lineStart = (chars.lastIndex(where: TextAnalysis.isNewline) ?? -1) + 1
+        let lineHead = chars[lineStart...].first { !TextAnalysis.isSpace($0) }
+        let afterFinished = previous != nil && !(lineHead.map { listMarks.contains($0) || $0.isNumber } ?? true)
+        if TextAnalysis.isApostrophe(last), afterFinished, chars.count > 1, chars[chars.count - 2].isLetter {
+            return "ends mid-word: \(final.text)\(last)"
         }
         if LanguagePhrases.isCJK(last) {
             let japanese = chars.contains { ("\u{3041}"..."\u{309F}").contains($0) }
@@ -220,11 +227,13 @@ public struct TruncationScorer: Scorer {
     /// A list whose items end with a period, and whose last item does not: "1. Español: …
     /// montañas.⏎2. English: …⏎15. Svenska: Machu".
     static func unfinishedListItem(_ chars: [Character]) -> String? {
+        guard let end = chars.last, !TextAnalysis.isSentenceTerminator(end), chars.contains(where: TextAnalysis.isNewline)
+        else { return nil }
         let lines = chars.split(whereSeparator: TextAnalysis.isNewline).map { $0.drop(while: TextAnalysis.isSpace) }
             .filter { !$0.isEmpty }
         func isItem(_ line: ArraySlice<Character>) -> Bool {
             guard let first = line.first else { return false }
-            if "-*•・".contains(first) { return line.dropFirst().first.map(TextAnalysis.isSpace) ?? false }
+            if listMarks.contains(first) { return line.dropFirst().first.map(TextAnalysis.isSpace) ?? false }
             let digits = line.prefix(while: \.isNumber)
             return !digits.isEmpty && line.dropFirst(digits.count).first.map { $0 == "." || $0 == ")" } == true
         }

@@ -22,7 +22,7 @@ struct AnswerFileTests {
     func jsonl() throws {
         let file = try Self.parse(
             """
-            {"id": "cat", "text": "A cat.", "references": ["A grey cat.", "Cat asleep."], "finish_reason": "stop", "context": "My cat", "expected_text": "OPEN", "must_mention": ["cat"], "score": 5}
+            {"id": "cat", "text": "A cat.", "references": ["A grey cat.", "Cat asleep."], "finish_reason": "stop", "context": "My cat", "expected_text": "OPEN", "must_mention": ["cat"], "lang": "fr", "score": 5}
 
             {"id": 7, "text": null, "refusal": "No.", "variant": "tool", "references": "One ref."}
             """)
@@ -33,10 +33,11 @@ struct AnswerFileTests {
         #expect(cat.text == "A cat." && cat.finishReason == "stop" && cat.context == "My cat")
         #expect(cat.references == ["A grey cat.", "Cat asleep."])
         #expect(cat.expectedText == "OPEN" && cat.mustMention == ["cat"])
+        #expect(cat.lang == "fr" && cat.scoringItem(dataset: nil).lang == "fr")
         let seven = file.entries[1]
         #expect(seven.id == "7" && seven.variant == "tool" && seven.line == 3)
         #expect(seven.text == nil && seven.refusal == "No." && seven.references == ["One ref."])
-        #expect(seven.mustMention == nil)
+        #expect(seven.mustMention == nil && seven.lang == nil)
     }
 
     @Test("the file's fields win over the dataset's, which fill in the rest")

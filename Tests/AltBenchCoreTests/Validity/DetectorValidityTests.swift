@@ -104,3 +104,50 @@ import Testing
         #expect(KendallTau.tauC([1, 1, 1], [1, 2, 3]) == nil)
     }
 }
+
+@Suite struct CaptionQualityBenchmarkTests {
+    static func write(_ text: String, name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-cq-\(UUID().uuidString)-\(name)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    static let fixture = """
+        {"id":"a-good","image":"a","system":"s1","candidate":"A brown dog runs on the green grass.","references":["A brown dog running across green grass.","A dog runs on grass."],"ratings":[4,4,3]}
+        {"id":"a-mid","image":"a","system":"s2","candidate":"A dog outside.","references":["A brown dog running across green grass.","A dog runs on grass."],"ratings":[2,3,2]}
+        {"id":"a-bad","image":"a","system":"s3","candidate":"A plate of pasta on a table.","references":["A brown dog running across green grass.","A dog runs on grass."],"ratings":[1,1,1]}
+        {"id":"b-good","image":"b","system":"s1","candidate":"Two children build a sandcastle on the beach.","references":["Two kids building a sand castle at the beach.","Children make a sandcastle by the sea."],"ratings":[4,3,4]}
+        {"id":"b-bad","image":"b","system":"s2","candidate":"A red car parked on a street.","references":["Two kids building a sand castle at the beach.","Children make a sandcastle by the sea."],"ratings":[1,2,1]}
+        """
+
+    @Test func ranksCaptionsAsTheRatingsDoAndReadsExternalMetrics() throws {
+        let url = try Self.write(Self.fixture, name: "cq.jsonl")
+        let benchmark = try CaptionQualityBenchmark.load(from: url, displayPath: "cq.jsonl")
+        #expect(benchmark.captions.count == 5)
+        #expect(benchmark.captions[0].ratings == [4, 4, 3])
+        let scores = benchmark.scores()
+        let content = scores.map { $0[ScoreName.content] ?? 0 }
+        #expect(content[0] > content[1] && content[1] > content[2])
+        #expect(content[3] > content[4])
+        #expect(!content.contains(1))
+        // One pair per rating: 15 pairs; content orders the captions as the people did.
+        let tau = try #require(benchmark.tauC(content))
+        #expect(tau > 0.6)
+        // A metric that ranks them backwards correlates negatively.
+        #expect(try #require(benchmark.tauC(content.map { -$0 })) < -0.6)
+        let metrics = try Self.write(
+            (0..<5).map { #"{"id":"\#(benchmark.captions[$0].id)","meteor":\#(Double($0) / 10)}"# }.joined(separator: "\n"),
+            name: "cq-metrics.jsonl")
+        #expect(benchmark.externalMetric("meteor", from: metrics) == [0, 0.1, 0.2, 0.3, 0.4])
+        #expect(benchmark.externalMetric("cider", from: metrics) == nil)
+    }
+
+    @Test func aBadLineIsNamed() throws {
+        let url = try Self.write("{\"id\":\"x\"}\n", name: "bad.jsonl")
+        #expect {
+            try CaptionQualityBenchmark.load(from: url, displayPath: "bad.jsonl")
+        } throws: { error in
+            "\(error)".contains("bad.jsonl:1")
+        }
+    }
+}
