@@ -42,10 +42,17 @@ for part in sorted(folder.glob("*.jsonl")):
 if problems:
     sys.exit("\n".join(problems))
 if holdout:
-    used = {json.loads(line)["origin"] for line in (root / "detectors.jsonl").read_text(encoding="utf-8").splitlines() if line}
-    shared = sorted({e["origin"] for e in out} & used)
+    development = [json.loads(line) for line in (root / "detectors.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    shared = sorted({e["origin"] for e in out} & {e["origin"] for e in development})
     if shared:
         sys.exit(f"hold-out origins also in the development corpus: {shared}")
+    # The same published text can live in two repositories (a model's demo caption): keep it
+    # in the development corpus only.
+    texts = {e["text"] for e in development}
+    repeated = [e["id"] for e in out if e["text"] in texts]
+    if repeated:
+        print("left out, already in the development corpus:", ", ".join(repeated))
+    out = [e for e in out if e["text"] not in texts]
 target.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in out), encoding="utf-8")
 origins = Counter(e["origin"] for e in out)
 print(f"{len(out)} texts, {len(origins)} sources, largest {origins.most_common(1)[0]}")

@@ -148,7 +148,7 @@ public struct FirstPersonScorer: Scorer {
             return word.text == "I" && !isRomanNumeral(index, in: words, at: word, chars: chars)
                 && !opensShoutedText(index, in: words, chars: chars)
         }
-        if word.isAllCaps { return false }
+        if word.isAllCaps || isInAddress(word, chars: chars) { return false }
         if word.isCapitalized && !iForms.contains(word.normalized)
             && !TextAnalysis.isSentenceStart(chars, at: word.range.lowerBound)
         {
@@ -163,6 +163,13 @@ public struct FirstPersonScorer: Scorer {
 
     /// Whether the capital "I" at `index` begins a run of capitals: sign or T-shirt text
     /// such as "I LOVE NY" or "I ♥ NY" that no trigger word announced.
+    /// Whether `word` is part of a web address or path ("belkin.com/us/products").
+    static func isInAddress(_ word: TextAnalysis.Word, chars: [Character]) -> Bool {
+        let before = word.range.lowerBound > 0 ? chars[word.range.lowerBound - 1] : " "
+        let after = word.range.upperBound < chars.count ? chars[word.range.upperBound] : " "
+        return before == "/" || after == "/" || (before == "." && !TextAnalysis.isSpace(after) && after != ".")
+    }
+
     static func opensShoutedText(
         _ index: Int, in words: [TextAnalysis.Word], chars: [Character]
     ) -> Bool {

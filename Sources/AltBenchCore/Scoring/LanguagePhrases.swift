@@ -16,7 +16,8 @@ enum LanguagePhrases {
         // the picture named with a determiner, whatever follows ("La imagen incluye", "durch das Bild")
         "das bild", "dieses bild", "die abbildung", "cette image", "l'image", "cette photo", "la imagen", "esta imagen",
         "a imagem", "esta imagem", "essa imagem", "de afbeelding", "deze afbeelding", "deze foto", "het beeld",
-        "l'immagine", "questa immagine", "questa foto", "zie je", "zien we", "ein bild, das",
+        "l'immagine", "questa immagine", "questa foto", "zie je", "zien we", "ein bild, das", "das foto", "dieses foto",
+        "la photo", "esta foto", "essa foto", "a foto", "deze foto", "la foto",
         // de
         "das bild zeigt", "dieses bild zeigt", "das foto zeigt", "dieses foto zeigt", "die abbildung zeigt",
         "auf dem bild", "auf diesem bild", "auf dem foto", "auf diesem foto", "im bild", "in diesem bild",
@@ -99,7 +100,7 @@ enum LanguagePhrases {
     /// Chatty lead-ins and closing chatter in the languages after English.
     static let chatter = Phrases([
         "ik hoop dat", "laat het me weten", "laat me weten", "hier is een beschrijving", "hier is de beschrijving",
-        "spero che", "fammi sapere", "non esitare", "ecco una descrizione", "ecco la descrizione",
+        "spero che", "fammi sapere", "non esitare", "audiodescricao", "audiodescripcion", "audiodescription", "ecco una descrizione", "ecco la descrizione",
         "ecco il testo", "certo!", "gerne!", "claro!", "natuurlijk!", "helfe ich gerne", "helfe gerne",
         "falls sie eine", "falls sie weitere", "wenn sie weitere", "si vous avez", "si tienes", "se tiver", "als je nog",
         "se hai bisogno",
@@ -225,10 +226,8 @@ enum LanguagePhrases {
             "o", "os", "as", "um", "uma", "e", "ou", "de", "do", "da", "dos", "das", "com", "em", "no", "na",
             "nos", "nas", "por", "para", "pelo", "pela", "seu", "sua", "que", "entre", "sobre",
         ],
-        "nl": [
-            "de", "het", "een", "en", "of", "met", "van", "op", "aan", "voor", "bij", "naar", "uit", "door",
-            "over", "zijn", "haar", "die", "dat", "is",
-        ],
+        // Not the words Dutch ends a clause with ("waar ik geen woord voor heb"): op, aan, voor, bij, naar, uit, door, over.
+        "nl": ["de", "het", "een", "en", "of", "met", "van", "zijn", "haar", "die", "dat", "is"],
         "it": [
             "il", "lo", "gli", "le", "un", "una", "uno", "e", "o", "di", "del", "della", "dei", "delle", "con",
             "su", "per", "da", "al", "alla", "nel", "nella", "suo", "sua", "che", "tra", "fra",
@@ -237,13 +236,13 @@ enum LanguagePhrases {
 
     /// Common words that tell the languages apart, for ``guessLanguage(_:declared:)``.
     static let markers: [String: Set<String>] = [
-        "en": ["the", "and", "with", "of", "is", "a", "in", "on"],
-        "de": ["der", "die", "das", "und", "mit", "ein", "eine", "ist", "auf", "im"],
-        "fr": ["le", "la", "les", "et", "avec", "un", "une", "des", "est", "sur", "dans"],
-        "es": ["el", "la", "los", "las", "y", "con", "un", "una", "es", "del", "en"],
-        "pt": ["o", "os", "as", "e", "com", "um", "uma", "do", "da", "na", "no", "em"],
-        "nl": ["de", "het", "een", "en", "met", "van", "op", "is", "zijn"],
-        "it": ["il", "la", "e", "con", "un", "una", "di", "del", "della", "nel", "nella"],
+        "en": ["the", "and", "with", "of", "is", "a", "in", "on", "to", "it", "this", "that", "are", "i"],
+        "de": ["der", "die", "das", "und", "mit", "ein", "eine", "ist", "auf", "im", "nicht", "ich", "sich", "zu", "den"],
+        "fr": ["le", "la", "les", "et", "avec", "un", "une", "des", "est", "sur", "dans", "je", "ne", "pas", "cette", "ce", "du"],
+        "es": ["el", "la", "los", "las", "y", "con", "un", "una", "es", "del", "en", "lo", "por", "para", "esta", "que"],
+        "pt": ["o", "os", "as", "e", "com", "um", "uma", "do", "da", "na", "no", "em", "nao", "para", "esta", "que"],
+        "nl": ["de", "het", "een", "en", "met", "van", "op", "is", "zijn", "niet", "ik", "dat", "voor", "naar"],
+        "it": ["il", "la", "e", "con", "un", "una", "di", "del", "della", "nel", "nella", "non", "che", "per", "questa"],
     ]
 
     /// The language `words` (folded) read as: the declared one when given, else the one whose

@@ -49,7 +49,7 @@ public struct MetaLabelScorer: Scorer {
     static let openingLabels: [[String]] = phrases(
         "description", "caption", "image", "photo", "picture", "pic", "photographer", "image caption",
         "photo caption", "note", "summary", "image summary", "answer", "response", "option 1",
-        "option one", "version 1", "title", "screenshot", "keywords", "output", "result",
+        "option one", "version 1", "title", "screenshot", "keywords", "output", "result", "audio description",
         // de, fr, es, pt, it ("Description :" is the English word)
         "beschreibung", "bildunterschrift", "légende", "descripción", "descrição", "descrizione",
     )

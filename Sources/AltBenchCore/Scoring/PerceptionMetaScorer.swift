@@ -92,6 +92,7 @@ public struct PerceptionMetaScorer: Scorer {
     /// `redundant_prefix` flags these when they open the answer.
     static let statements = WordPattern.list([
         "this|that|the {media} {verbs}",
+        "this|that|the {media} is|was {verbs}",
         "this|that|the {media} is of",
         "this|that|the {media} is|was a|an {media}|{shots} of",
         "this|that|the {media} appears|seems to be a|an {media}|{shots} of",

@@ -62,8 +62,16 @@ public struct RedundantPrefixScorer: Scorer {
     /// Picture words that head an opening noun phrase announcing the picture: "A close-up
     /// outdoor shot shows", "A horizontally-oriented eye level image shows", "A close up
     /// picture of", "Stock image of".
+    /// The plain picture words of the other languages, which head an announcing noun phrase
+    /// with their "of" ("Wunderhübsches Bild der Virchowstraße", "Imagen de una playa").
+    static let otherPlainMedia: Set<String> = ["bild", "imagen", "imagem", "immagine", "afbeelding", "image"]
+    static let ofWords: Set<String> = [
+        "of", "der", "des", "von", "vom", "eines", "einer", "de", "del", "da", "do", "di", "della", "van", "d",
+    ]
+
     static let shotWords: Set<String> = [
         "image", "picture", "pic", "photo", "photograph", "shot", "close-up", "closeup", "snapshot", "graphic",
+        "bild", "imagen", "imagem", "immagine", "afbeelding",
     ]
 
     /// An opening noun phrase of at most six words whose head is a picture word followed by a
@@ -79,7 +87,8 @@ public struct RedundantPrefixScorer: Scorer {
                 continue
             }
             let next = words[head + 1].normalized
-            let announces = PerceptionMetaScorer.verbs.contains(next) || (next == "of" && plainMedia.contains(words[head].normalized))
+            let announces = PerceptionMetaScorer.verbs.contains(next)
+                || (ofWords.contains(next) && (plainMedia.contains(words[head].normalized) || otherPlainMedia.contains(words[head].normalized)))
             guard announces, TextAnalysis.areAdjacent(words[head], words[head + 1], in: chars),
                 !chars[..<words[head].range.lowerBound].contains(where: { TextAnalysis.isSentenceTerminator($0) || $0 == ":" || $0.isNewline }),
                 !words[...(head + 1)].contains(where: \.isAllCaps),

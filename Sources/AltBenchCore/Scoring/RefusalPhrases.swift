@@ -64,6 +64,9 @@ struct RefusalPhrases: Sendable {
         ],
         inabilities: [
             ["i", "can't"], ["i", "cannot"], ["i", "can", "not"], ["i", "am", "unable", "to"],
+            // The past: an attempt that failed ("I couldn't process this image").
+            ["i", "couldn't"], ["i", "could", "not"], ["i", "was", "unable", "to"], ["i", "was", "not", "able", "to"],
+            ["i", "wasn't", "able", "to"],
             ["i'm", "unable", "to"], ["i", "am", "not", "able", "to"], ["i'm", "not", "able", "to"],
             ["i", "won't"], ["i", "will", "not"], ["i", "won't", "be", "able", "to"],
             ["i", "will", "not", "be", "able", "to"], ["i", "don't", "have", "the", "ability", "to"],
@@ -107,7 +110,7 @@ struct RefusalPhrases: Sendable {
         apologies: [["desole"], ["desolee"], ["je", "suis", "desole"], ["je", "suis", "desolee"], ["pardon"]],
         inabilities: [
             ["je", "ne", "peux", "pas"], ["je", "ne", "peux", "malheureusement", "pas"], ["je", "ne", "peux", "ni"],
-            ["je", "ne", "peux", "malheureusement", "ni"],
+            ["je", "ne", "peux", "malheureusement", "ni"], ["je", "n'ai", "pas", "pu"], ["je", "n'ai", "pas", "reussi", "a"],
             ["je", "ne", "pourrai", "pas"], ["je", "ne", "suis", "pas", "en", "mesure"],
             ["je", "ne", "suis", "pas", "capable"], ["je", "ne", "suis", "pas", "autorise"],
             ["je", "ne", "suis", "pas", "autorisee"], ["je", "n'ai", "pas", "le", "droit"],
@@ -148,7 +151,7 @@ struct RefusalPhrases: Sendable {
         ],
         apologies: [["lo", "siento"], ["lo", "siento", "mucho"], ["disculpa"], ["disculpe"], ["perdon"]],
         inabilities: [
-            ["no", "puedo"], ["no", "podre"], ["no", "me", "es", "posible"], ["no", "soy", "capaz", "de"],
+            ["no", "puedo"], ["no", "podre"], ["no", "pude"], ["no", "he", "podido"], ["no", "me", "es", "posible"], ["no", "soy", "capaz", "de"],
             ["no", "estoy", "en", "condiciones", "de"], ["no", "tengo", "permitido"],
             ["no", "estoy", "autorizado", "para"], ["no", "estoy", "autorizada", "para"],
         ],
@@ -167,7 +170,7 @@ struct RefusalPhrases: Sendable {
         ],
         apologies: [["desculpe"], ["desculpa"], ["sinto", "muito"], ["lamento"], ["perdao"]],
         inabilities: [
-            ["nao", "posso"], ["nao", "consigo"], ["nao", "poderei"], ["nao", "sou", "capaz", "de"],
+            ["nao", "posso"], ["nao", "consigo"], ["nao", "consegui"], ["nao", "pude"], ["nao", "poderei"], ["nao", "sou", "capaz", "de"],
             ["nao", "estou", "em", "condicoes", "de"], ["nao", "tenho", "permissao", "para"],
             ["nao", "estou", "autorizado", "a"], ["nao", "estou", "autorizada", "a"],
         ],
@@ -205,7 +208,7 @@ struct RefusalPhrases: Sendable {
         apologies: [["mi", "dispiace"], ["spiacente"], ["scusa"], ["scusami"]],
         inabilities: [
             ["non", "posso"], ["non", "riesco", "a"], ["non", "sono", "in", "grado", "di"], ["non", "mi", "e", "possibile"],
-            ["non", "potro"], ["non", "sono", "autorizzato", "a"], ["non", "mi", "e", "consentito"],
+            ["non", "potro"], ["non", "sono", "riuscito", "a"], ["non", "ho", "potuto"], ["non", "sono", "autorizzato", "a"], ["non", "mi", "e", "consentito"],
         ],
         gap: 1,
         actions: [

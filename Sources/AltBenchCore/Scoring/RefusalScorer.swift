@@ -131,6 +131,7 @@ public struct RefusalScorer: Scorer {
         "this|the platform|interface|chat|model doesn't|does|cannot|can't support|not|handle|display|process|accept",
         "this|the {picture} cannot|can't be described|identified|processed|analyzed|analysed|viewed|displayed|opened|loaded",
         "this|the {picture} can not be described|identified|processed|analyzed|viewed|displayed|opened|loaded",
+        "is|it's not suitable|appropriate for me to",
     ], ["picture": ["image", "images", "picture", "pictures", "photo", "photos", "attachment", "file"]])
 
     /// The words the ``missingImagePatterns`` start with.

@@ -87,6 +87,20 @@ import Testing
     }
 }
 
+extension DetectorCorpusTests {
+    /// The hold-out shares no source with the development corpus: it measures other material.
+    @Test func theHoldOutComesFromOtherSources() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Corpus")
+        let development = try DetectorCorpus.load(
+            from: folder.appendingPathComponent("detectors.jsonl"), displayPath: "detectors.jsonl")
+        let holdout = try DetectorCorpus.load(from: folder.appendingPathComponent("holdout.jsonl"), displayPath: "holdout.jsonl")
+        #expect(holdout.entries.count >= 100)
+        #expect(Set(holdout.entries.map(\.origin)).isDisjoint(with: development.entries.map(\.origin)))
+        #expect(Set(holdout.entries.map(\.text)).isDisjoint(with: development.entries.map(\.text)))
+    }
+}
+
 @Suite struct KendallTauTests {
     /// Values from `scipy.stats.kendalltau(x, y, variant="c")`, scipy 1.17.
     @Test(arguments: [
