@@ -1,7 +1,8 @@
 import Foundation
 
-/// The detectors' phrase tables for languages beyond English, and the two ways they are
-/// matched: word phrases for languages written with spaces (matched word by word, lowercased
+/// The detectors' phrase tables for languages beyond English (and the longer English tables of
+/// `meta_label` and `truncated`, kept here so each scorer's file holds its rule), and the two
+/// ways they are matched: word phrases for languages written with spaces (matched word by word, lowercased
 /// and without accents, so "Über" matches "uber"), and character sequences for Chinese,
 /// Japanese and Korean, written without spaces (matched as substrings of the lowercased text).
 ///
@@ -232,6 +233,18 @@ enum LanguagePhrases {
             "il", "lo", "gli", "le", "un", "una", "uno", "e", "o", "di", "del", "della", "dei", "delle", "con",
             "su", "per", "da", "al", "alla", "nel", "nella", "suo", "sua", "che", "tra", "fra",
         ],
+    ]
+
+    /// Particles a Japanese sentence does not end on (を, が, に, で, と, の, は, や, へ), and
+    /// Chinese words that need what follows (的, 和, 与, 及, 或, 在, 把, 被, 从, 向, 对).
+    static let danglingJapanese: Set<Character> = ["を", "が", "に", "で", "と", "の", "は", "や", "へ"]
+    static let danglingChinese: Set<Character> = ["的", "和", "与", "及", "或", "在", "把", "被", "从", "向", "对"]
+
+    /// Last words that leave a sentence waiting for more: linking and reporting verbs, "such",
+    /// "like". Judged only after a finished sentence, on a last one with no final mark.
+    static let continuingWords: Set<String> = [
+        "appears", "seems", "looks", "shows", "features", "includes", "include", "contains", "displays", "depicts",
+        "resembles", "holds", "has", "have", "had", "be", "being", "been", "such", "becomes", "suggests", "indicates",
     ]
 
     /// Common words that tell the languages apart, for ``guessLanguage(_:declared:)``.

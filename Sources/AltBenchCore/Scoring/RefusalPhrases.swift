@@ -33,6 +33,14 @@ struct RefusalPhrases: Sendable {
     /// not allowed to…, I can't assist", "Due to privacy concerns, I cannot…".
     var clauseOpeners: [[String]]
 
+    /// Words one of which every refusal holds (a negation, an apology, an inability, "AI"): an
+    /// answer with none of them is not searched for a later refusal.
+    static let markers: Set<String> = [
+        "can't", "cannot", "unable", "won't", "not", "don't", "sorry", "apologize", "apologise", "apologies", "impossible",
+        "decline", "refrain", "ai", "model", "afraid", "pas", "ni", "desole", "desolee", "nicht", "kein", "keine",
+        "keinen", "keiner", "keines", "leid", "no", "nao", "niet", "geen", "non", "не", "text-based",
+    ]
+
     /// Every language, English first.
     static let all: [RefusalPhrases] = [english, french, german, spanish, portuguese, dutch, italian, russian]
 

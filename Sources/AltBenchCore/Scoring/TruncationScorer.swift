@@ -54,17 +54,6 @@ public struct TruncationScorer: Scorer {
     /// Marks that open a list item or a heading.
     static let listMarks: Set<Character> = ["-", "*", "#", ">", "\u{2022}", "\u{30FB}", "+"]
 
-    /// Particles a Japanese sentence does not end on (を, が, に, で, と, の, は, や, へ), and
-    /// Chinese words that need what follows (的, 和, 与, 及, 或, 在, 把, 被, 从, 向, 对).
-    static let danglingJapanese: Set<Character> = ["を", "が", "に", "で", "と", "の", "は", "や", "へ"]
-    static let danglingChinese: Set<Character> = ["的", "和", "与", "及", "或", "在", "把", "被", "从", "向", "对"]
-
-    /// Last words that leave a sentence waiting for more: linking and reporting verbs, "such",
-    /// "like". Judged only after a finished sentence, on a last one with no final mark.
-    static let continuingWords: Set<String> = [
-        "appears", "seems", "looks", "shows", "features", "includes", "include", "contains", "displays", "depicts",
-        "resembles", "holds", "has", "have", "had", "be", "being", "been", "such", "becomes", "suggests", "indicates",
-    ]
 
     /// Common English words of one to three letters: a final token not among them (nor in
     /// ``abbreviations``) is a word cut short.
@@ -164,7 +153,7 @@ public struct TruncationScorer: Scorer {
 
     /// A last sentence left unfinished after finished ones, where the cut shows:
     /// - a word broken at an apostrophe ("… its eyes are focused on the distance. The bear'");
-    /// - a last word that waits for more (``continuingWords``, an adjective in -ical, -ional,
+    /// - a last word that waits for more (``LanguagePhrases/continuingWords``, an adjective in -ical, -ional,
     ///   -ous or -ful, an adverb in -ly): "… The cat's fur is fluffy and appears", "… a
     ///   pattern similar to traditional". A last sentence that merely lacks its period ("…
     ///   creating a serene moment") is not judged cut: its words may be complete;
@@ -194,7 +183,7 @@ public struct TruncationScorer: Scorer {
         }
         if LanguagePhrases.isCJK(last) {
             let japanese = chars.contains { ("\u{3041}"..."\u{309F}").contains($0) }
-            if (japanese && danglingJapanese.contains(last)) || (!japanese && danglingChinese.contains(last)) {
+            if (japanese && LanguagePhrases.danglingJapanese.contains(last)) || (!japanese && LanguagePhrases.danglingChinese.contains(last)) {
                 return "ends on \(last)"
             }
             return nil
@@ -215,7 +204,7 @@ public struct TruncationScorer: Scorer {
                 return "repeats until cut: \(final.text)"
             }
             let word = final.normalized
-            if sentence.count >= 3, continuingWords.contains(word)
+            if sentence.count >= 3, LanguagePhrases.continuingWords.contains(word)
                 || (word.count >= 6 && ["ical", "ional", "ous", "ful", "ly"].contains(where: word.hasSuffix))
             {
                 return "ends mid-sentence: \(final.text)"
