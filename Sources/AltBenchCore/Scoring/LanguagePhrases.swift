@@ -301,7 +301,7 @@ enum LanguagePhrases {
         func mayMatch(_ words: some Collection<TextAnalysis.Word>) -> Bool {
             words.contains { word in
                 anchors.contains(word.normalized)
-                    || (word.normalized.utf8.contains { $0 >= 0x80 } && anchors.contains(LanguagePhrases.folded([word])[0]))
+                    || (word.normalized.utf8.contains { $0 >= 0x80 } && anchors.contains(LanguagePhrases.folded(word)))
             }
         }
 
@@ -365,9 +365,12 @@ enum LanguagePhrases {
 
     /// `words` lowercased and without accents, as the tables write them.
     static func folded(_ words: [TextAnalysis.Word]) -> [String] {
-        words.map { word in
-            guard word.normalized.utf8.contains(where: { $0 >= 0x80 }) else { return word.normalized }
-            return word.normalized.folding(options: .diacriticInsensitive, locale: nil)
-        }
+        words.map(folded)
+    }
+
+    /// One word lowercased and without accents ("Désolé" → "desole"); ASCII words as they are.
+    static func folded(_ word: TextAnalysis.Word) -> String {
+        guard word.normalized.utf8.contains(where: { $0 >= 0x80 }) else { return word.normalized }
+        return word.normalized.folding(options: .diacriticInsensitive, locale: nil)
     }
 }

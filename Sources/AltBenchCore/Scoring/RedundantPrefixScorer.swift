@@ -160,7 +160,7 @@ public struct RedundantPrefixScorer: Scorer {
         let clause = words.prefix { $0.range.upperBound <= end }.prefix(8)
         // Only lead words may come before the picture talk: "Hier zien we", "In questa scena
         // vediamo", "Ist möglicherweise ein Bild von"; "The girl in the image" names the girl first.
-        let leading = clause.prefix { openingLeadWords.contains(LanguagePhrases.folded([$0])[0]) }
+        let leading = clause.prefix { openingLeadWords.contains(LanguagePhrases.folded($0)) }
         let starts = clause.startIndex...min(clause.startIndex + leading.count, max(clause.endIndex - 1, 0))
         for index in starts where index < clause.endIndex {
             let found = WordPattern.longestMatch(PerceptionMetaScorer.openingTalk, in: words, at: index, chars: chars)

@@ -75,13 +75,13 @@ public struct RefusalScorer: Scorer {
         })
 
     static func laterRefusal(in input: ScoringInput) -> String? {
-        guard input.words.contains(where: { RefusalPhrases.markers.contains(folded($0)) }),
-            input.words.dropFirst().contains(where: { firstWords.contains(folded($0)) })
+        guard input.words.contains(where: { RefusalPhrases.markers.contains(LanguagePhrases.folded($0)) }),
+            input.words.dropFirst().contains(where: { firstWords.contains(LanguagePhrases.folded($0)) })
         else { return nil }
         let (chars, words) = TermMatching.ownVoice(of: input)
         for index in words.indices.dropFirst() {
             let gap = chars[words[index - 1].range.upperBound..<words[index].range.lowerBound]
-            guard !gap.isEmpty, !(gap.count == 1 && gap.first == " "), firstWords.contains(folded(words[index])) else {
+            guard !gap.isEmpty, !(gap.count == 1 && gap.first == " "), firstWords.contains(LanguagePhrases.folded(words[index])) else {
                 continue
             }
             // A sentence start, or a clause after ", but" / ", however" ("I'm happy to help, but I don't see an image").
@@ -95,7 +95,7 @@ public struct RefusalScorer: Scorer {
             guard TextAnalysis.startsWithWord(sentence, words: sentenceWords),
                 let end = Opening(chars: sentence, words: sentenceWords[...]).refusal()
             else { continue }
-            let action = folded(sentenceWords[end])
+            let action = LanguagePhrases.folded(sentenceWords[end])
             if objectActions.contains(action) {
                 let after = sentenceWords[(end + 1)...].prefix(6).prefix { word in
                     !sentence[sentenceWords[end].range.upperBound..<word.range.lowerBound].contains(where: TextAnalysis.isSentenceTerminator)
@@ -157,12 +157,6 @@ public struct RefusalScorer: Scorer {
         return text.count > 60 ? String(text.prefix(59)) + "\u{2026}" : text
     }
 
-    /// A word lowercased and without accents, as ``RefusalPhrases`` writes them.
-    static func folded(_ word: TextAnalysis.Word) -> String {
-        guard word.normalized.utf8.contains(where: { $0 >= 0x80 }) else { return word.normalized }
-        return word.normalized.folding(options: .diacriticInsensitive, locale: nil)
-    }
-
     /// The first words of an answer, and the refusal rules over them.
     struct Opening {
         let chars: [Character]
@@ -172,7 +166,7 @@ public struct RefusalScorer: Scorer {
         init(chars: [Character], words: ArraySlice<TextAnalysis.Word>) {
             self.chars = chars
             self.words = words
-            self.folded = words.map(RefusalScorer.folded)
+            self.folded = words.map(LanguagePhrases.folded)
         }
 
         /// The index of the refusal's last word, the refusal opening the text.

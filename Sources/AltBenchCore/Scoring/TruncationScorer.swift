@@ -138,7 +138,7 @@ public struct TruncationScorer: Scorer {
             return "ends on \(word.text)"
         }
         if let dangling = LanguagePhrases.danglingWords[language],
-            dangling.contains(LanguagePhrases.folded([word])[0])
+            dangling.contains(LanguagePhrases.folded(word))
         {
             return "ends on \(word.text)"
         }
