@@ -33,7 +33,8 @@ enum LanguagePhrases {
         "la imagen muestra", "esta imagen muestra", "la foto muestra", "esta foto muestra", "la imagen es",
         "esta imagen es", "la imagen presenta", "la imagen representa", "la imagen captura", "la imagen tiene",
         "en la imagen", "en esta imagen", "en la foto", "en esta foto", "en la fotografia", "en esta fotografia",
-        "se puede ver", "se pueden ver", "podemos ver", "se ve", "se ven", "vemos", "veo",
+        // "se ven" and "si vedono" ("are seen": visible) describe, as "visible in the background" does.
+        "se puede ver", "se pueden ver", "podemos ver", "vemos", "veo",
         // pt
         "a imagem mostra", "esta imagem mostra", "essa imagem mostra", "a foto mostra", "esta foto mostra",
         "a imagem e", "a imagem apresenta", "a imagem retrata", "a imagem captura", "a imagem exibe",
@@ -48,7 +49,7 @@ enum LanguagePhrases {
         "l'immagine mostra", "questa immagine mostra", "la foto mostra", "questa foto mostra",
         "l'immagine raffigura", "l'immagine ritrae", "l'immagine presenta", "l'immagine rappresenta",
         "l'immagine e", "nell'immagine", "in questa immagine", "nella foto", "in questa foto",
-        "nella fotografia", "si vede", "si vedono", "si puo vedere", "possiamo vedere", "vediamo", "vedo",
+        "nella fotografia", "si puo vedere", "possiamo vedere", "vediamo", "vedo",
     ])
 
     /// Openings that announce the picture by its plain name: "Bild von", "Imagen de".
