@@ -32,6 +32,13 @@ public enum QualityCalibration {
     /// (`Tests/Corpus/sample-independent.jsonl`, written from the images) may have.
     public static let independentBound = 0.6
 
+    /// The independent descriptions' figures: another author's correct alt text per item.
+    public struct Independent: Sendable, Hashable {
+        public var quality: Double
+        public var content: Double
+        public var count: Int
+    }
+
     /// One wrong sentence's figures.
     public struct Wrong: Sendable, Hashable {
         public var sentence: String
@@ -56,18 +63,7 @@ public enum QualityCalibration {
         public var pairs: Int
         /// Mean `quality` and `content` of the independent descriptions, scored against all
         /// of each item's references; `nil` when none was given.
-        public var independent: (quality: Double, content: Double, count: Int)? = nil
-
-        public static func == (lhs: Figures, rhs: Figures) -> Bool {
-            lhs.wrong == rhs.wrong && lhs.correct == rhs.correct && lhs.correctByPosition == rhs.correctByPosition
-                && lhs.items == rhs.items && lhs.pairs == rhs.pairs
-                && lhs.independent.map { [$0.quality, $0.content] } == rhs.independent.map { [$0.quality, $0.content] }
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(correct)
-            hasher.combine(items)
-        }
+        public var independent: Independent? = nil
 
         /// The highest mean of the wrong sentences.
         public var worstWrong: Double { wrong.map(\.quality).max() ?? 0 }
@@ -121,9 +117,9 @@ public enum QualityCalibration {
             items: scoringItems.count, pairs: all.count,
             independent: others.isEmpty
                 ? nil
-                : (
-                    Stats.mean(others.compactMap { $0[ScoreName.quality]?.value }) ?? 0,
-                    Stats.mean(others.compactMap { $0[ScoreName.content]?.value }) ?? 0, others.count
+                : Independent(
+                    quality: Stats.mean(others.compactMap { $0[ScoreName.quality]?.value }) ?? 0,
+                    content: Stats.mean(others.compactMap { $0[ScoreName.content]?.value }) ?? 0, count: others.count
                 ))
     }
 
