@@ -63,8 +63,9 @@ public struct Judging: Sendable {
     public func prepare(clientOptions: RunOptions) throws -> Prepared {
         let settings = try JudgeSettings.resolve(
             judge: judge, runOptions: clientOptions, config: config, environment: environment)
-        let rubric = try JudgeRubric.load(
-            from: URL.resolving(settings.rubricPath, against: workingDirectory), displayPath: settings.rubricPath)
+        let rubric = try settings.rubricPath.map {
+            try JudgeRubric.load(from: URL.resolving($0, against: workingDirectory), displayPath: $0)
+        } ?? JudgeRubric.builtIn
         return Prepared(settings: settings, rubric: rubric)
     }
 
@@ -101,7 +102,7 @@ public struct Judging: Sendable {
         }
         let repeats = settings.repeats > 1 ? ", \(settings.repeats) times each" : ""
         console.err(
-            "altbench: judging \(plan.answers) answer\(plan.answers == 1 ? "" : "s") of run \(runID) with \(settings.model) by \(settings.rubricPath)\(repeats): \(plan.calls.count) call\(plan.calls.count == 1 ? "" : "s")\(plan.alreadyJudged > 0 ? " (\(plan.alreadyJudged) answers already judged by it)" : "").\n")
+            "altbench: judging \(plan.answers) answer\(plan.answers == 1 ? "" : "s") of run \(runID) with \(settings.model) by \(settings.rubricLabel)\(repeats): \(plan.calls.count) call\(plan.calls.count == 1 ? "" : "s")\(plan.alreadyJudged > 0 ? " (\(plan.alreadyJudged) answers already judged by it)" : "").\n")
         try await store.recordJudge(runID: runID, judge: settings.recorded)
         guard !plan.calls.isEmpty else { return outcome }
 
@@ -122,7 +123,7 @@ public struct Judging: Sendable {
         ])
         let recorder = store.judgeRecorder(
             runID: runID, endpoint: model.endpoint, model: settings.model, rubric: rubric,
-            rubricName: settings.rubricPath, settings: ScoringSettings(recorded: results.info.settings),
+            rubricName: settings.rubricLabel, settings: ScoringSettings(recorded: results.info.settings),
             repeats: settings.repeats, redactor: redactor)
         let client = settings.client
         let progress = ProgressLine(console: console)

@@ -10,7 +10,7 @@ extension AltBench {
             discussion: """
                 For each answer the judge sees the image the answer describes (the same bytes), the \
                 post's text and language, and the answer, and grades accuracy, completeness and \
-                concision from 1 to 5 by the rubric (judges/alt-text.md), listing concrete errors. The \
+                concision from 1 to 5 by the rubric (the built-in one unless judge.rubric or --judge-rubric names a file; --show-rubric prints it), listing concrete errors. The \
                 verdicts are stored as judge_accuracy, judge_completeness and judge_concision (0-1), \
                 count in the answers' content and quality, and appear in the reports, which are \
                 written again. The judge is set by judge: in altbench.yml and these flags; it is \
@@ -65,6 +65,11 @@ extension AltBench {
         @Flag(name: .customLong("no-cache"), help: "Ask the judge again even when the store has its verdict.")
         var noCache = false
 
+        @Flag(
+            name: .customLong("show-rubric"),
+            help: "Print the built-in rubric and exit (e.g. > judges/mine.md, then set judge.rubric to it).")
+        var showRubric = false
+
         func validate() throws {
             if let provider, Provider(rawValue: provider) == nil {
                 throw ValidationError("--provider must be openai, azure, proxy or mock, not '\(provider)'.")
@@ -76,6 +81,10 @@ extension AltBench {
         func parsedDeadline() throws -> Duration? { try parseDeadline(deadline) }
 
         func run() async throws {
+            if showRubric {
+                FileHandle.standardOutput.write(Data(JudgeRubric.builtIn.text.utf8))
+                return
+            }
             var options = RunOptions()
             options.results = results
             options.provider = provider.flatMap(Provider.init(rawValue:))

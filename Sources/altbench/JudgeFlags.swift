@@ -14,7 +14,7 @@ struct JudgeFlags: ParsableArguments {
 
     @Option(
         name: .customLong("judge-rubric"),
-        help: ArgumentHelp("The rubric file the judge grades by. Default: judges/alt-text.md.", valueName: "file"))
+        help: ArgumentHelp("The rubric file the judge grades by. Default: the built-in rubric (altbench judge --show-rubric).", valueName: "file"))
     var judgeRubric: String?
 
     @Option(

@@ -34,11 +34,8 @@ struct JudgeCommandTests {
         let dataset = root.appendingPathComponent("datasets/sample")
         try manager.createDirectory(at: dataset, withIntermediateDirectories: true)
         try manager.createDirectory(at: root.appendingPathComponent("prompts"), withIntermediateDirectories: true)
-        try manager.createDirectory(at: root.appendingPathComponent("judges"), withIntermediateDirectories: true)
         try manager.copyItem(
             at: repository.appendingPathComponent("prompts/icecubes.md"), to: root.appendingPathComponent("prompts/icecubes.md"))
-        try manager.copyItem(
-            at: repository.appendingPathComponent("judges/alt-text.md"), to: root.appendingPathComponent("judges/alt-text.md"))
         let sample = repository.appendingPathComponent("datasets/sample")
         let lines = try String(contentsOf: sample.appendingPathComponent("manifest.jsonl"), encoding: .utf8)
             .split(separator: "\n").prefix(items)
@@ -132,6 +129,7 @@ struct JudgeCommandTests {
         #expect(await server.requests().count == 3, "an answer judged by the same judge is not asked about again")
 
         let other = root.appendingPathComponent("judges/strict.md")
+        try FileManager.default.createDirectory(at: other.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "Be strict about colours.\n".write(to: other, atomically: true, encoding: .utf8)
         #expect(try await Self.judge(root, server: server, rubric: "judges/strict.md") == 0)
         #expect(await server.requests().count == 6)

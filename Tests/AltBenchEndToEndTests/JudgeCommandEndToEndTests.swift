@@ -8,13 +8,13 @@ struct JudgeCommandEndToEndTests {
     func judgeAStoredRun() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        try workspace.write("judges/alt-text.md", String(contentsOf: Workspace.repository.appendingPathComponent("judges/alt-text.md"), encoding: .utf8))
         let run = try await AltbenchProcess.run(["run", "--max-tokens", "60"], in: workspace.root)
         #expect(run.status == 0, "\(run.stderr)")
 
         let first = try await AltbenchProcess.run(["judge", "--deadline", "10m"], in: workspace.root)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("judging 8 answers of run"), "\(first.stderr)")
+        #expect(first.stderr.contains("by built-in:alt-text"), "no rubric file in the folder: the built-in one")
         #expect(first.stderr.contains("8 calls"), "\(first.stderr)")
 
         let again = try await AltbenchProcess.run(["judge"], in: workspace.root)

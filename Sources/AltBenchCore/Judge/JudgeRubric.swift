@@ -15,9 +15,6 @@ public struct JudgeRubric: Sendable, Hashable {
     /// records it, and the judge's cache key covers it, so an edited rubric is judged afresh.
     public var sha256: String
 
-    /// The rubric altbench ships, relative to the folder altbench runs in.
-    public static let builtInPath = "judges/alt-text.md"
-
     /// The largest rubric file accepted, in bytes. A rubric is sent with every judged answer,
     /// so a big one costs on every request; 64 KiB is far more than criteria need.
     public static let sizeLimit = 64 * 1024
@@ -80,15 +77,15 @@ public enum JudgeRubricError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         switch self {
         case .missing(let path):
-            return "The judge rubric '\(path)' does not exist. Pass the path of a Markdown file with the criteria, or use altbench's own, \(JudgeRubric.builtInPath)."
+            return "The judge rubric '\(path)' does not exist. Pass the path of a Markdown file with the criteria, or leave judge.rubric unset to use altbench's own (altbench judge --show-rubric prints it)."
         case .isFolder(let path):
-            return "The judge rubric '\(path)' is a folder. Pass the path of one Markdown file, such as \(JudgeRubric.builtInPath)."
+            return "The judge rubric '\(path)' is a folder. Pass the path of one Markdown file (altbench judge --show-rubric prints the built-in one to start from)."
         case .unreadable(let path, let reason):
             return "The judge rubric '\(path)' cannot be read (\(reason)). Check its permissions."
         case .notUTF8(let path):
             return "The judge rubric '\(path)' is not UTF-8 text. Save it as UTF-8."
         case .empty(let path):
-            return "The judge rubric '\(path)' is empty. Write the criteria the judge grades by (see \(JudgeRubric.builtInPath))."
+            return "The judge rubric '\(path)' is empty. Write the criteria the judge grades by (altbench judge --show-rubric prints the built-in ones)."
         case .tooLarge(let path, let bytes, let limit):
             return "The judge rubric '\(path)' is \(bytes) bytes, more than the \(limit / 1024) KiB a rubric may hold (it is sent with every judged answer). Shorten it to the criteria."
         }

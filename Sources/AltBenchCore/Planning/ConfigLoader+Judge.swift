@@ -10,7 +10,7 @@ public struct JudgeConfig: Sendable, Hashable {
     public var baseURL: String?
     public var apiKeyEnv: String?
     public var proxy: ProxyConfig?
-    /// The rubric file, relative to the working directory (`judges/alt-text.md` by default).
+    /// The rubric file, relative to the working directory; unset, the built-in rubric.
     public var rubric: String?
     public var maxTokens: Int?
     /// How many times each answer is judged (`--judge-repeats`), for the judge's stability.
@@ -32,7 +32,7 @@ extension ConfigFile {
         guard let entries = value.mapping else {
             throw AltBenchError.configFile(
                 file: displayPath, line: line,
-                message: "`judge` must map settings to values, e.g. {model: gpt-4o, rubric: judges/alt-text.md}.")
+                message: "`judge` must map settings to values, e.g. {model: gpt-4o, rubric: judges/strict.md}.")
         }
         var judge = JudgeConfig()
         for (entryNode, entryValue) in entries {

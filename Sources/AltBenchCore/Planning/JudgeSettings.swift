@@ -31,20 +31,24 @@ public struct JudgeSettings: Sendable, Hashable {
     public static let repeatsRange = 1...10
     /// Room for three numbers and a few short errors, with JSON around them.
     public static let defaultMaxTokens = 400
-    public static let defaultRubric = "judges/alt-text.md"
     /// The name the offline mock judge answers as.
     public static let mockModel = "mock-judge"
 
     /// Where and how the judge is asked: provider, endpoint, key, proxy, and `model`.
     public var client: Experiment
     public var model: String
-    /// The rubric file as given (relative to the working directory).
-    public var rubricPath: String
+    /// The rubric file as given (relative to the working directory); `nil` for the built-in
+    /// rubric (``JudgeRubric/builtIn``).
+    public var rubricPath: String?
     public var maxTokens: Int
     public var repeats: Int
     public var structuredOutput: Bool
     /// Why the judge asks where it does, for the banner ("the run's own provider", ...).
     public var reason: String
+
+    /// How banners, records and reports name the rubric: its path, or
+    /// ``JudgeRubric/builtInLabel``.
+    public var rubricLabel: String { rubricPath ?? JudgeRubric.builtInLabel }
 
     /// Whether the offline mock judges (no request leaves the machine).
     public var isMock: Bool { client.provider == .mock }
@@ -104,7 +108,7 @@ public struct JudgeSettings: Sendable, Hashable {
                 name: "--judge-repeats", message: "must be between \(repeatsRange.lowerBound) and \(repeatsRange.upperBound) (got \(repeats)).")
         }
         return JudgeSettings(
-            client: client, model: resolvedModel, rubricPath: flags.rubric ?? file.rubric ?? defaultRubric,
+            client: client, model: resolvedModel, rubricPath: flags.rubric ?? file.rubric,
             maxTokens: file.maxTokens ?? defaultMaxTokens, repeats: repeats,
             structuredOutput: file.structuredOutput ?? true, reason: reason)
     }
@@ -113,7 +117,7 @@ public struct JudgeSettings: Sendable, Hashable {
     public var recorded: JSONValue {
         [
             "model": .string(model), "provider": .string(client.provider.rawValue),
-            "endpoint": .string(client.endpointIdentity), "rubric": .string(rubricPath),
+            "endpoint": .string(client.endpointIdentity), "rubric": .string(rubricLabel),
             "max_tokens": .int(maxTokens), "repeats": .int(repeats), "structured_output": .bool(structuredOutput),
         ]
     }

@@ -42,7 +42,7 @@ struct JudgeRubricTests {
         #expect(Self.loadError(url, displayPath: "judges/nope.md") == .missing(path: "judges/nope.md"))
         #expect(
             JudgeRubricError.missing(path: "judges/nope.md").description
-                == "The judge rubric 'judges/nope.md' does not exist. Pass the path of a Markdown file with the criteria, or use altbench's own, judges/alt-text.md.")
+                == "The judge rubric 'judges/nope.md' does not exist. Pass the path of a Markdown file with the criteria, or leave judge.rubric unset to use altbench's own (altbench judge --show-rubric prints it).")
         #expect(Self.loadError(url) == .missing(path: url.path))
     }
 
@@ -76,10 +76,14 @@ struct JudgeRubricTests {
         #expect(JudgeRubricError.notUTF8(path: "latin1.md").description == "The judge rubric 'latin1.md' is not UTF-8 text. Save it as UTF-8.")
     }
 
-    @Test func shippedRubricLoads() throws {
-        let url = judgePackageRoot.appendingPathComponent(JudgeRubric.builtInPath)
-        let rubric = try JudgeRubric.load(from: url)
+    @Test func builtInRubric() throws {
+        let rubric = JudgeRubric.builtIn
         #expect(rubric.name == "alt-text.md")
+        #expect(rubric.text.hasPrefix("# Judging alt text\n") && rubric.text.hasSuffix(".\"\n") && !rubric.text.hasSuffix("\n\n"))
+        // What `altbench judge --show-rubric` prints, saved and named by judge.rubric, is the
+        // same rubric: the same hash, so the same judge cache.
+        let saved = try JudgeRubric.load(from: try Self.write(Data(rubric.text.utf8)))
+        #expect(saved.sha256 == rubric.sha256 && saved.text == rubric.text)
         let lines = rubric.text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 80)
         for heading in ["## Accuracy", "## Completeness", "## Concision"] {

@@ -39,7 +39,7 @@ struct JudgeSettingsTests {
         #expect(settings.model == JudgeSettings.mockModel)
         #expect(settings.model == MockJudge.model, "the model the settings name is the one the verdicts name")
         #expect(settings.reason == "the offline mock judge")
-        #expect(settings.rubricPath == "judges/alt-text.md")
+        #expect(settings.rubricPath == nil && settings.rubricLabel == "built-in:alt-text")
         #expect(settings.maxTokens == 400)
         #expect(settings.repeats == 1)
         #expect(settings.structuredOutput)
@@ -253,8 +253,8 @@ struct JudgeSettingsTests {
         #expect(!fromFile.structuredOutput)
         let flagged = try Self.resolve(JudgeOptions(enabled: true, rubric: "judges/flag.md"), run: Self.run(.mock), config: config)
         #expect(flagged.rubricPath == "judges/flag.md")
-        #expect(try Self.resolve(run: Self.run(.mock)).rubricPath == JudgeSettings.defaultRubric)
-        #expect(JudgeSettings.defaultRubric == "judges/alt-text.md")
+        #expect(flagged.rubricLabel == "judges/flag.md")
+        #expect(try Self.resolve(run: Self.run(.mock)).rubricPath == nil, "unset: the built-in rubric")
     }
 
     @Test("recorded names the judge and never its key")
@@ -269,7 +269,7 @@ struct JudgeSettingsTests {
         #expect(recorded["model"]?.stringValue == "gpt-4o")
         #expect(recorded["provider"]?.stringValue == "openai")
         #expect(recorded["endpoint"]?.stringValue == "https://api.openai.com/v1/chat/completions")
-        #expect(recorded["rubric"]?.stringValue == "judges/alt-text.md")
+        #expect(recorded["rubric"]?.stringValue == "built-in:alt-text")
         #expect(recorded["max_tokens"] == .int(400))
         #expect(recorded["repeats"] == .int(2))
         #expect(recorded["structured_output"] == .bool(true))
