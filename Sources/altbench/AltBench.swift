@@ -16,7 +16,7 @@ struct AltBench: AsyncParsableCommand {
             argument, a value out of range or in conflict); see each command's help for the others.
             """,
         version: AltBenchVersion.current,
-        subcommands: [Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Proxy.self])
+        subcommands: [Init.self, Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Proxy.self])
 }
 
 /// Prints a user-facing error without ArgumentParser's usage text and exits with `code`.
