@@ -72,8 +72,9 @@ struct DocumentationTests {
         #expect(readme.utf8.count < 12 * 1024)
         #expect(readme.contains("swift run altbench run"))
         #expect(readme.contains("swift test"))
+        #expect(readme.contains("altbench init --sample"), "the second way in: an installed altbench in one's own repository")
         #expect(!readme.contains("../shared"))
-        for page in ["commands", "file-formats", "scoring", "judge", "results", "reliability", "benchmarks", "architecture"] {
+        for page in ["install", "commands", "file-formats", "scoring", "judge", "results", "reliability", "benchmarks", "architecture"] {
             #expect(readme.contains("(docs/\(page).md)"), "README links docs/\(page).md")
         }
     }
