@@ -54,7 +54,7 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicatePromptName(let name, let files):
             return "Two prompt files are both named '\(name)': \(files.joined(separator: ", ")). Give one of them another `name:` in its front matter."
         case .datasetMissing(let path):
-            return "The dataset '\(path)' does not exist. Pass --dataset DIR with a folder holding manifest.jsonl or images."
+            return "The dataset '\(path)' does not exist. Pass --dataset DIR (or set dataset: in altbench.yml) with a folder holding manifest.jsonl or images; datasets/README.md from altbench init says how to make one, and altbench init --sample in an empty folder gives the bundled sample."
         case .datasetEmpty(let path):
             return "The dataset '\(path)' holds no items: add images (PNG, JPEG, WEBP, GIF) or a manifest.jsonl with one item per line."
         case .manifestLine(let file, let line, let message):
