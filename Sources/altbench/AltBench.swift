@@ -15,7 +15,7 @@ struct AltBench: AsyncParsableCommand {
             Every command exits 64 on a command-line usage error (an unknown flag, a missing \
             argument, a value out of range or in conflict); see each command's help for the others.
             """,
-        version: AltBenchVersion.current,
+        version: AltBenchVersion.description(commit: buildCommit),
         subcommands: [Init.self, Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Proxy.self])
 }
 

@@ -211,7 +211,3 @@ public struct RunResults: Sendable, Hashable {
         self.plannedTrials = plannedTrials
     }
 }
-
-public enum AltBenchVersion {
-    public static let current = "0.1.0"
-}
