@@ -1,3 +1,4 @@
+import AltBenchCore
 import AltBenchTesting
 import Foundation
 import Testing
@@ -14,10 +15,12 @@ struct CIExampleTests {
         let jobs = try #require(workflow["jobs"] as? [String: Any])
         let job = try #require(jobs["alt-text"] as? [String: Any])
         let steps = try #require(job["steps"] as? [[String: Any]])
-        let commands = steps.compactMap { $0["run"] as? String }
-            .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
-            .filter { $0.contains(".build/release/altbench ") }
-        #expect(commands.count == 4)
+        let commands = try Self.workflowSteps()
+        #expect(commands.count == 5)
+        #expect(!text.contains("swift build") && !text.contains("container:"), "no toolchain, no source build")
+        let install = try #require(steps.first { ($0["uses"] as? String)?.hasPrefix("altbench/altbench@v") == true })
+        #expect(install["uses"] as? String == "altbench/altbench@v\(AltBenchVersion.current)", "the action of this release")
+        #expect(commands.contains { $0.hasPrefix("altbench report --format html --embed-images") }, "uploaded HTML carries its images")
         #expect(commands.contains { $0.contains("run --provider proxy") }, "teams behind a signed proxy")
         #expect(text.contains("secrets.ALTBENCH_PROXY_APP_KEY"))
         #expect(commands.contains { $0.contains("run --offline") }, "forks replay stored answers")
@@ -27,7 +30,7 @@ struct CIExampleTests {
 
         for command in commands {
             let words = command.split(whereSeparator: \.isWhitespace).map(String.init)
-            let index = try #require(words.firstIndex(of: ".build/release/altbench"))
+            let index = try #require(words.firstIndex(of: "altbench"))
             let subcommand = words[index + 1]
             let help = try await AltbenchProcess.run([subcommand, "--help"], in: Workspace.repository)
             #expect(help.status == 0, "altbench \(subcommand) --help failed: \(help.stderr)")
@@ -38,7 +41,7 @@ struct CIExampleTests {
     }
 
     /// The workflow's steps that run altbench, line continuations joined, in order:
-    /// `["….build/release/altbench run --provider openai || test $? -eq 3", …]`.
+    /// `["altbench run --provider openai || test $? -eq 3", …]`.
     static func workflowSteps() throws -> [String] {
         let file = Workspace.repository.appendingPathComponent("examples/ci/altbench.yml")
         let workflow = try #require(try Yams.load(yaml: try String(contentsOf: file, encoding: .utf8)) as? [String: Any])
@@ -46,21 +49,23 @@ struct CIExampleTests {
         let steps = try #require(job["steps"] as? [[String: Any]])
         return steps.compactMap { $0["run"] as? String }
             .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
-            .filter { $0.contains(".build/release/altbench ") }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { $0.hasPrefix("altbench ") }
     }
 
     /// The arguments the step gives altbench (up to a `||`).
     static func arguments(_ step: String) -> [String] {
         let words = step.split(whereSeparator: \.isWhitespace).map(String.init)
-        return Array(words.drop { $0 != ".build/release/altbench" }.dropFirst().prefix { !["||", "&&", ";", "|"].contains($0) })
+        return Array(words.drop { $0 != "altbench" }.dropFirst().prefix { !["||", "&&", ";", "|"].contains($0) })
     }
 
-    /// Runs a step's shell line as GitHub Actions does in a container (`sh -e`), with the
-    /// built altbench in place of `.build/release/altbench`; returns its exit status.
+    /// Runs a step's shell line as GitHub Actions does on a hosted runner (`bash -e`), with the
+    /// built altbench first on PATH, where the action puts it; returns its exit status.
     static func runStep(_ step: String, in directory: URL, environment: [String: String]) async throws -> Int32 {
-        let line = step.replacingOccurrences(of: ".build/release/altbench", with: AltbenchProcess.executable.path)
+        var environment = environment
+        environment["PATH"] = AltbenchProcess.executable.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         return try await AltbenchProcess.run(
-            ["-e", "-c", line], in: directory, environment: environment, executable: URL(fileURLWithPath: "/bin/sh")
+            ["-e", "-c", step], in: directory, environment: environment, executable: URL(fileURLWithPath: "/bin/bash")
         ).status
     }
 
@@ -69,7 +74,7 @@ struct CIExampleTests {
     /// instead of passing checks it could not measure.
     @Test func aForkThatEditsAPromptFailsTheGateOnItsUnansweredTrials() async throws {
         let steps = try Self.workflowSteps()
-        try #require(steps.count == 4)
+        try #require(steps.count == 5)
         let (live, replay, check) = (Self.arguments(steps[0]), Self.arguments(steps[2]), Self.arguments(steps[3]))
         #expect(live.starts(with: ["run", "--provider", "openai"]))
         #expect(replay == ["run", "--offline"])
