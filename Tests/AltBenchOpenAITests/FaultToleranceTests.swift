@@ -355,8 +355,9 @@ struct FaultToleranceTests {
         #expect(outcome.pacing.rateLimited == rateLimited)
         #expect(outcome.pacing.windowDecreases >= 1)
         #expect(outcome.pacing.smallestWindow < 16)
-        // A bound against a stuck run, not a speed target: a loaded CI machine is slow.
-        #expect(elapsed < .seconds(30))
+        // A bound against a stuck run, not a speed target: a 2-core CI machine building beside
+        // the tests takes 30 s and more for what takes 2 s alone.
+        #expect(elapsed < .seconds(90))
     }
 
     @Test func serverHeadersPaceTheRunBeforeAny429() async throws {
@@ -380,8 +381,9 @@ struct FaultToleranceTests {
         #expect(outcome.pacing.pacedWaits >= 1)
         // 25 requests beyond the burst of 5, at 20 per second.
         #expect(elapsed >= .seconds(1), "\(elapsed)")
-        // A bound against a stuck run, not a speed target: a loaded CI machine is slow.
-        #expect(elapsed < .seconds(30))
+        // A bound against a stuck run, not a speed target: a 2-core CI machine building beside
+        // the tests takes 30 s and more for what takes 2 s alone.
+        #expect(elapsed < .seconds(90))
     }
 
     /// A server enforcing 20 requests a second in bursts of 20 while its headers announce a
