@@ -58,7 +58,8 @@ struct ReleaseArchiveTests {
         let checksum = archive.deletingLastPathComponent().appendingPathComponent(archive.lastPathComponent + ".sha256")
         let line = try String(contentsOf: checksum, encoding: .utf8)
         #expect(line.wholeMatch(of: /[0-9a-f]{64}  altbench-[^\s\/]+\.tar\.gz\n/) != nil, "sha256sum's format: \(line)")
-        let out = archive.deletingLastPathComponent().appendingPathComponent("check-\(UUID().uuidString).txt")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-sha256-check-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: out) }
         let status = try await ChildProcess.run(
             "/usr/bin/sha256sum", ["-c", checksum.lastPathComponent], environment: ProcessInfo.processInfo.environment,
             directory: archive.deletingLastPathComponent(), stdout: out, stderr: out
