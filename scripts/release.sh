@@ -59,6 +59,14 @@ sha256() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi
 }
 
+# On any exit: BuildCommit.swift back as it was, the staging folder gone.
+saved="" commit_file="" stage=""
+cleanup() {
+  if [ -n "$saved" ]; then cp "$saved" "$commit_file"; rm -f "$saved"; fi
+  if [ -n "$stage" ]; then rm -rf "$stage"; fi
+}
+trap cleanup EXIT
+
 if [ -n "$package_only" ]; then
   bin=$(cd "$package_only" && pwd)
 else
@@ -68,9 +76,9 @@ else
     commit="$commit-dirty"
   fi
   commit_file=Sources/altbench/BuildCommit.swift
-  saved=$(mktemp)
-  cp "$commit_file" "$saved"
-  trap 'cp "$saved" "$commit_file"; rm -f "$saved"' EXIT
+  backup=$(mktemp)
+  cp "$commit_file" "$backup"
+  saved=$backup
   if [ -n "$commit" ]; then
     sed -i.orig "s/^let buildCommit: String? = nil$/let buildCommit: String? = \"$commit\"/" "$commit_file"
     rm -f "$commit_file.orig"
@@ -94,12 +102,6 @@ name="altbench-$version-$os-$arch"
 mkdir -p "$output"
 output=$(cd "$output" && pwd)
 stage=$(mktemp -d)
-trap_stage() { rm -rf "$stage"; }
-if [ -z "$package_only" ]; then
-  trap 'cp "$saved" "$commit_file"; rm -f "$saved"; trap_stage' EXIT
-else
-  trap trap_stage EXIT
-fi
 
 top="$stage/$name"
 mkdir -p "$top/bin" "$top/share/altbench/datasets"

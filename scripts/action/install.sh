@@ -80,7 +80,7 @@ sha256_of() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1; else shasum -a 256 "$1" | cut -d' ' -f1; fi
 }
 
-install() {
+install_release() {
   local version=${ALTBENCH_VERSION:?} dir=${ALTBENCH_DIR:?} url=${ALTBENCH_URL:?} name=${ALTBENCH_NAME:?}
   if [ -x "$dir/bin/altbench" ] && "$dir/bin/altbench" --version 2>/dev/null | grep -q "^$version "; then
     echo "altbench $version is installed in $dir (cached)"
@@ -132,7 +132,7 @@ run() {
 
 case "${1:-}" in
   resolve) resolve ;;
-  install) install ;;
+  install) install_release ;;
   run) run ;;
   *) echo "usage: install.sh resolve|install|run" >&2; exit 64 ;;
 esac
