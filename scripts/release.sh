@@ -71,11 +71,19 @@ if [ -n "$package_only" ]; then
   bin=$(cd "$package_only" && pwd)
 else
   # The commit goes into the binary for `altbench --version`; the file is put back afterwards.
-  commit=$(git rev-parse HEAD 2>/dev/null || echo "")
+  commit_file=Sources/altbench/BuildCommit.swift
+  if ! grep -q '^let buildCommit: String? = nil$' "$commit_file"; then
+    echo "error: $commit_file is not as committed (an earlier release build stopped before putting it back?): restore it with 'git checkout -- $commit_file'" >&2
+    exit 1
+  fi
+  # Only this checkout's own commit: a copy of the sources inside another repository has none.
+  commit=""
+  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+    commit=$(git rev-parse HEAD 2>/dev/null || echo "")
+  fi
   if [ -n "$commit" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
     commit="$commit-dirty"
   fi
-  commit_file=Sources/altbench/BuildCommit.swift
   backup=$(mktemp)
   cp "$commit_file" "$backup"
   saved=$backup
