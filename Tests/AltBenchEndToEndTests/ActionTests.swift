@@ -2,6 +2,7 @@ import AltBenchCore
 import AltBenchTesting
 import Foundation
 import Testing
+import Yams
 
 /// altbench's GitHub Action (`action.yml`): its steps run as a runner runs them, against the
 /// release archive served from 127.0.0.1.
@@ -108,7 +109,8 @@ struct ActionTests {
     @Test(
         "which version: the input, else the action's version tag, else the version this action ships with",
         arguments: [
-            ("", "v0.4.2", "0.4.2"), ("", "0.4.2", "0.4.2"), ("", "main", AltBenchVersion.current),
+            ("", "v0.4.2", "0.4.2"), ("", "0.4.2", "0.4.2"), ("", "v\(AltBenchVersion.current)", AltBenchVersion.current),
+            ("", "main", AltBenchVersion.current),
             ("", "0123456789abcdef0123456789abcdef01234567", AltBenchVersion.current), ("v1.2.3", "v0.4.2", "1.2.3"),
             ("1.2.3", "", "1.2.3"),
         ])
@@ -154,9 +156,66 @@ struct ActionTests {
         #expect(try await mac.run(in: workspace).steps.first?.outputs["platform"] == "macos-universal")
     }
 
-    @Test("the version the action ships with is altbench's")
+    @Test("the version the action ships with (baked into action.yml) is altbench's")
     func defaultVersion() throws {
-        let script = try String(contentsOf: Repository.root.appendingPathComponent("scripts/action/install.sh"), encoding: .utf8)
-        #expect(script.contains("\ndefault_version=\(AltBenchVersion.current)\n"))
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("action.yml"), encoding: .utf8)
+        let action = try #require(try Yams.load(yaml: text) as? [String: Any])
+        let steps = try #require((action["runs"] as? [String: Any])?["steps"] as? [[String: Any]])
+        let resolve = try #require(steps.first { $0["id"] as? String == "resolve" })
+        let baked = (resolve["env"] as? [String: Any])?["ALTBENCH_DEFAULT_VERSION"]
+        #expect(baked as? String == AltBenchVersion.current, "action.yml's ALTBENCH_DEFAULT_VERSION is \(String(describing: baked))")
+    }
+
+    @Test("blank args: installed, nothing run")
+    func blankArgs() async throws {
+        let workspace = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let script = Repository.root.appendingPathComponent("scripts/action/install.sh").path
+        // No altbench in ALTBENCH_DIR: running it would fail the step.
+        let environment = ["PATH": "/usr/bin:/bin", "RUNNER_TEMP": workspace.path, "ALTBENCH_ARGS": " \t\n ", "ALTBENCH_DIR": workspace.appendingPathComponent("none").path]
+        let result = try await AltbenchProcess.run(
+            [script, "run"], in: workspace, environment: environment, executable: URL(fileURLWithPath: "/bin/bash"))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("args is blank"), "\(result.stdout)")
+    }
+
+    /// The test's runner knows only the expressions action.yml uses; anything else stops the
+    /// test instead of being run with a guessed value.
+    @Test(
+        "the test's action runner refuses an expression it cannot evaluate",
+        arguments: [
+            "      env:\n        TOKEN: ${{ secrets.TOKEN }}\n      run: echo \"$TOKEN\"\n",
+            "      run: echo ${{ hashFiles('x') }}\n",
+            "      if: runner.os == 'Linux' && inputs.args != ''\n      run: echo\n",
+        ])
+    func runnerRefusesUnknownExpressions(step: String) async throws {
+        let workspace = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let action = workspace.appendingPathComponent("action.yml")
+        try """
+            name: t
+            description: t
+            inputs:
+              args: {default: ""}
+            runs:
+              using: composite
+              steps:
+                - shell: bash
+
+            """.appending(step).write(to: action, atomically: true, encoding: .utf8)
+        var runner = ActionRunner(toolCache: workspace.appendingPathComponent("tool-cache"))
+        runner.action = action
+        await #expect(throws: ActionRunner.UnsupportedExpression.self) { try await runner.run(in: workspace) }
+    }
+
+    @Test("install.sh passes shellcheck", .enabled(if: WorkflowFilesTests.onPath("shellcheck") != nil, "shellcheck is not on PATH"))
+    func shellcheck() async throws {
+        let shellcheck = try #require(WorkflowFilesTests.onPath("shellcheck"))
+        let workspace = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let script = Repository.root.appendingPathComponent("scripts/action/install.sh").path
+        let result = try await AltbenchProcess.run(
+            ["--shell=bash", script], in: workspace, environment: ProcessInfo.processInfo.environment, executable: shellcheck)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 }

@@ -53,6 +53,19 @@ struct CIExampleTests {
             .filter { $0.hasPrefix("altbench ") }
     }
 
+    /// The paths (`with: path:`, one a line) of the steps that use an action whose name starts
+    /// with `action`, such as `actions/upload-artifact`.
+    static func paths(ofStepsUsing action: String) throws -> [String] {
+        let file = Workspace.repository.appendingPathComponent("examples/ci/altbench.yml")
+        let workflow = try #require(try Yams.load(yaml: try String(contentsOf: file, encoding: .utf8)) as? [String: Any])
+        let job = try #require((workflow["jobs"] as? [String: Any])?["alt-text"] as? [String: Any])
+        let steps = try #require(job["steps"] as? [[String: Any]])
+        return steps.filter { ($0["uses"] as? String)?.hasPrefix(action + "@") == true }
+            .compactMap { ($0["with"] as? [String: Any])?["path"] as? String }
+            .flatMap { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty }
+    }
+
     /// The arguments the step gives altbench (up to a `||`).
     static func arguments(_ step: String) -> [String] {
         let words = step.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -133,6 +146,21 @@ struct CIExampleTests {
         #expect(junit.contains("<testsuite name=\"icecubes-original @ 50\" tests=\"6\" failures=\"0\""))
         let stepSummary = try String(contentsOf: summary, encoding: .utf8)
         #expect(stepSummary.contains("| icecubes @ 50 | 4 / 0 → 0 / 4 ▼ |"), "\(stepSummary)")
+
+        // The report step writes the HTML that is uploaded with its images inside: the artifact
+        // has no dataset beside it.
+        #expect(steps[4].hasPrefix("altbench report --format html --embed-images"))
+        #expect(try await Self.runStep(steps[4], in: workspace.root, environment: fork) == 0)
+        let html = try workspace.read("results/latest.html")
+        let sources = html.matches(of: /<img[^>]*\ssrc="([^"]*)"/).map { String($0.1) }
+        #expect(!sources.isEmpty, "the report shows the images")
+        #expect(sources.allSatisfy { $0.hasPrefix("data:image/") }, "not inside the file: \(sources.filter { !$0.hasPrefix("data:") })")
+        // What the workflow uploads and caches is what its steps wrote.
+        let kept = try Self.paths(ofStepsUsing: "actions/upload-artifact") + Self.paths(ofStepsUsing: "actions/cache/save")
+        #expect(kept.contains("results/latest.html") && kept.contains("results/altbench.sqlite"), "\(kept)")
+        for path in kept {
+            #expect(FileManager.default.fileExists(atPath: workspace.url(path).path), "the workflow keeps \(path), which no step wrote")
+        }
 
         let json = try await AltbenchProcess.run(check + ["--format", "json"], in: workspace.root)
         #expect(json.status == 1)

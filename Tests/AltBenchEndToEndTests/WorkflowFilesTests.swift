@@ -6,8 +6,8 @@ import Yams
 
 /// Every GitHub Actions file altbench ships — `action.yml`, `.github/workflows/*.yml`,
 /// `examples/ci/*.yml` and the workflow `altbench init --ci` writes — parses, has the shape
-/// GitHub loads, and balances every expression. (No actionlint package is available to CI; this
-/// checks what a copied workflow most often breaks on.)
+/// GitHub loads, and balances every expression: what a copied workflow most often breaks on.
+/// When `actionlint` is on PATH, it checks the workflows as well.
 @Suite("GitHub Actions files")
 struct WorkflowFilesTests {
     /// The shipped files, found by folder so that a new workflow is checked without listing it.
@@ -16,6 +16,7 @@ struct WorkflowFilesTests {
         var files = [root.appendingPathComponent("action.yml")]
         for folder in [".github/workflows", "examples/ci"] {
             let url = root.appendingPathComponent(folder)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
             for name in try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
             where name.hasSuffix(".yml") || name.hasSuffix(".yaml") {
                 files.append(url.appendingPathComponent(name))
@@ -148,6 +149,28 @@ struct WorkflowFilesTests {
             let problems = name == "action.yml" ? Self.problems(inAction: text, name: name) : Self.problems(inWorkflow: text, name: name)
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
+    }
+
+    /// The executable `name` in a folder of `$PATH`, if any.
+    static func onPath(_ name: String) -> URL? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return folders.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// actionlint checks workflows only (an action's metadata is not a workflow), so action.yml
+    /// is left to the checks above.
+    @Test("actionlint finds nothing in the shipped workflows", .enabled(if: onPath("actionlint") != nil, "actionlint is not on PATH"))
+    func actionlint() async throws {
+        let actionlint = try #require(Self.onPath("actionlint"))
+        let workflows = try Self.shippedFiles().filter { $0.lastPathComponent != "action.yml" }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-actionlint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let result = try await AltbenchProcess.run(
+            ["-no-color", "-oneline"] + workflows.map(\.path), in: scratch, environment: ProcessInfo.processInfo.environment,
+            executable: actionlint)
+        #expect(result.status == 0, "actionlint exited \(result.status):\n\(result.stdout)\(result.stderr)")
     }
 
     @Test("the workflow altbench init --ci writes is valid")
