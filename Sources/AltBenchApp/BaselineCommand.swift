@@ -29,14 +29,15 @@ public struct BaselineCommand: Sendable {
     @discardableResult
     public func save(runID id: String?, output: String?, allowIncomplete: Bool = false) async throws -> RunSnapshot {
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
-        let runID = try await store.resolveRunID(id)
+        let resolved = try await store.resolveRun(id)
+        if let note = resolved.note { console.err("altbench: \(note)\n") }
+        let runID = resolved.id
         let loaded = try await store.loadRun(id: runID)
         if !allowIncomplete, loaded.info.status != "finished" || loaded.trials.count < loaded.plannedTrials {
             throw AltBenchError.badBaseline(
                 file: "of run \(runID)",
                 reason: "would be incomplete: the run is \(loaded.info.status) with \(loaded.trials.count) of "
-                    + "\(loaded.plannedTrials) trials. Finish it with `altbench run --resume \(runID)`, or pass "
-                    + "--allow-incomplete.")
+                    + "\(loaded.plannedTrials) trials. \(loaded.info.finishAdvice), or pass --allow-incomplete.")
         }
         let snapshot = RunSnapshot(loaded)
         let path = output ?? defaultOutput

@@ -58,6 +58,12 @@ public struct CacheCommand: Sendable {
     @discardableResult
     public func prune(_ selection: Selection, dryRun: Bool = false, now: Date = Date()) async throws -> PruneResult {
         let store = try openStore()
+        var selection = selection
+        // The baseline's run stays: `check` compares against it, and a report links to it.
+        let baseline = resultsDirectory.appendingPathComponent("baseline.json")
+        if let snapshot = try? RunSnapshot.load(from: baseline, displayPath: "\(displayResults)/baseline.json") {
+            selection.protected[snapshot.runID] = "the baseline's run (\(displayResults)/baseline.json)"
+        }
         let outcome = try await store.prune(selection, now: now, dryRun: dryRun)
         let runs = resultsDirectory.appendingPathComponent("runs")
         var reports: [String] = []
@@ -174,6 +180,10 @@ public struct CacheCommand: Sendable {
         if !result.reports.isEmpty {
             out += "\(outcome.dryRun ? "Would remove" : "Removed") \(count(result.reports.count, "report")):\n"
             out += result.reports.map { "  \($0)\n" }.joined()
+        }
+        if !outcome.kept.isEmpty {
+            out += "Kept \(count(outcome.kept.count, "run")):\n"
+            out += outcome.kept.map { "  \($0.id): \($0.reason)\n" }.joined()
         }
         if !outcome.keptInProgress.isEmpty {
             out += "Kept \(count(outcome.keptInProgress.count, "run")) marked running that started in the last 24 hours, "

@@ -25,9 +25,12 @@ enum ComparisonSide {
         return (RunSnapshot(loaded), loaded)
     }
 
-    static func latest(results: String, workingDirectory: URL) async throws -> (snapshot: RunSnapshot, run: RunResults) {
+    /// The newest run with answers; says on `console` when newer runs without any were passed over.
+    static func latest(results: String, workingDirectory: URL, console: Console) async throws -> (snapshot: RunSnapshot, run: RunResults) {
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
-        let loaded = try await store.loadRun(id: try await store.resolveRunID(nil))
+        let resolved = try await store.resolveRun(nil)
+        if let note = resolved.note { console.err("altbench: \(note)\n") }
+        let loaded = try await store.loadRun(id: resolved.id)
         return (RunSnapshot(loaded), loaded)
     }
 }
@@ -112,7 +115,7 @@ public struct CheckCommand: Sendable {
             if let runID {
                 try await ComparisonSide.load(runID, results: results, workingDirectory: workingDirectory)
             } else {
-                try await ComparisonSide.latest(results: results, workingDirectory: workingDirectory)
+                try await ComparisonSide.latest(results: results, workingDirectory: workingDirectory, console: console)
             }
         var verdict = CheckVerdict(
             comparison: Comparison(before: before, after: after.snapshot, alpha: thresholds.alpha), thresholds: thresholds)
@@ -122,7 +125,7 @@ public struct CheckCommand: Sendable {
                 CheckVerdict.Problem(
                     check: "the run finished",
                     message: "run \(run.info.id) is \(run.info.status) with \(run.trials.count) of \(run.plannedTrials) trials. "
-                        + "Finish it with `altbench run --resume \(run.info.id)` before checking it."), at: 0)
+                        + "\(run.info.finishAdvice) before checking it."), at: 0)
         }
 
         let markdown = CheckReport.markdown(verdict)

@@ -209,8 +209,14 @@ public struct Evaluation: Sendable {
 
         let (results, reportPath) = try await Reporting(store: opened, resultsDirectory: resultsDirectory, console: console)
             .write(
-                runID: runID, displayResults: experiment.resultsPath, updateLatest: true, embedImages: options.embedImages,
+                // A run with no answer (a wrong key, a closed port) does not take latest.* over.
+                runID: runID, displayResults: experiment.resultsPath,
+                updateLatest: recorded.trials.contains { !$0.failed }, embedImages: options.embedImages,
                 truncationLimit: config.check.maxTruncationRise)
+        if !recorded.trials.contains(where: { !$0.failed }) {
+            console.err(
+                "altbench: this run recorded no answer, so \(experiment.resultsPath)/latest.md and latest.html were left to the newest run with answers; `report`, `baseline save` and `check` pass it over too.\n")
+        }
         let notStored = results.trials.filter { $0.errorKind == ModelFailure.Kind.notStored.rawValue }
         if !notStored.isEmpty {
             // The endpoint is part of every cache key: name the ones the store does hold answers
@@ -640,8 +646,11 @@ public struct ReportCommand: Sendable {
     public func run(id: String?, format: Format = .both, embedImages: Bool = false) async throws -> RunResults {
         let directory = URL.resolving(results, against: workingDirectory)
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
-        let runID = try await store.resolveRunID(id)
-        let newest = try await store.runIDs().first
+        let resolved = try await store.resolveRun(id)
+        if let note = resolved.note { console.err("altbench: \(note)\n") }
+        let runID = resolved.id
+        // latest.* belong to the newest run with answers.
+        let newest = id == nil ? runID : try await store.resolveRun(nil).id
         let config = try ConfigFile.load(configPath: nil, workingDirectory: workingDirectory)
         let limit = config.check.maxTruncationRise
         switch format {

@@ -223,7 +223,9 @@ public struct JudgeCommand: Sendable {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         let results = options.results ?? config.results ?? "results"
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
-        let runID = try await store.resolveRunID(id)
+        let resolved = try await store.resolveRun(id)
+        if let note = resolved.note { console.err("altbench: \(note)\n") }
+        let runID = resolved.id
         let judging = Judging(
             judge: judge, options: options, config: config, environment: environment, console: console,
             workingDirectory: workingDirectory, control: control, gracePeriod: gracePeriod)

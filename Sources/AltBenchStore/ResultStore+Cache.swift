@@ -87,16 +87,24 @@ public struct PruneSelection: Sendable, Equatable {
     /// Deletes runs that started more than this many seconds before `now`, then the cached
     /// answers created before that moment that no remaining trial uses.
     public var olderThan: TimeInterval?
-    /// Deletes every run but the newest `keepRuns` (by start time, then id), then every
-    /// answer no remaining trial uses.
+    /// Keeps the newest `keepRuns` finished runs with answers (by start time, then id), and
+    /// deletes the other runs older than the oldest of them, then every answer no remaining
+    /// trial uses. Runs that recorded no answer are deleted wherever they are, and count for
+    /// nothing; so do scratch runs (finished, but with fewer than a tenth of the trials of
+    /// the largest finished run), which are kept only when newer than the runs counted.
     public var keepRuns: Int?
     /// Deletes every cached answer no trial uses.
     public var unreferenced: Bool
+    /// Runs never deleted, with the reason (the baseline's run).
+    public var protected: [String: String]
 
-    public init(olderThan: TimeInterval? = nil, keepRuns: Int? = nil, unreferenced: Bool = false) {
+    public init(
+        olderThan: TimeInterval? = nil, keepRuns: Int? = nil, unreferenced: Bool = false, protected: [String: String] = [:]
+    ) {
         self.olderThan = olderThan
         self.keepRuns = keepRuns
         self.unreferenced = unreferenced
+        self.protected = protected
     }
 
     /// True when no criterion is given, so nothing would be deleted.
@@ -109,6 +117,13 @@ public struct PruneOutcome: Sendable, Equatable {
     public var runIDs: [String]
     /// Runs the selection matched but that were kept because they may still be in progress.
     public var keptInProgress: [String]
+    /// Runs kept with `--keep-runs`, newest first, each with why.
+    public var kept: [KeptRun] = []
+
+    public struct KeptRun: Sendable, Equatable {
+        public var id: String
+        public var reason: String
+    }
     public var trials: Int
     public var answers: Int
     /// The `--older-than` cutoff, when one was given.
@@ -203,14 +218,50 @@ extension ResultStore {
             guard !selection.isEmpty else { return outcome }
             try db.inTransaction(.immediate) {
                 // Newest first, the order --keep-runs counts in.
-                let runs = try Row.fetchAll(db, sql: "SELECT id, started_at, status FROM run ORDER BY started_at DESC, id DESC")
-                for (rank, run) in runs.enumerated() {
+                let runs = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT r.id, r.started_at, r.status,
+                          (SELECT COUNT(*) FROM trial t WHERE t.run_id = r.id) AS trials,
+                          (SELECT COUNT(*) FROM trial t WHERE t.run_id = r.id AND t.status = 'answered') AS answered
+                        FROM run r ORDER BY r.started_at DESC, r.id DESC
+                        """)
+                let largest = runs.filter { $0["status"] as String == "finished" }.map { $0["trials"] as Int }.max() ?? 0
+                var counted = 0
+                for run in runs {
+                    let id: String = run["id"]
                     let startedAt: Date = run["started_at"]
+                    let status: String = run["status"]
+                    let answered: Int = run["answered"]
                     var selected = false
                     if let cutoff, startedAt < cutoff { selected = true }
-                    if let keep = selection.keepRuns, rank >= keep { selected = true }
+                    if let reason = selection.protected[id] {
+                        outcome.kept.append(.init(id: id, reason: reason))
+                        continue
+                    }
+                    if let keep = selection.keepRuns {
+                        let scratch = (run["trials"] as Int) * 10 < largest
+                        if status == "running" && startedAt >= inProgressSince {
+                            selected = true  // kept below, as in progress
+                        } else if answered == 0 {
+                            selected = true
+                        } else if status == "finished" && !scratch && counted < keep {
+                            counted += 1
+                            outcome.kept.append(.init(id: id, reason: "finished run \(counted) of \(keep), \(answered) answers"))
+                        } else if counted < keep {
+                            // Newer than the runs counted: work to resume, or a scratch run.
+                            outcome.kept.append(
+                                .init(
+                                    id: id,
+                                    reason: status == "finished"
+                                        ? "scratch run (\(run["trials"] as Int) trials), newer than the runs counted"
+                                        : "\(status) with \(answered) answers, newer than the runs counted (it can be resumed)"))
+                        } else {
+                            selected = true
+                        }
+                    }
                     guard selected else { continue }
-                    if run["status"] as String == "running" && startedAt >= inProgressSince {
+                    if status == "running" && startedAt >= inProgressSince {
                         outcome.keptInProgress.insert(run["id"], at: 0)
                     } else {
                         outcome.runIDs.insert(run["id"], at: 0)

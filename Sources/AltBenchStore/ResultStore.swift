@@ -124,11 +124,41 @@ public final class ResultStore: Sendable {
         }
     }
 
-    /// Finds a run by id or unique id prefix; the newest run when `id` is nil.
-    public func resolveRunID(_ id: String?) async throws -> String {
+    /// A run found by ``resolveRun(_:)``.
+    public struct ResolvedRun: Sendable, Hashable {
+        public var id: String
+        /// Newer runs passed over because they recorded no answer (a wrong key, a closed
+        /// port): only when no id was given.
+        public var skipped: [String]
+
+        /// What to tell the user about the choice, when runs were passed over.
+        public var note: String? {
+            guard !skipped.isEmpty else { return nil }
+            let runs = skipped.count == 1 ? "the newer run \(skipped[0]) recorded" : "the \(skipped.count) newer runs (\(skipped.joined(separator: ", "))) recorded"
+            return "using run \(id), the newest with answers: \(runs) no answer. Name a run to use another."
+        }
+    }
+
+    /// Finds a run by id or unique id prefix; when `id` is nil, the newest run that recorded
+    /// an answer (a run that failed every trial is not "the latest"), or the newest run when
+    /// none did.
+    public func resolveRun(_ id: String?) async throws -> ResolvedRun {
+        if id != nil { return ResolvedRun(id: try await resolveRunID(id), skipped: []) }
         let ids = try await runIDs()
         guard let newest = ids.first else { throw AltBenchError.noRuns(database: location) }
-        guard let id else { return newest }
+        let answered = try await writer.read { db in
+            try Set(String.fetchAll(db, sql: "SELECT DISTINCT run_id FROM trial WHERE status = 'answered'"))
+        }
+        guard let chosen = ids.firstIndex(where: answered.contains) else { return ResolvedRun(id: newest, skipped: []) }
+        return ResolvedRun(id: ids[chosen], skipped: Array(ids[..<chosen]))
+    }
+
+    /// Finds a run by id or unique id prefix; when `id` is nil, the newest run with answers
+    /// (``resolveRun(_:)``).
+    public func resolveRunID(_ id: String?) async throws -> String {
+        let ids = try await runIDs()
+        guard ids.first != nil else { throw AltBenchError.noRuns(database: location) }
+        guard let id else { return try await resolveRun(nil).id }
         if ids.contains(id) { return id }
         let matches = id.isEmpty ? [] : ids.filter { $0.hasPrefix(id) }
         guard matches.count < 2 else { throw AltBenchError.ambiguousRun(id: id, matches: matches) }

@@ -216,7 +216,9 @@ public struct RateLimitStats: Sendable, Equatable {
 /// `requestsPerSecond`, with `-remaining-` and `-reset-requests` counting the admitted requests
 /// against that window, while the bucket that decides is still `burst` at `requestsPerSecond`.
 /// So a client that believes the headers sees room for hundreds of requests and gets 429s
-/// after `burst`. The 429s' `retry-after-ms` and `retry-after` stay truthful (the wait for the
+/// after `burst`. With `.quantized` the headers say a per-minute limit but the enforced
+/// bucket's `remaining` and time until full; with `.none` they say nothing, and 429s name no
+/// wait. The 429s' `retry-after-ms` and `retry-after` stay truthful (the wait for the
 /// enforced bucket); their message and `x-ratelimit-*` headers quote the announced window.
 ///
 /// ```swift
@@ -233,6 +235,13 @@ public actor TokenBucketServerLimiter {
         /// A per-minute window of `60 × requestsPerSecond`, refilled at `requestsPerSecond`,
         /// which overstates the burst that is enforced.
         case perMinute
+        /// A per-minute limit (`60 × requestsPerSecond`) beside the enforced bucket's own
+        /// `remaining` and time until full, the way a quantized limit reports itself: the limit
+        /// and the rest describe different buckets, so the rate they imply is far too high.
+        case quantized
+        /// No `x-ratelimit-*` headers at all, and 429s without `retry-after` or
+        /// `retry-after-ms`: the client learns the limit from the 429s alone.
+        case none
     }
 
     public nonisolated let requestsPerSecond: Double
@@ -345,7 +354,9 @@ public actor TokenBucketServerLimiter {
             }
             let milliseconds = OpenAITestServer.ceilMilliseconds(wait)
             let seconds = max(1, (milliseconds + 999) / 1000)
-            let headers = [("retry-after-ms", String(milliseconds)), ("retry-after", String(seconds))] + limitHeaders()
+            let headers =
+                announcement == .none
+                ? [] : [("retry-after-ms", String(milliseconds)), ("retry-after", String(seconds))] + limitHeaders()
             return .error(
                 status: 429, message: message, type: requestWait > .zero ? "requests" : "tokens",
                 code: "rate_limit_exceeded", headers: headers)
@@ -366,12 +377,16 @@ public actor TokenBucketServerLimiter {
     /// The request limit and what is left of it, as the headers announce them.
     private var announcedRequests: (limit: Int, left: Int) {
         let bucket = announcedBucket ?? requestBucket
+        if announcement == .quantized {
+            return (Int(Self.announcedLimit(requestsPerSecond: requestsPerSecond)), Int(bucket.tokens.rounded(.down)))
+        }
         return (Int(bucket.capacity), Int(bucket.tokens.rounded(.down)))
     }
 
     /// `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` for the buckets' current state (for
     /// requests under `.perMinute`, the announced window's).
     private func limitHeaders() -> [(String, String)] {
+        if announcement == .none { return [] }
         let (limit, left) = announcedRequests
         var headers = [
             ("x-ratelimit-limit-requests", String(limit)),

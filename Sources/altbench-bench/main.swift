@@ -5,6 +5,7 @@
 //     swift run -c release --skip-build altbench-bench [--trials N]    everything: hot paths, then load
 //     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
 //     swift run -c release --skip-build altbench-bench load [--runs N] [--scenario S] [--diagnose]   load only
+//     swift run -c release --skip-build altbench-bench reports [--trials N]   the reports of 2,000 and 100,000 trials
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //     swift run -c release --skip-build altbench-bench calibration   quality on right and wrong answers
 //
@@ -27,7 +28,7 @@
 //     Each run then sends the same load through the signed proxy (AltBenchProxy, in a child
 //     process): target wall through the proxy ÷ wall direct ≤ 1.10; the proxy's own CPU time
 //     per request is printed.
-//   `--scenario latency|rate|overstated` runs one alone; each runs `--runs` times.
+//   `--scenario latency|rate|overstated|quantized|silent` runs one alone; each runs `--runs` times.
 //   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
 //   throughput with no server latency, at concurrency 8 and 50.
 //
@@ -91,7 +92,7 @@ let mode = arguments.indices.dropFirst().first {
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
+let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
 let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose", "--corpus", "--misses", "--with-lang"]
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print(usage)
@@ -101,7 +102,7 @@ if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !know
     FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
     exit(2)
 }
-guard mode == nil || ["hot", "load", "scoring", "calibration", "validity"].contains(mode!), scenario != .some(nil) else {
+guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity"].contains(mode!), scenario != .some(nil) else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
@@ -201,6 +202,9 @@ if mode == nil || mode == "scoring" {
 }
 if mode == "calibration" {
     try calibrationReport()
+}
+if mode == "reports" {
+    reportBenchmarks(trials: option("--trials"))
 }
 if mode == "validity" {
     let corpus = arguments.firstIndex(of: "--corpus").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }

@@ -2,7 +2,7 @@
 // HTTP path without an API key.
 //
 //   swift run altbench-test-server [--port N] [--api-key KEY] [--latency-ms N]
-//                                  [--requests-per-second R [--burst N] [--announce-per-minute]]
+//                                  [--requests-per-second R [--burst N] [--announce SHAPE]]
 //                                  [--script FILE] [--removed-models M1,M2]
 //                                  [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]
 //
@@ -13,10 +13,15 @@
 // --requests-per-second R puts OpenAI-style rate limiting in front of the handler: a bucket of
 // --burst request tokens (default R rounded, at least 1) refilled at R per second; requests
 // without a token get a 429 with retry-after-ms, retry-after and x-ratelimit-* headers.
-// --announce-per-minute makes those headers overstate the burst, as quantized limits, proxies
-// and Azure deployments do: x-ratelimit-limit/remaining/reset-requests describe a per-minute
-// window of 60 × R refilled at R per second, while the bucket that answers 429 is still --burst
-// at R per second (retry-after-ms stays truthful).
+// --announce SHAPE says what those headers describe (the bucket that answers 429 is always
+// --burst at R per second):
+//   bucket      that bucket (the default);
+//   per-minute  a per-minute window of 60 × R refilled at R per second, overstating the burst
+//               as proxies and Azure deployments do (retry-after-ms stays truthful);
+//               --announce-per-minute is the same;
+//   quantized   x-ratelimit-limit-requests 60 × R, but -remaining- and -reset-requests of the
+//               bucket itself, as a quantized per-minute limit reports;
+//   none        no x-ratelimit-* headers, and 429s with no retry-after.
 // --script FILE answers by the first matching rule of a JSON or YAML script (see
 // ResponseRules): chosen answers, finish reasons, error statuses, headers and latency per
 // prompt, image, model or request number; other requests get the default answer. A bad
@@ -40,7 +45,7 @@ import Dispatch
 import Foundation
 
 let usage =
-    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce-per-minute]] [--script FILE] [--removed-models M1,M2] [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]"
+    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce bucket|per-minute|quantized|none]] [--script FILE] [--removed-models M1,M2] [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -53,7 +58,8 @@ var latencyMilliseconds = 0
 var requestsPerSecond: Double?
 var burst: Int?
 var scriptPath: String?
-var announcePerMinute = false
+var announcement: TokenBucketServerLimiter.Announcement?
+var announceFlag = "--announce"
 var removedModels: Set<String> = []
 var azureAPIKey: String?
 var azureDeployments: Set<String>?
@@ -112,7 +118,16 @@ while let argument = arguments.popFirst() {
         }
     case "--announce-per-minute":
         if inlineValue != nil { fail("--announce-per-minute takes no value") }
-        announcePerMinute = true
+        announcement = .perMinute
+        announceFlag = name
+    case "--announce":
+        let shapes: [String: TokenBucketServerLimiter.Announcement] = [
+            "bucket": .bucket, "per-minute": .perMinute, "quantized": .quantized, "none": .none,
+        ]
+        guard let value = inlineValue ?? arguments.popFirst(), let shape = shapes[value] else {
+            fail("--announce takes bucket, per-minute, quantized or none")
+        }
+        announcement = shape
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -122,7 +137,7 @@ while let argument = arguments.popFirst() {
 }
 
 if burst != nil && requestsPerSecond == nil { fail("--burst needs --requests-per-second") }
-if announcePerMinute && requestsPerSecond == nil { fail("--announce-per-minute needs --requests-per-second") }
+if announcement != nil && requestsPerSecond == nil { fail("\(announceFlag) needs --requests-per-second") }
 
 let options = CompatibleServerOptions(
     apiKey: apiKey, removedModels: removedModels, azureAPIKey: azureAPIKey, azureDeployments: azureDeployments,
@@ -145,7 +160,7 @@ if let scriptPath {
 if let requestsPerSecond {
     let size = burst ?? max(1, Int(requestsPerSecond.rounded()))
     handler = TokenBucketServerLimiter(
-        requestsPerSecond: requestsPerSecond, burst: size, announcing: announcePerMinute ? .perMinute : .bucket,
+        requestsPerSecond: requestsPerSecond, burst: size, announcing: announcement ?? .bucket,
         wrapping: handler
     ).handler
 }

@@ -124,9 +124,11 @@ struct CheckEndToEndTests {
         #expect(try await AltbenchProcess.run(["run", "--base-url", good.baseURL], in: workspace.root).status == 0)
         await good.stop()
         #expect(try await AltbenchProcess.run(["baseline", "save"], in: workspace.root).status == 0)
-        // The same endpoint now rejects the key: the run stops at its first request.
-        let rejecting = try await OpenAITestServer.start { _ in
-            .error(status: 401, message: "Incorrect API key provided.", type: "invalid_request_error")
+        // The same endpoint now answers once, then rejects the key: the run stops.
+        let answer = ScriptedResponse.chatCompletion(content: "A tabby cat asleep.")
+        let rejecting = try await OpenAITestServer.start { request in
+            request.number == 1
+                ? answer : .error(status: 401, message: "Incorrect API key provided.", type: "invalid_request_error")
         }
         let stopped = try await AltbenchProcess.run(["run", "--base-url", rejecting.baseURL, "--no-cache"], in: workspace.root)
         await rejecting.stop()
@@ -135,7 +137,36 @@ struct CheckEndToEndTests {
             ["check", "--baseline", "results/baseline.json", "--junit", "junit.xml"], in: workspace.root)
         #expect(check.status == 2, "\(check.stdout)\(check.stderr)")
         #expect(Self.firstLine(check.stdout).contains("is stopped with"), "\(Self.firstLine(check.stdout))")
+        // The advice is the run's own: a misconfiguration is fixed by a new run, not --resume.
+        #expect(check.stdout.contains("start a new run"), "\(check.stdout)")
+        #expect(!check.stdout.contains("run --resume"), "\(check.stdout)")
         #expect(try workspace.read("junit.xml").contains("name=\"the run finished\""))
+    }
+
+    @Test func aRunWithNoAnswerIsNotTheLatest() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let good = try await Self.server(answering: "A tabby cat curled up asleep on a red sofa.")
+        #expect(try await AltbenchProcess.run(["run", "--base-url", good.baseURL], in: workspace.root).status == 0)
+        await good.stop()
+        let latest = try workspace.read("results/latest.html")
+        // A wrong key: every request refused, nothing answered.
+        let rejecting = try await OpenAITestServer.start { _ in
+            .error(status: 401, message: "Incorrect API key provided.", type: "invalid_request_error")
+        }
+        let failed = try await AltbenchProcess.run(["run", "--base-url", rejecting.baseURL, "--no-cache"], in: workspace.root)
+        await rejecting.stop()
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("recorded no answer"), "\(failed.stderr)")
+        #expect(try workspace.read("results/latest.html") == latest, "latest.html still shows the run with answers")
+        for command in [["baseline", "save"], ["report", "--format", "md"]] {
+            let ran = try await AltbenchProcess.run(command, in: workspace.root)
+            #expect(ran.status == 0, "\(command): \(ran.stderr)")
+            #expect(ran.stderr.contains("the newest with answers"), "\(command): \(ran.stderr)")
+        }
+        let check = try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"], in: workspace.root)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(!check.stdout.contains("--resume"))
     }
 
     @Test func compareShowsTwoRunsOrABaselineAndARun() async throws {

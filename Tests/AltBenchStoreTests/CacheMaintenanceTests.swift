@@ -188,12 +188,35 @@ struct CacheMaintenanceTests {
         #expect(kept.trials.allSatisfy { $0.answer?.content == "An answer." })
     }
 
-    @Test("--keep-runs keeps the newest runs, then deletes every unused answer", arguments: StoreKind.allCases)
+    @Test("--keep-runs counts neither runs without answers nor scratch runs, and never deletes a protected run")
+    func keepRunsCountsRealRuns() async throws {
+        let store = try ResultStore()
+        try await Self.seed(store)
+        // Newer than everything: a run whose every trial failed (a wrong key).
+        func begin(_ id: String, _ startedAt: Date) async throws -> RunRecorder {
+            try await store.beginRun(
+                F.info(id: id, startedAt: startedAt), variants: [F.short, F.plain], dataset: F.dataset(), plannedTrials: 3)
+        }
+        let failedRun = "20260130-235000-eeee"
+        let e = try await begin(failedRun, Self.now.addingTimeInterval(-600))
+        try await e.record(F.badImage(F.trial(F.short, F.broken)))
+        try await store.finishRun(id: failedRun, status: "stopped", message: "401")
+        let outcome = try await store.prune(
+            PruneSelection(keepRuns: 1, protected: [Self.runA: "the baseline's run"]), now: Self.now, dryRun: true)
+        // The failed run is deleted though it is the newest; C is counted; A is protected.
+        #expect(outcome.runIDs == [Self.runB, failedRun])
+        #expect(outcome.kept.map(\.id) == [Self.runC, Self.runA])
+        #expect(outcome.kept.last?.reason == "the baseline's run")
+    }
+
+    @Test("--keep-runs keeps the newest finished runs with answers, then deletes every unused answer", arguments: StoreKind.allCases)
     func keepRuns(kind: StoreKind) async throws {
         let (store, folder) = try kind.open()
         defer { withExtendedLifetime(folder) {} }
         try await Self.seed(store)
-        let outcome = try await store.prune(PruneSelection(keepRuns: 2), now: Self.now)
+        // C is the one finished run counted; D runs; B (stopped) and A are older than C.
+        let outcome = try await store.prune(PruneSelection(keepRuns: 1), now: Self.now)
+        #expect(outcome.kept.map(\.id) == [Self.runC])
 
         #expect(outcome.runIDs == [Self.runA, Self.runB])
         #expect(outcome.trials == 5)
@@ -318,7 +341,7 @@ struct CacheMaintenanceTests {
         let store = try ResultStore(url: folder.databaseURL)
         // Large stored bodies, so the answers take many pages.
         try await Self.seed(store, rawBody: String(repeating: "{\"choices\":[]} ", count: 20_000))
-        let outcome = try await store.prune(PruneSelection(keepRuns: 1), now: Self.now)
+        let outcome = try await store.prune(PruneSelection(keepRuns: 0), now: Self.now)
         #expect(outcome.answers == 6)
         #expect(outcome.bytesAfter < outcome.bytesBefore / 2, "\(outcome.bytesBefore) → \(outcome.bytesAfter)")
         let stats = try await store.cacheStatistics()

@@ -16,24 +16,20 @@ import Foundation
 ///   that bucket, spends from it as it lets requests go (including those the latest answer
 ///   could not count yet), and holds requests back when it runs dry. While the server's
 ///   bucket is far from empty this costs nothing.
-/// - **A probe.** Until the first answer arrives only one request is in flight, so the first
-///   wave is sized by what the server says rather than fired blind.
-/// - **Headers are believed as far as the server bears them out.** Servers may announce a
-///   bigger bucket than they enforce: OpenAI quantizes per-minute limits (1,200 a minute may be
-///   enforced as 20 a second), and proxies and Azure deployments do the like. So:
-///   - when the probe's answer carries request-limit headers, the window does not open at once:
-///     it starts at 2 and grows by one with each answer (doubling each round) until it is
-///     full or the first 429 comes, so an overstated burst is found by a few 429s rather than
-///     a whole window of them;
-///   - a 429 that arrives while the headers (the bucket model above) still claimed room shows
-///     they overstate the burst. From then on the gate also paces requests with a token bucket
-///     of its own: it holds one second's worth of the rate the headers imply (never more than
-///     their limit), refills at the lowest rate they have implied since (rounding `remaining`
-///     down can only make a single reading too high), and starts empty at that 429, less the
-///     requests sent after it that may still take what the server refills (those that get a
-///     429 give their place back). Each later such 429, in a new episode, halves what it may
-///     hold, down to one request. Honest headers never trigger it; without
-///     `x-ratelimit-*-requests` headers there are only the window and the pauses.
+/// - **A probe, then a ramp.** Until the first answer arrives only one request is in flight,
+///   so the first wave is sized by what the server says rather than fired blind. Then the
+///   window opens over time rather than at once: from 2, doubling every quarter of the probe's
+///   latency (at least every millisecond), until it is full or the first 429 comes. A
+///   latency-bound run loses a fraction of one round trip to it; a server that limits below
+///   the window answers a few 429s, not a window's worth.
+/// - **The rate the server sustains, measured** (``RateFinder``). Headers are believed as far
+///   as the server bears them out: servers may announce a bigger bucket than they enforce
+///   (OpenAI quantizes per-minute limits, so 1,200 a minute may be enforced as 20 a second;
+///   proxies and Azure deployments do the like) or send no headers at all. From the first
+///   429 the gate also paces requests with a bucket of its own, at the rate the server's 429s
+///   show it sustains (never above the rate the headers imply, when they imply one), a little
+///   below it so the server's bucket keeps some slack. A 429 that names no wait then pauses
+///   nothing beyond that pace. Honest headers never let a 429 happen, so they never start it.
 /// - **`--rpm` / `--tpm` caps.** Local token buckets holding one second's worth, so the
 ///   pace is even rather than a burst per minute. Token costs are estimates until the
 ///   answer's `usage` corrects them.
@@ -90,12 +86,13 @@ public actor RequestGate {
         /// Requests held back for time (a pause, the rate-limit model or the caps) before they
         /// were let go; waits for a free place in the window are not counted.
         public var pacedWaits = 0
-        /// 429 episodes that began while the server's headers claimed room: each set up or
-        /// halved the burst the gate trusts.
-        public var overstatedBursts = 0
-        /// The most requests the gate trusts the server to take at once, once a 429 showed its
-        /// headers overstate it; `nil` while they have not.
-        public var trustedBurst: Double?
+        /// Requests the server answered (2xx).
+        public var answered = 0
+        /// 429 episodes that set the measured rate (``RateFinder``).
+        public var rateMeasurements = 0
+        /// The rate, in requests per second, the server's 429s showed it sustains (at the last
+        /// 429); `nil` while no 429 came.
+        public var measuredRate: Double?
     }
 
     public let settings: Settings
@@ -113,13 +110,17 @@ public actor RequestGate {
     private var pausedUntil: Duration = .zero
     private var serverRequests: ServerBucket?
     private var serverTokens: ServerBucket?
-    /// Whether the window is still opening one place per answer (see the type's comment).
-    private var slowStart = false
-    /// The gate's own bucket for requests once a 429 showed the headers overstate the burst.
-    private var trustedBurst: LocalBucket?
-    /// The permit whose 429 set `trustedBurst` up (or last halved it): those granted after it
-    /// are counted against it.
-    private var trustedSince = 0
+    /// While the window opens after the probe: when the ramp began and how long it takes to
+    /// double (see the type's comment).
+    private var ramp: (start: Duration, doubling: Duration)?
+    /// The rate measured from 429s, and the gate's own bucket that paces at it.
+    private var finder: RateFinder?
+    private var paced: LocalBucket?
+    /// The permit whose 429 last reset `paced`: those granted after it are counted against it.
+    private var pacedSince = 0
+    /// When the requests the server took were let go, over the last second, until the first
+    /// 429 (the finder's first estimate).
+    private var recentAdmissions: [Duration] = []
     private var requestCap: LocalBucket?
     private var tokenCap: LocalBucket?
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -134,6 +135,16 @@ public actor RequestGate {
         let now = clock.now
         requestCap = settings.requestsPerMinute.map { LocalBucket(perMinute: $0, now: now) }
         tokenCap = settings.tokensPerMinute.map { LocalBucket(perMinute: $0, now: now) }
+    }
+
+    /// When the server last answered a request, if it has.
+    public private(set) var lastAnswered: Duration?
+
+    /// Whether the server answered a request within `span` before now: a 429 then is the
+    /// server pacing the run, not refusing it.
+    public func answered(within span: Duration) -> Bool {
+        guard let lastAnswered else { return false }
+        return clock.now - lastAnswered <= span
     }
 
     /// Requests in flight now.
@@ -165,20 +176,20 @@ public actor RequestGate {
         let now = clock.now
         switch outcome {
         case .answered(let status, let used):
-            if settings.probeFirst, !answeredOnce, status?.limitRequests != nil, window > 2 {
-                slowStart = true
-                window = 1
+            statistics.answered += 1
+            lastAnswered = now
+            if settings.probeFirst, !answeredOnce, window > 2 {
+                ramp = (now, max(.milliseconds(1), (now - permit.grantedAt) / 4))
+                window = 2
             }
             answeredOnce = true
+            admitted(permit, at: now)
             observe(status, for: permit, at: now)
             if let used, var cap = tokenCap {
                 cap.refund(permit.cost - Double(used), now: now)
                 tokenCap = cap
             }
-            if slowStart {
-                window = min(settings.maxConcurrency, window + 1)
-                if window == settings.maxConcurrency { slowStart = false }
-            } else {
+            if ramp == nil {
                 streak += 1
                 if streak >= window, window < settings.maxConcurrency {
                     window = min(settings.maxConcurrency, window + max(1, window / 4))
@@ -187,25 +198,32 @@ public actor RequestGate {
             }
         case .rateLimited(let retryAfter, let status):
             answeredOnce = true
-            slowStart = false
+            updateRamp(at: now)
+            ramp = nil
             statistics.rateLimited += 1
             observe(status, for: permit, at: now)
             streak = 0
+            if var bucket = paced, permit.id > pacedSince {
+                // Counted against the gate's own bucket, but the server took nothing for it.
+                bucket.refund(1, now: now)
+                paced = bucket
+            }
             // Permits are numbered in the order granted: only one granted after the last
-            // halving starts a new episode.
-            if var trusted = trustedBurst, permit.id > trustedSince {
-                // Counted against the trusted bucket, but the server took nothing for it.
-                trusted.refund(1, now: now)
-                trustedBurst = trusted
-            }
+            // 429 episode began starts a new one.
             if lastDecrease.map({ permit.id > $0 }) ?? true {
-                if headersClaimRoom(for: permit, at: now) { distrustBurst(after: permit, at: now) }
-                window = max(1, window / 2)
+                let measuring = finder != nil
+                measureRate(after: permit, at: now)
+                // Until a pace is measured each episode halves the window; then the pace rules.
+                if !measuring {
+                    window = max(1, window / 2)
+                    statistics.windowDecreases += 1
+                    statistics.smallestWindow = min(statistics.smallestWindow, window)
+                }
                 lastDecrease = nextID
-                statistics.windowDecreases += 1
-                statistics.smallestWindow = min(statistics.smallestWindow, window)
             }
-            let pause = min(max(retryAfter ?? settings.defaultPause, .zero), settings.longestWait)
+            // The measured pace already holds the next request back; only a wait the server
+            // named pauses every request.
+            let pause = min(max(retryAfter ?? (finder == nil ? settings.defaultPause : .zero), .zero), settings.longestWait)
             pausedUntil = max(pausedUntil, now + pause)
         case .failed(let status):
             answeredOnce = true
@@ -233,14 +251,26 @@ public actor RequestGate {
 
     private func decision(at now: Duration, cost: Double) -> Decision {
         if settings.probeFirst, !answeredOnce, !inFlight.isEmpty { return .waitForRelease }
-        if inFlight.count >= window { return .waitForRelease }
+        updateRamp(at: now)
+        if inFlight.count >= window {
+            if let ramp {
+                // The window grows with time: look again when it has room for one more.
+                let doublings = log2(Double(inFlight.count + 1) / 2)
+                return .waitUntil(max(now + .microseconds(1), ramp.start + ramp.doubling * max(0, doublings)))
+            }
+            return .waitForRelease
+        }
         if pausedUntil > now { return .waitUntil(pausedUntil) }
+        if let finder, var bucket = paced {
+            bucket.setRate(finder.pace(at: now), at: now)
+            paced = bucket
+        }
         let waits = [
             requestCap?.wait(for: 1, at: now),
             tokenCap?.wait(for: cost, at: now),
             serverRequests?.wait(for: 1, at: now),
             serverTokens?.wait(for: cost, at: now),
-            trustedBurst?.wait(for: 1, at: now),
+            paced?.wait(for: 1, at: now),
         ].compactMap { $0 }
         if let longest = waits.max(), longest > .zero { return .waitUntil(now + longest) }
         return .grant
@@ -255,7 +285,7 @@ public actor RequestGate {
         tokenCap?.spend(cost, at: now)
         serverRequests?.spend(1, at: now)
         serverTokens?.spend(cost, at: now)
-        trustedBurst?.spend(1, at: now)
+        paced?.spend(1, at: now)
         return permit
     }
 
@@ -268,13 +298,6 @@ public actor RequestGate {
             serverRequests = ServerBucket.observed(
                 previous: serverRequests, limit: limit, remaining: remaining, reset: status.resetRequests,
                 spentSince: Double(later.count), now: now)
-            if var trusted = trustedBurst,
-                let rate = ServerBucket.impliedRate(limit: limit, remaining: remaining, reset: status.resetRequests),
-                rate < trusted.rate
-            {
-                trusted.setRate(rate, at: now)
-                trustedBurst = trusted
-            }
         }
         if let limit = status.limitTokens, let remaining = status.remainingTokens {
             serverTokens = ServerBucket.observed(
@@ -283,33 +306,58 @@ public actor RequestGate {
         }
     }
 
-    /// Whether, as far as the server's headers tell, `permit` should have found room: the
-    /// requests bucket had one to spare and the tokens bucket (when the server has one) its
-    /// cost. Read after the 429's own headers, when it had any, were taken in.
-    private func headersClaimRoom(for permit: Permit, at now: Duration) -> Bool {
-        guard let requests = serverRequests, requests.available(at: now) >= 1 else { return false }
-        guard let tokens = serverTokens else { return true }
-        return tokens.available(at: now) >= min(permit.cost, tokens.limit)
+    /// Opens the window as far as the ramp has come by `now`.
+    private func updateRamp(at now: Duration) {
+        guard let ramp else { return }
+        let doublings = max(0, (now - ramp.start).secondsValue / max(ramp.doubling.secondsValue, 1e-6))
+        // A hair over, so that the instant `decision` computed for a place opens it.
+        let opened = doublings >= 10 ? settings.maxConcurrency : Int(2 * pow(2, doublings) + 1e-6)
+        window = min(settings.maxConcurrency, max(window, opened))
+        if window == settings.maxConcurrency { self.ramp = nil }
     }
 
-    /// The headers overstate the burst: pace requests with the gate's own bucket from now on
-    /// (or halve the one it has). The server's bucket was empty when `permit` got there, and
-    /// requests sent after it may still take what refills, so the bucket starts that far below
-    /// empty; those that get a 429 give their place back.
-    private func distrustBurst(after permit: Permit, at now: Duration) {
-        guard let rate = serverRequests?.rate, rate > 0 else { return }
-        let capacity: Double
-        if let trusted = trustedBurst {
-            capacity = max(1, trusted.capacity / 2)
+    /// The server took `permit`'s request: evidence for the rate it sustains.
+    private func admitted(_ permit: Permit, at now: Duration) {
+        if var finder {
+            if permit.id > finder.anchorPermit {
+                finder.admit()
+                self.finder = finder
+            }
         } else {
-            capacity = max(1, min(serverRequests?.limit ?? rate, rate))
+            recentAdmissions.removeAll { $0 < now - .seconds(1) }
+            recentAdmissions.append(permit.grantedAt)
         }
-        let later = inFlight.keys.filter { $0 > permit.id }.count
-        trustedBurst = LocalBucket(
-            capacity: capacity, rate: min(rate, trustedBurst?.rate ?? rate), level: -Double(later), now: now)
-        trustedSince = permit.id
-        statistics.overstatedBursts += 1
-        statistics.trustedBurst = capacity
+    }
+
+    /// A 429 that begins an episode: the server's bucket was empty when `permit` arrived, so
+    /// the measured rate is (re)set, and the gate's own bucket starts empty, less the requests
+    /// let go after `permit` (they may take what the server refills; those that get a 429 give
+    /// their place back).
+    private func measureRate(after permit: Permit, at now: Duration) {
+        let later = Double(inFlight.keys.filter { $0 > permit.id }.count)
+        if var finder {
+            let pending = inFlight.keys.filter { $0 > finder.anchorPermit && $0 < permit.id }.count
+            finder.rateLimited(grantedAt: permit.grantedAt, pending: pending, now: now)
+            self.finder = finder
+        } else {
+            let since = permit.grantedAt - .seconds(1)
+            // What the server took in the second before: answered, or still in flight (it
+            // would have answered 429 at once).
+            let recent =
+                recentAdmissions.filter { $0 >= since && $0 <= permit.grantedAt }.count
+                + inFlight.values.filter { $0.id < permit.id && $0.grantedAt >= since }.count
+            // Nothing admitted yet: no evidence of a rate (a later 429 starts the finder).
+            guard recent > 0 else { return }
+            finder = RateFinder(
+                permit: permit.id, grantedAt: permit.grantedAt, recent: recent, impliedRate: serverRequests?.rate, now: now)
+            recentAdmissions = []
+        }
+        guard let finder else { return }
+        let pace = finder.pace(at: now)
+        paced = LocalBucket(capacity: max(1, pace / 10), rate: pace, level: -later, now: now)
+        pacedSince = permit.id
+        statistics.rateMeasurements += 1
+        statistics.measuredRate = finder.rate(at: now)
     }
 
     private func wakeAll() {

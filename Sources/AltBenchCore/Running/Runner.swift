@@ -11,7 +11,12 @@ import Foundation
 /// minutes. Once a request has reached the server, connection failures are retried like any
 /// other, but a server that stays gone stops the run as lost (``StopReason/serverLost(_:)``,
 /// resumable): `serverLostRequests` requests in a row that could not connect, spread over at
-/// least `serverLostAfter`, so a restart of a few seconds costs retries, not the run. A stop — that, a signal, or the deadline — starts no new request and
+/// least `serverLostAfter`, so a restart of a few seconds costs retries, not the run. A server
+/// that answers, but only with 5xx errors, stops the run as misconfigured the same way: until
+/// some request is answered, `connectFailureLimit` 5xx answers in a row over at least 2 s
+/// (a proxy whose upstream is down, a server that cannot load its model). A 429 while other
+/// requests are answered is the server pacing the run: it is retried without using up an
+/// attempt, so rate limits never fail a trial. A stop — that, a signal, or the deadline — starts no new request and
 /// ends every wait at once; requests in flight get `gracePeriod` to finish, then are
 /// cancelled. Trials that did not finish are not recorded (a later run or `--resume` asks
 /// them again); everything recorded stays recorded.
@@ -97,6 +102,10 @@ public struct Runner: Sendable {
     public static func connectFailureLimit(concurrency: Int) -> Int {
         min(10, max(3, concurrency))
     }
+
+    /// How recently the server must have answered a request for a 429 to be its pacing rather
+    /// than a refusal: retried without using up an attempt.
+    public static let pacingEvidence = Duration.seconds(30)
 
     /// Requests in a row that could not connect, after the server had answered, that (over
     /// ``serverLostAfter``) make it lost.
@@ -298,7 +307,10 @@ public struct Runner: Sendable {
         _ request: ModelRequest, tokens cost: Double, claim: inout BudgetClaim, context: Context
     ) async throws -> (TrialOutcome, Int)? {
         let (gate, tally, reach, costing) = (context.gate, context.tally, context.reach, context.costing)
+        // Requests sent, and those that count against the retry policy: a 429 while other
+        // requests are answered is the server pacing the run, not the trial failing.
         var attempt = 0
+        var counted = 0
         while true {
             guard let permit = try await gate.acquire(cost: cost) else { return nil }
             if let refusal = await claim.hold() {
@@ -312,12 +324,14 @@ public struct Runner: Sendable {
                 return nil
             }
             attempt += 1
+            counted += 1
             let failure: ModelFailure
             let start = ContinuousClock.now
             do {
                 var answer = try await model.complete(request)
                 answer.latencyMs = (ContinuousClock.now - start).milliseconds
                 reach.reached()
+                reach.answered()
                 await gate.release(permit, .answered(answer.rateLimit, usedTokens: answer.totalTokens))
                 await claim.settle(cost: costing.cost(of: answer, model: request.model))
                 return (.answered(answer, cached: false), attempt)
@@ -356,23 +370,58 @@ public struct Runner: Sendable {
             } else if failure.kind != .image && failure.kind != .notStored {
                 // An HTTP error, a timeout or a connection lost midway: the server is there.
                 reach.reached()
+                if let status = failure.status, status >= 500, let count = reach.serverError(at: clock.now) {
+                    var stop = failure
+                    stop.stopsRun = true
+                    stop.message = Self.onlyServerErrors(failure, requests: count)
+                    control.stop(.failure(stop))
+                    return nil
+                }
             }
             switch failure.severity {
             case .runFatal:
                 control.stop(.failure(failure))
                 return nil
             case .itemFatal:
+                if failure.kind == .http { reach.answered() }
                 // An image that could not be read, or --offline: nothing was sent.
                 let sent = failure.kind == .image || failure.kind == .notStored ? attempt - 1 : attempt
                 return (.failed(failure), sent)
             case .retryable:
-                guard let wait = retryPolicy.delay(afterFailure: failure, retry: attempt - 1) else {
+                if failure.isRateLimit, await gate.answered(within: Self.pacingEvidence) {
+                    // The server answers other requests: wait as asked (the gate paces the
+                    // rest) and ask again without using up an attempt.
+                    counted -= 1
+                    await tally.retried()
+                    let wait = min(max(failure.retryAfter ?? .zero, .zero), retryPolicy.maxDelay)
+                    guard try await control.sleep(until: clock.now + wait, on: clock) else { return nil }
+                    continue
+                }
+                guard let wait = retryPolicy.delay(afterFailure: failure, retry: counted - 1) else {
                     return (.failed(failure), attempt)
                 }
                 await tally.retried()
                 guard try await control.sleep(until: clock.now + wait, on: clock) else { return nil }
             }
         }
+    }
+
+    /// The reason a run stops when its server answered only 5xx errors, `requests` in a row and
+    /// none answered: the status, what the server said, and where the trouble likely is.
+    static func onlyServerErrors(_ failure: ModelFailure, requests: Int) -> String {
+        let status = failure.status.map(String.init) ?? "5xx"
+        var said = failure.message
+        if let code = failure.code, !said.contains(code) { said = "\(code): \(said)" }
+        let hint: String
+        switch failure.status {
+        case 502, 504:
+            hint = "A 502 or 504 comes from a gateway or proxy in front of the model: the proxy is up, but the server behind it is not answering. Check the proxy's upstream URL and its log."
+        case 503:
+            hint = "The server is up but says it cannot serve: it may be starting, overloaded or missing its model. Check the server's log, or try again later."
+        default:
+            hint = "The server is up but fails on every request: check its log."
+        }
+        return "the server answered \(status) to all \(requests) requests so far and none succeeded, so the run stopped instead of retrying every trial (\(said)). \(hint)"
     }
 
     /// Whether the server may bill a request that failed this way: it timed out, lost its
@@ -539,6 +588,11 @@ private final class ServerReach: @unchecked Sendable {
     private let lostRequests: Int
     private let lostAfter: Duration
     private var hasReached = false
+    /// Whether the server has answered a request (2xx, or a 4xx about that request): its errors
+    /// are then the server's moods, not a misconfiguration.
+    private var hasAnswered = false
+    private var serverErrors = 0
+    private var serverErrorsSince: Duration?
     private var failures = 0
     private var failingSince: Duration?
 
@@ -557,6 +611,27 @@ private final class ServerReach: @unchecked Sendable {
             failingSince = nil
         }
     }
+
+    /// The server answered a request: 5xx errors no longer stop the run.
+    func answered() {
+        lock.withLock { hasAnswered = true }
+    }
+
+    /// Counts a 5xx answer at `now`; the count when the run should stop: `limit` in a row, none
+    /// answered, over at least ``serverErrorSpan`` (a server still loading its model for a
+    /// moment is retried; one that fails for seconds is not).
+    func serverError(at now: Duration) -> Int? {
+        lock.withLock {
+            guard !hasAnswered else { return nil }
+            serverErrors += 1
+            let since = serverErrorsSince ?? now
+            serverErrorsSince = since
+            return serverErrors >= limit && now - since >= Self.serverErrorSpan ? serverErrors : nil
+        }
+    }
+
+    /// The shortest time 5xx answers must last, with nothing answered, to stop a run.
+    static let serverErrorSpan = Duration.seconds(2)
 
     /// Counts a request that could not connect at `now`; says whether the run should stop.
     func failedToConnect(at now: Duration) -> Verdict {

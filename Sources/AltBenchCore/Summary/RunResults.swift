@@ -43,6 +43,17 @@ public struct RunResults: Sendable, Hashable {
         }
 
         public var isMock: Bool { provider == .mock }
+
+        /// How to finish this run, for a message about a run that is not finished: `--resume`
+        /// for a run that stopped on its own terms (an interrupt, a deadline, the spending
+        /// limit, a lost server), a new run for one a misconfiguration stopped (resuming would
+        /// send the same requests the same way).
+        public var finishAdvice: String {
+            if stoppedBy == "configuration" {
+                return "It stopped on a misconfiguration that its report names: fix that and start a new run with `altbench run` (it reuses every stored answer; resuming would repeat the same requests)"
+            }
+            return "Finish it with `altbench run --resume \(id)`"
+        }
     }
 
     public struct Item: Sendable, Hashable {

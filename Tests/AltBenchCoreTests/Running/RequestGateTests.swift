@@ -183,120 +183,113 @@ struct RequestGateTests {
             limitRequests: 1200, remainingRequests: remaining, resetRequests: .milliseconds(Int64((1200 - remaining) * 50)))
     }
 
-    @Test("with request-limit headers the window opens one place per answer after the probe")
-    func slowStart() async throws {
-        let gate = Self.gate(max: 8)
+    @Test("after the probe the window opens over time, doubling every quarter of the probe's latency, until a 429")
+    func ramp() async throws {
+        let clock = VirtualClock()
+        let gate = Self.gate(max: 16, clock: clock)
         let probe = try #require(try await gate.acquire())
-        await gate.release(probe, .answered(Self.perMinute(remaining: 1199), usedTokens: nil))
-        // The headers claim room for 1,199: still only two go.
-        #expect(await gate.window == 2)
-        var permits = try await (0..<2).asyncMap { _ in try await gate.acquire()! }
-        let third = Pending(gate)
-        #expect(await third.isWaiting())
-        // Each answer frees its place and adds one: two more go.
-        await gate.release(permits.removeFirst(), .answered(Self.perMinute(remaining: 1198), usedTokens: nil))
-        permits.append(try #require(try await third.value))
-        permits.append(try await gate.acquire()!)
-        #expect(await gate.window == 3)
-        #expect(await gate.inFlightCount == 3)
-        // Up to the maximum, then the usual growth takes over.
-        for _ in 0..<10 {
-            await gate.release(permits.removeFirst(), .answered(Self.perMinute(remaining: 1190), usedTokens: nil))
-            while await gate.inFlightCount < gate.window { permits.append(try await gate.acquire()!) }
-        }
-        #expect(await gate.window == 8)
-        // Without such headers the probe's answer opens the whole window (see `probe`); a 429
-        // ends the opening: the window halves from where it is.
-        let other = Self.gate(max: 8)
-        let first = try await other.acquire()!
-        await other.release(first, .answered(Self.perMinute(remaining: 1199), usedTokens: nil))
-        let two = try await (0..<2).asyncMap { _ in try await other.acquire()! }
-        await other.release(two[0], .rateLimited(retryAfter: .zero, Self.perMinute(remaining: 1190)))
-        #expect(await other.window == 1)
-        await other.release(two[1], .answered(nil, usedTokens: nil))
-        #expect(await other.window == 2, "a clean round of 1 grows it by one, not by the opening rule")
-    }
-
-    @Test("a 429 while the headers claim room makes the gate pace by a bucket of its own")
-    func overstatedBurst() async throws {
-        let clock = VirtualClock()
-        let gate = Self.gate(max: 50, clock: clock)
-        let probe = try await gate.acquire()!
-        await gate.release(probe, .answered(Self.perMinute(remaining: 1199), usedTokens: nil))
-        let two = try await (0..<2).asyncMap { _ in try await gate.acquire()! }
-        // The headers say 1,179 are left, yet the server answers 429.
-        await gate.release(two[0], .rateLimited(retryAfter: .milliseconds(50), Self.perMinute(remaining: 1179)))
-        #expect(await gate.statistics.overstatedBursts == 1)
-        #expect(await gate.statistics.trustedBurst == 20, "one second's worth of the 20 a second the headers imply")
-        await gate.release(two[1], .answered(Self.perMinute(remaining: 1178), usedTokens: nil))
-        // Empty as of the 429, less the request sent after it (which took the next token),
-        // refilled at 20 a second: one request every 50 ms, though the headers still claim
-        // room. The first waits out the 429's pause and then its token.
-        for _ in 0..<6 {
-            let permit = try await gate.acquire()!
-            await gate.release(permit, .answered(Self.perMinute(remaining: 1180), usedTokens: nil))
-        }
-        #expect(clock.sleeps.count == 7)
-        #expect(clock.sleeps.allSatisfy { abs($0.milliseconds - 50) < 1 }, "\(clock.sleeps)")
-
-        // A later 429 of a new episode halves the trusted burst; one of the same episode does not.
-        let late = try await (0..<2).asyncMap { _ in try await gate.acquire()! }
-        await gate.release(late[0], .rateLimited(retryAfter: .milliseconds(50), Self.perMinute(remaining: 1180)))
-        await gate.release(late[1], .rateLimited(retryAfter: .milliseconds(50), Self.perMinute(remaining: 1180)))
-        #expect(await gate.statistics.overstatedBursts == 2)
-        #expect(await gate.statistics.trustedBurst == 10)
-        #expect(await gate.statistics.rateLimited == 3)
-        // late[1] was counted against the halved bucket (sent after late[0]) and gave its place
-        // back with its 429: one token after the 50 ms pause, not two.
-        let sleptBefore = clock.sleeps.count
-        _ = try await gate.acquire()
-        #expect(clock.sleeps.count == sleptBefore + 1)
-    }
-
-    @Test("the trusted bucket refills at the lowest rate the headers implied since")
-    func trustedRate() async throws {
-        let clock = VirtualClock()
-        let gate = Self.gate(max: 50, clock: clock)
-        let probe = try await gate.acquire()!
-        await gate.release(probe, .answered(Self.perMinute(remaining: 1199), usedTokens: nil))
-        let permit = try await gate.acquire()!
-        await gate.release(permit, .rateLimited(retryAfter: .zero, Self.perMinute(remaining: 1190)))
-        // 20 missing, full in 2 s: 10 a second.
-        let slower = RateLimitStatus(limitRequests: 1200, remainingRequests: 1180, resetRequests: .seconds(2))
-        let next = try await gate.acquire()!
-        await gate.release(next, .answered(slower, usedTokens: nil))
-        // A reading implying more does not raise it again.
-        let after = try await gate.acquire()!
-        await gate.release(after, .answered(Self.perMinute(remaining: 1190), usedTokens: nil))
+        clock.advance(by: .milliseconds(100))
+        await gate.release(probe, .answered(nil, usedTokens: nil))
+        // Two at once; the third and fourth wait for the window to grow: it doubles in 25 ms
+        // (a quarter of 100 ms).
+        var permits = try await (0..<4).asyncMap { _ in try await gate.acquire()! }
         #expect(clock.sleeps.count == 2)
-        #expect(abs(clock.sleeps[1].milliseconds - 100) < 1, "\(clock.sleeps)")
-        // After a quiet spell it holds what it was given (20), then refills at 10 a second.
-        clock.advance(by: .seconds(10))
-        for _ in 0..<22 {
+        let waited: Double = clock.totalSlept.milliseconds
+        #expect(abs(waited - 25) < 0.5, "\(clock.sleeps)")
+        #expect(await gate.window == 4)
+        // By 100 ms after the probe the whole window is open, whatever the answers.
+        clock.advance(by: .milliseconds(75))
+        permits += try await (0..<12).asyncMap { _ in try await gate.acquire()! }
+        #expect(await gate.window == 16)
+        #expect(await gate.inFlightCount == 16)
+        #expect(clock.sleeps.count == 2)
+
+        // A 429 ends the ramp: the window halves from where it has come.
+        let other = Self.gate(max: 64, clock: clock)
+        let first = try await other.acquire()!
+        clock.advance(by: .milliseconds(40))
+        await other.release(first, .answered(nil, usedTokens: nil))
+        clock.advance(by: .milliseconds(20))  // two doublings: 8
+        let eight = try await (0..<8).asyncMap { _ in try await other.acquire()! }
+        await other.release(eight[0], .rateLimited(retryAfter: .zero, nil))
+        #expect(await other.window == 4)
+        clock.advance(by: .seconds(1))
+        #expect(await other.window == 4, "no longer growing with time")
+        _ = permits
+    }
+
+    @Test("from the first 429 the gate paces at the rate the server's 429s show, whatever its headers say")
+    func measuredRate() async throws {
+        let clock = VirtualClock()
+        let gate = Self.gate(max: 50, probe: false, clock: clock)
+        // 20 answered in the first half second, then a 429: the first estimate is those 20 a
+        // second, less the headers' implied rate when lower (here they imply none).
+        for _ in 0..<20 {
+            let permit = try await gate.acquire()!
+            clock.advance(by: .milliseconds(25))
+            await gate.release(permit, .answered(nil, usedTokens: nil))
+        }
+        let limited = try await gate.acquire()!
+        await gate.release(limited, .rateLimited(retryAfter: nil, nil))
+        #expect(await gate.statistics.measuredRate == 20)
+        #expect(await gate.statistics.rateMeasurements == 1)
+        // Paced at 95% of 20 a second, with no one-second pause for the 429 that named no wait.
+        for _ in 0..<4 {
             let permit = try await gate.acquire()!
             await gate.release(permit, .answered(nil, usedTokens: nil))
         }
         #expect(clock.sleeps.count == 4)
-        #expect(clock.sleeps.suffix(2).allSatisfy { abs($0.milliseconds - 100) < 1 }, "\(clock.sleeps)")
+        let spacing: Double = 1000 / 19
+        #expect(clock.sleeps.allSatisfy { abs($0.milliseconds - spacing) < 1 }, "\(clock.sleeps)")
+        // A second 429 two seconds after the first, with 30 more taken since (in about 1.6 s,
+        // at the pace): the server
+        // sustains at most 31 in 2 s, so 15.5 a second, whatever came before.
+        for _ in 0..<26 {
+            let permit = try await gate.acquire()!
+            await gate.release(permit, .answered(nil, usedTokens: nil))
+        }
+        // The first 429's request went at 0.5 s; this one goes 2 s later.
+        clock.advance(by: .milliseconds(2500) - clock.now)
+        let second = try await gate.acquire()!
+        await gate.release(second, .rateLimited(retryAfter: .milliseconds(10), nil))
+        #expect(await gate.statistics.rateMeasurements == 2)
+        let measured = try #require(await gate.statistics.measuredRate)
+        #expect(abs(measured - 15.5) < 0.01, "\(measured)")
+        // A wait the server named pauses every request; then the pace is 95% of 15.5.
+        let before = clock.sleeps.count
+        let next = try await gate.acquire()!
+        await gate.release(next, .answered(nil, usedTokens: nil))
+        let waited: Double = clock.sleeps.dropFirst(before).reduce(Duration.zero, +).milliseconds
+        let expected: Double = 1000 / (15.5 * 0.95)
+        #expect(abs(waited - expected) < 2, "\(clock.sleeps)")
     }
 
-    @Test("a 429 the headers foresaw leaves the burst to them")
-    func honest429() async throws {
-        let gate = Self.gate(max: 50)
-        let probe = try await gate.acquire()!
-        await gate.release(probe, .answered(RateLimitStatus(limitRequests: 20, remainingRequests: 19, resetRequests: .milliseconds(50)), usedTokens: nil))
-        let permit = try await gate.acquire()!
-        await gate.release(permit, .rateLimited(retryAfter: .zero, RateLimitStatus(limitRequests: 20, remainingRequests: 0, resetRequests: .seconds(1))))
-        #expect(await gate.statistics.rateLimited == 1)
-        #expect(await gate.statistics.overstatedBursts == 0)
-        #expect(await gate.statistics.trustedBurst == nil)
-        // Nor does a 429 from a server that sends no limits.
-        let bare = Self.gate(max: 50)
-        let first = try await bare.acquire()!
-        await bare.release(first, .answered(nil, usedTokens: nil))
-        let second = try await bare.acquire()!
-        await bare.release(second, .rateLimited(retryAfter: .zero, nil))
-        #expect(await bare.statistics.overstatedBursts == 0)
+    @Test("headers that imply a lower rate cap the first estimate; honest headers never start it")
+    func impliedRateCapsTheEstimate() async throws {
+        let clock = VirtualClock()
+        let gate = Self.gate(max: 50, probe: false, clock: clock)
+        for _ in 0..<30 {
+            let permit = try await gate.acquire()!
+            await gate.release(permit, .answered(Self.perMinute(remaining: 1190), usedTokens: nil))
+        }
+        // The headers say 1,190 left of 1,200 at 20 a second, yet the server answers 429.
+        let limited = try await gate.acquire()!
+        await gate.release(limited, .rateLimited(retryAfter: .zero, Self.perMinute(remaining: 1190)))
+        #expect(await gate.statistics.measuredRate == 20)
+
+        // A server whose headers describe its bucket runs dry in the gate's model first.
+        let honest = Self.gate(max: 50, probe: false, clock: clock)
+        let start = clock.sleeps.count
+        for remaining in (0..<20).reversed() {
+            let permit = try await honest.acquire()!
+            await honest.release(
+                permit,
+                .answered(RateLimitStatus(limitRequests: 20, remainingRequests: remaining, resetRequests: .milliseconds(Int64((20 - remaining) * 50))), usedTokens: nil))
+        }
+        _ = try await honest.acquire()
+        #expect(clock.sleeps.count == start + 1)
+        #expect(await honest.statistics.rateLimited == 0)
+        #expect(await honest.statistics.measuredRate == nil)
     }
 
     @Test("--rpm spaces requests evenly: one second's worth at a time")

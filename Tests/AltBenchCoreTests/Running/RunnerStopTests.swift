@@ -231,9 +231,74 @@ struct RunnerStopTests {
         #expect(model.requests == 1)
     }
 
+    @Test("a server that answers only 5xx stops the run as misconfigured, naming the status and what it said")
+    func onlyServerErrorsStop() async throws {
+        let down = ModelFailure(
+            kind: .http, status: 502, message: "the proxy could not reach its upstream", code: "upstream_unreachable",
+            retryable: true)
+        let model = SlowModel(delay: .zero, script: Array(repeating: down, count: 1000))
+        let sink = Recorded()
+        let clock = VirtualClock()
+        let control = RunControl()
+        let outcome = try await Runner(
+            model: model, sink: sink, retryPolicy: RetryPolicy(jitter: false), concurrency: 4, clock: clock, control: control
+        ).run(Self.trials(27))
+        guard case .failure(let failure) = outcome.stopReason else {
+            Issue.record("expected a misconfiguration stop, got \(String(describing: outcome.stopReason))")
+            return
+        }
+        #expect(failure.status == 502)
+        #expect(failure.message.contains("502"), "\(failure.message)")
+        #expect(failure.message.contains("upstream_unreachable"), "\(failure.message)")
+        #expect(failure.message.contains("upstream URL"), "\(failure.message)")
+        // Four in a row over at least 2 s of backoff (0.5 + 1 + 2 s), not 27 trials × 5 attempts.
+        #expect(model.requests < 20, "\(model.requests)")
+        #expect(clock.now <= .seconds(10))
+        #expect(await sink.results.isEmpty, "nothing is recorded as the trials' failure")
+    }
+
+    @Test("5xx answers after the server has answered are retried as usual")
+    func serverErrorsAfterAnAnswerAreRetried() async throws {
+        let busy = ModelFailure(kind: .http, status: 503, message: "busy", retryable: true)
+        let model = SlowModel(delay: .zero, script: [nil] + Array(repeating: busy, count: 10))
+        let sink = Recorded()
+        let outcome = try await Runner(
+            model: model, sink: sink, retryPolicy: RetryPolicy(jitter: false), concurrency: 1, clock: VirtualClock()
+        ).run(Self.trials(2))
+        #expect(outcome.stopReason == nil)
+        #expect(await sink.results.count == 2)
+        #expect(model.requests == 6, "one answer, then five attempts for the second trial")
+    }
+
+    @Test("a 429 while other requests are answered does not use up an attempt")
+    func rateLimitsWhileOthersSucceedAreFree() async throws {
+        let limited = ModelFailure(kind: .http, status: 429, message: "slow down", retryable: true, retryAfter: .milliseconds(10))
+        // Every other request is a 429: with no retries allowed, each trial still gets its answer.
+        let model = SlowModel(delay: .zero, script: Array(repeating: [limited, nil], count: 20).flatMap { $0 })
+        let sink = Recorded()
+        let outcome = try await Runner(
+            model: model, sink: sink, retryPolicy: RetryPolicy(maxRetries: 0, jitter: false), concurrency: 1,
+            clock: VirtualClock()
+        ).run(Self.trials(10))
+        #expect(outcome.stopReason == nil)
+        let results = await sink.results
+        #expect(results.count == 10)
+        #expect(results.filter { $0.failure != nil }.count == 1, "only the first trial's 429 came before any answer")
+        // While nothing is answered, a 429 counts: a server that only answers 429 fails the trial.
+        let only = SlowModel(delay: .zero, script: Array(repeating: limited, count: 10))
+        let failing = Recorded()
+        try await Runner(
+            model: only, sink: failing, retryPolicy: RetryPolicy(maxRetries: 2, jitter: false), concurrency: 1,
+            clock: VirtualClock()
+        ).run(Self.trials(1))
+        #expect(await failing.results.first?.failure?.status == 429)
+        #expect(only.requests == 3)
+    }
+
     @Test("the default policy tries five times in all, with growing waits")
     func defaultRetries() async throws {
-        let busy = ModelFailure(kind: .http, status: 503, message: "busy", retryable: true)
+        // Timeouts: 5xx answers with nothing ever answered stop the run instead (below).
+        let busy = ModelFailure(kind: .timeout, message: "slow", retryable: true)
         let model = SlowModel(delay: .zero, script: Array(repeating: busy, count: 10))
         let sink = Recorded()
         let clock = VirtualClock()

@@ -1,0 +1,98 @@
+// The reports benchmark of `altbench-bench reports`: a finished run's results, built in memory
+// with scored answers of the kinds the sample dataset's references give, rendered as the
+// Markdown report, the HTML report and the JSON summary, as `altbench run` and `altbench
+// report` write them.
+//
+// - 2,000 trials (10 prompts × 200 images, one token limit): target ≤ 0.5 s for all three.
+// - 100,000 trials (10 prompts × 2,500 images × 4 token limits): target ≤ 15 s and ≤ 500 MB
+//   peak resident memory.
+// `--trials N` renders one size alone (10 prompts × N/10 images, one limit; ×4 limits from
+// 20,000 up).
+import AltBenchCore
+import AltBenchReport
+import Foundation
+
+/// A finished run of `variants` prompts × `images` images × `limits`, every answer scored.
+func syntheticResults(variants: Int, images: Int, limits: [Int]) -> RunResults {
+    var generator = SeededGenerator(seed: 7)
+    let subjects = ["a tabby cat", "a red bicycle", "two children", "a bar chart", "a street sign", "a bowl of soup", "a mountain lake", "a crowded train"]
+    let places = ["on a windowsill", "against a brick wall", "in a park", "on a white background", "at dusk", "in the rain"]
+    let items = (0..<images).map { index -> RunResults.Item in
+        let subject = subjects[index % subjects.count]
+        let place = places[(index / subjects.count) % places.count]
+        return RunResults.Item(
+            id: String(format: "img%05d", index), image: "images/\(index).png", isRemote: false, width: 800, height: 600,
+            format: "png", references: ["\(subject.prefix(1).uppercased())\(subject.dropFirst()) \(place)."])
+    }
+    let names = (0..<variants).map { "v\($0)" }
+    var trials: [RunResults.TrialRow] = []
+    trials.reserveCapacity(variants * images * limits.count)
+    let openers = ["", "I can see ", "The image shows ", "A photo of ", "This is "]
+    for (variantIndex, variant) in names.enumerated() {
+        for limit in limits {
+            for item in items {
+                let reference = item.references[0]
+                let opener = openers[(variantIndex + Int(generator.next() % 3)) % openers.count]
+                var text = opener.isEmpty ? reference : opener + reference.prefix(1).lowercased() + reference.dropFirst()
+                if generator.next() % 4 == 0 { text += " Soft light falls from the left and the colours are muted." }
+                let words = text.split(separator: " ")
+                let cut = words.count > limit / 3
+                if cut { text = words.prefix(max(3, limit / 3)).joined(separator: " ") }
+                let answer = ModelAnswer(
+                    content: text, finishReason: cut ? "length" : "stop", responseModel: "gpt-4o-mini",
+                    promptTokens: 300, completionTokens: min(limit, words.count * 4 / 3), totalTokens: 300 + limit,
+                    latencyMs: 800)
+                let scores = ScoringSuite.evaluate(answer.scoringInput(ScoringSettings(), item: item.scoringItem))
+                var row = RunResults.TrialRow(
+                    variant: variant, maxTokens: limit, itemID: item.id, repeatIndex: 0, model: "gpt-4o-mini",
+                    answer: answer, scores: Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) }))
+                row.costUSD = 0.0001
+                trials.append(row)
+            }
+        }
+    }
+    let info = RunResults.Info(
+        id: "bench-reports", startedAt: Date(timeIntervalSince1970: 1_790_000_000),
+        finishedAt: Date(timeIntervalSince1970: 1_790_000_600), status: "finished", provider: .openai,
+        providerReason: "bench", endpoint: "https://api.openai.com/v1", datasetPath: "datasets/bench", promptsPath: "prompts")
+    return RunResults(
+        info: info,
+        variants: names.map { PromptVariant(name: $0, file: "\($0).md", text: "Describe the image for a screen-reader user (\($0)).") },
+        items: items, trials: trials, plannedTrials: trials.count)
+}
+
+/// Renders the three reports of `results` and returns the seconds each took.
+func renderReports(_ results: RunResults, folder: URL) -> (markdown: Double, html: Double, json: Double) {
+    let clock = ContinuousClock()
+    var bytes = 0
+    let markdown = clock.measure { bytes += MarkdownReport(results: results, reportDirectory: folder).render().utf8.count }
+    let html = clock.measure { bytes += HTMLReport(results: results, reportDirectory: folder).render().utf8.count }
+    let json = clock.measure { bytes += ReportJSON.render(results).utf8.count }
+    precondition(bytes > 0)
+    return (secondsOf(markdown), secondsOf(html), secondsOf(json))
+}
+
+func reportBenchmarks(trials only: Int?) {
+    print("altbench-bench \(AltBenchVersion.current): reports\n")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-reports-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var sizes: [(images: Int, limits: [Int], target: Double)] = [(200, [100], 0.5), (2_500, [30, 50, 100, 300], 15)]
+    if let only {
+        let limits = only >= 20_000 ? [30, 50, 100, 300] : [100]
+        sizes = [(max(1, only / 10 / limits.count), limits, only >= 20_000 ? 15 : 0.5)]
+    }
+    for size in sizes {
+        let clock = ContinuousClock()
+        var results: RunResults!
+        let built = clock.measure { results = syntheticResults(variants: 10, images: size.images, limits: size.limits) }
+        let (markdown, html, json) = renderReports(results, folder: folder)
+        let total = markdown + html + json
+        print(
+            String(
+                format: "%7d trials (10 prompts × %d images × %d limits; built and scored in %.1f s): Markdown %.2f s, "
+                    + "HTML %.2f s, JSON %.2f s; all %.2f s (target ≤ %.1f s: %@); peak resident memory %.0f MB%@",
+                results.trials.count, size.images, size.limits.count, secondsOf(built), markdown, html, json, total,
+                size.target, total <= size.target ? "met" : "MISSED", peakResidentMB(),
+                size.target > 1 ? String(format: " (target ≤ 500 MB: %@)", peakResidentMB() <= 500 ? "met" : "MISSED") : ""))
+    }
+}
