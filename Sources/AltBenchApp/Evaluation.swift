@@ -230,7 +230,7 @@ public struct Evaluation: Sendable {
         }
         let failed = results.trials.filter(\.failed).count
         if failed > notStored.count {
-            console.err("\(failed - notStored.count) of \(results.trials.count) trials failed; see the report for each reason.\n")
+            console.err(Self.failureSummary(results.trials.filter { $0.failed && $0.errorKind != ModelFailure.Kind.notStored.rawValue }, of: results.trials.count))
         }
         var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
         if let judgeRefusal {
@@ -247,6 +247,10 @@ public struct Evaluation: Sendable {
             switch reason {
             case .failure(let failure):
                 console.err("error: the run stopped after \(results.trials.count) of \(results.plannedTrials) trials: \(TerminalText.line(failure.message))\n")
+                if let proxy = experiment.proxy, let status = failure.status, status >= 500 {
+                    console.err(
+                        "These answers come from the proxy at \(proxy.url): it is running, but the server behind it is not answering. Check the proxy's --upstream URL and its log.\n")
+                }
                 // Resuming would send the same requests the same way: the fix is in the settings.
                 console.err(
                     "Fix that, then start a new run (altbench run\(resultsFlag) with the corrected settings): it reuses every answer stored so far. --resume would repeat the same requests.\n")
@@ -267,6 +271,24 @@ public struct Evaluation: Sendable {
         return Outcome(
             runID: runID, exitCode: exitCode, reportPath: reportPath, results: results, stopReason: outcome.stopReason,
             notStored: notStored)
+    }
+
+    /// The failed trials' most common reasons, most frequent first (three, then a count of
+    /// the rest), for the end of a run with failures.
+    static func failureSummary(_ failed: [RunResults.TrialRow], of total: Int) -> String {
+        let reasons = Dictionary(grouping: failed) { TerminalText.line($0.error ?? $0.errorKind ?? "unknown failure") }
+            .map { (reason: $0.key, count: $0.value.count) }
+            .sorted { ($0.count, $1.reason) > ($1.count, $0.reason) }
+        var text = "\(failed.count) of \(total) trials failed; the most common reasons:\n"
+        for reason in reasons.prefix(3) {
+            let shown = reason.reason.count > 300 ? String(reason.reason.prefix(300)) + "…" : reason.reason
+            text += "  \(reason.count) × \(shown)\n"
+        }
+        if reasons.count > 3 {
+            let rest = reasons.dropFirst(3).reduce(0) { $0 + $1.count }
+            text += "  and \(rest) more with \(reasons.count - 3) other reason\(reasons.count == 4 ? "" : "s"); the report lists each trial's.\n"
+        }
+        return text
     }
 
     /// What the trial count is made of, for the line that starts a run: "2 prompts × 4 token

@@ -143,6 +143,42 @@ struct CheckEndToEndTests {
         #expect(try workspace.read("junit.xml").contains("name=\"the run finished\""))
     }
 
+    @Test func aServerAnsweringOnly503StopsWithinSecondsSayingWhy() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let busy = try await OpenAITestServer.start { _ in
+            .error(status: 503, message: "The engine is currently overloaded, please try again later.", type: "server_error", code: "engine_overloaded")
+        }
+        let started = ContinuousClock.now
+        let run = try await AltbenchProcess.run(["run", "--base-url", busy.baseURL, "--no-cache"], in: workspace.root)
+        let elapsed = ContinuousClock.now - started
+        let received = await busy.requests().count
+        await busy.stop()
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+        #expect(received < 30, "\(received) requests, not 5 per trial")
+        #expect(run.stderr.contains("answered 503 to all"), "\(run.stderr)")
+        #expect(run.stderr.contains("engine_overloaded"), "\(run.stderr)")
+        #expect(run.stderr.contains("overloaded"), "\(run.stderr)")
+    }
+
+    @Test func aRunWithFailuresListsTheirCommonestReasons() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let answer = ScriptedResponse.chatCompletion(content: "A tabby cat asleep on a sofa.")
+        // Answers, then every other request refused as a bad request: those trials fail.
+        let server = try await OpenAITestServer.start { request in
+            request.number % 2 == 1
+                ? answer : .error(status: 400, message: "Invalid image: the file could not be decoded.", type: "invalid_request_error", code: "invalid_image")
+        }
+        let run = try await AltbenchProcess.run(["run", "--base-url", server.baseURL, "--concurrency", "1"], in: workspace.root)
+        await server.stop()
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(run.stderr.contains("trials failed; the most common reasons:"), "\(run.stderr)")
+        #expect(run.stderr.contains("× HTTP 400"), "\(run.stderr)")
+        #expect(run.stderr.contains("Invalid image"), "\(run.stderr)")
+    }
+
     @Test func aRunWithNoAnswerIsNotTheLatest() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

@@ -121,6 +121,29 @@ struct ProxyEndToEndTests {
         #expect(!text.contains(wrong) && !text.contains(Self.appKey) && !text.contains(Self.upstreamKey))
     }
 
+    @Test func aProxyWhoseUpstreamIsDownStopsTheRunWithinSecondsNamingTheUpstream() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        // The proxy forwards to a port nothing listens on: every chat request is its 502.
+        let closed = try ClosedPort()
+        let proxy = try RunningAltbench(
+            ["proxy", "--port", "0", "--upstream", closed.baseURL], in: workspace.root,
+            environment: AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.upstreamKey, "ALTBENCH_PROXY_APP_KEY": Self.appKey]))
+        let proxyURL = try #require(try await proxy.proxyURL(), "the proxy did not start")
+        let started = ContinuousClock.now
+        let run = try await AltbenchProcess.run(
+            ["run", "--proxy", proxyURL], in: workspace.root,
+            environment: AltbenchProcess.cleanEnvironment(["ALTBENCH_PROXY_APP_KEY": Self.appKey]))
+        let elapsed = ContinuousClock.now - started
+        _ = try await proxy.stop()
+
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+        #expect(run.stderr.contains("502"), "\(run.stderr)")
+        #expect(run.stderr.contains("upstream_unreachable"), "\(run.stderr)")
+        #expect(run.stderr.contains("Check the proxy's --upstream URL"), "\(run.stderr)")
+    }
+
     @Test func aStoppedRunThroughTheProxyResumesThroughIt() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
