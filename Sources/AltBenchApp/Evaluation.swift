@@ -99,6 +99,12 @@ public struct Evaluation: Sendable {
         for item in dataset.items {
             if let problem = item.problem { console.err("warning: item '\(item.id)' will fail: \(problem.message)\n") }
         }
+        let placeholders = dataset.items.filter(\.isMockPlaceholder).map(\.id)
+        if !placeholders.isEmpty {
+            let shown = placeholders.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (placeholders.count > 5 ? " and \(placeholders.count - 5) more" : "")
+            console.err(
+                "warning: \(placeholders.count) item\(placeholders.count == 1 ? " is a mock placeholder" : "s are mock placeholders") (generated.mock: true; \(shown)): coloured shapes, not evaluation data. Generate them again with a real image model before trusting these scores.\n")
+        }
 
         let model: any VisionModel
         var httpClient: HTTPClient?
@@ -156,9 +162,11 @@ public struct Evaluation: Sendable {
                 "altbench: \(plannedTrials) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
         }
 
+        var sink = recorder
+        sink.cachesScripted = experiment.cachesScripted
         let progress = ProgressLine(console: console)
         let runner = Runner(
-            model: model, sink: recorder, settings: experiment.scoring,
+            model: model, sink: sink, settings: experiment.scoring,
             corpus: ReferenceCorpus(items: dataset.items.map(ScoringItem.init)),
             retryPolicy: RetryPolicy(maxRetries: experiment.maxRetries), concurrency: experiment.concurrency,
             requestsPerMinute: experiment.requestsPerMinute, tokensPerMinute: experiment.tokensPerMinute,
@@ -187,6 +195,7 @@ public struct Evaluation: Sendable {
         // report is written; a stopped one is not (judge it later with `altbench judge`).
         var judgeStop: StopReason?
         var judgeRefusal: AltBenchError?
+        var judgeIncomplete = false
         if let judge {
             if outcome.stopReason == nil {
                 // One limit for both: the judge may spend what the run left of it.
@@ -194,9 +203,10 @@ public struct Evaluation: Sendable {
                 do {
                 // One deadline too: the judge has what the run left of it.
                 let timeLeft = experiment.deadline.map { max(.zero, $0 - (ContinuousClock.now - runStarted)) }
-                judgeStop = try await judge.judging.run(
-                    runID: runID, store: opened, prepared: judge.prepared, maxCost: left, deadline: timeLeft
-                ).stopReason
+                let judged = try await judge.judging.run(
+                    runID: runID, store: opened, prepared: judge.prepared, maxCost: left, deadline: timeLeft)
+                judgeStop = judged.stopReason
+                judgeIncomplete = judged.unreadable + judged.failed > 0
                 } catch let error as AltBenchError {
                     // The run's answers are kept and reported; only the judging is missing.
                     console.err("error: the answers were not judged: \(error.description)\nJudge them later with: altbench judge \(runID)\n")
@@ -232,7 +242,7 @@ public struct Evaluation: Sendable {
         if failed > notStored.count {
             console.err(Self.failureSummary(results.trials.filter { $0.failed && $0.errorKind != ModelFailure.Kind.notStored.rawValue }, of: results.trials.count))
         }
-        var exitCode: Int32 = failed > 0 ? Self.partialFailureExitCode : 0
+        var exitCode: Int32 = failed > 0 || judgeIncomplete ? Self.partialFailureExitCode : 0
         if let judgeRefusal {
             if case .judgeOverBudget = judgeRefusal { exitCode = Self.costLimitExitCode } else { exitCode = Self.stoppedExitCode }
         }
@@ -568,6 +578,8 @@ public struct Reporting: Sendable {
     public var store: ResultStore
     public var resultsDirectory: URL
     public var console: Console
+    /// How long writing may take before "writing reports…" is printed.
+    public var noticeAfter: Duration = .seconds(1)
 
     public init(store: ResultStore, resultsDirectory: URL, console: Console) {
         self.store = store
@@ -581,11 +593,19 @@ public struct Reporting: Sendable {
     @discardableResult
     public func write(
         runID: String, displayResults: String, updateLatest: Bool, embedImages: Bool = false,
-        truncationLimit: Double = CheckThresholds().maxTruncationRise
+        truncationLimit: Double = CheckThresholds().maxTruncationRise, runCostLine: Bool = true
     ) async throws -> (RunResults, String) {
+        // A large run's reports take a moment: say so rather than sit silent.
+        let notice = Task { [noticeAfter, console] in
+            try await Task.sleep(for: noticeAfter)
+            console.err("altbench: writing reports…\n")
+        }
+        defer { notice.cancel() }
         let results = try await store.loadRun(id: runID)
         let runs = resultsDirectory.appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        // The summary and answer, computed once for every report below.
+        let analysis = ReportAnalysis(results, truncationLimit: truncationLimit)
         var markdown = ["\(displayResults)/runs/\(runID).md"]
         var html = ["\(displayResults)/runs/\(runID).html"]
         var targets = [(runs, runID)]
@@ -595,15 +615,17 @@ public struct Reporting: Sendable {
             html.append("\(displayResults)/latest.html")
         }
         for (folder, name) in targets {
-            var report = MarkdownReport(results: results, reportDirectory: folder)
-            report.truncationLimit = truncationLimit
+            let report = MarkdownReport(analysis: analysis, results: results, reportDirectory: folder)
             try report.render().write(to: folder.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
-            try HTMLReport(results: results, reportDirectory: folder, embedImages: embedImages, truncationLimit: truncationLimit)
-                .render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
+            var html = HTMLReport(results: results, reportDirectory: folder, embedImages: embedImages, truncationLimit: truncationLimit)
+            html.analysis = analysis
+            try html.render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
         }
+        notice.cancel()
         if results.info.isMock { console.out("MOCK RESULTS (offline mock model, not a vision model)\n") }
-        console.out(TerminalSummary.render(results))
-        if let line = Self.costLine(results) { console.err(line + "\n") }
+        console.out(TerminalSummary.render(results, summary: analysis.results.variants == results.variants ? analysis.summary : nil))
+        // `altbench judge` has said what the judge cost; the run's own cost is not news there.
+        if runCostLine, let line = Self.costLine(results) { console.err(line + "\n") }
         if let judge = JudgeSummary(results) {
             console.err("judge cost: " + (judge.isMock ? "the mock judge bills nothing" : judge.costUSD.map { CostSummary.usd($0) } ?? "unknown (no price for \(judge.model))") + " for \(judge.judged + judge.unreadable + judge.failed) calls, \(judge.cached) from the store.\n")
         }

@@ -142,10 +142,15 @@ public struct Judging: Sendable {
         let keys = Set(plan.calls.map(\.key))
         var cost = 0.0
         var costKnown = true
+        var unreadableReasons: [String: Int] = [:]
         for row in judged.trials.flatMap(\.judgements) where keys.contains(row.cacheKey) {
             switch row.status {
             case .judged: outcome.judged += 1
-            case .unreadable: outcome.unreadable += 1
+            case .unreadable:
+                outcome.unreadable += 1
+                // The kind of problem, without the answer's excerpt.
+                let reason = (row.error ?? "no verdict").components(separatedBy: ": \"").first ?? "no verdict"
+                unreadableReasons[reason.hasSuffix(".") ? String(reason.dropLast()) : reason, default: 0] += 1
             case .failed: outcome.failed += 1
             }
             if row.cached { outcome.cached += 1 }
@@ -154,7 +159,10 @@ public struct Judging: Sendable {
         outcome.costUSD = costKnown ? cost : nil
         var line = "judge: \(outcome.judged) verdict\(outcome.judged == 1 ? "" : "s")"
         if outcome.cached > 0 { line += " (\(outcome.cached) from the cache)" }
-        if outcome.unreadable > 0 { line += ", \(outcome.unreadable) unreadable" }
+        if outcome.unreadable > 0 {
+            let commonest = unreadableReasons.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "no verdict"
+            line += ", \(outcome.unreadable) unreadable (\(commonest); docs/judge.md says what the judge must answer)"
+        }
         if outcome.failed > 0 { line += ", \(outcome.failed) failed" }
         if outcome.unreadable + outcome.failed > 0 { line += " (their judge scores are missing, not 0; see the report)" }
         if settings.isMock {
@@ -232,13 +240,14 @@ public struct JudgeCommand: Sendable {
         let info = try await store.loadRun(id: runID).info
         let prepared = try judging.prepare(clientOptions: Judging.clientOptions(options, run: info))
         let outcome = try await judging.run(runID: runID, store: store, prepared: prepared)
-        let newest = try await store.runIDs().first
+        let newest = try await store.resolveRun(nil).id
         _ = try await Reporting(
             store: store, resultsDirectory: URL.resolving(results, against: workingDirectory), console: console
         ).write(
             runID: runID, displayResults: results, updateLatest: runID == newest,
-            truncationLimit: config.check.maxTruncationRise)
-        guard let reason = outcome.stopReason else { return 0 }
+            truncationLimit: config.check.maxTruncationRise, runCostLine: false)
+        // Calls without a verdict are missing scores, as failed trials are: exit 3.
+        guard let reason = outcome.stopReason else { return outcome.unreadable + outcome.failed > 0 ? Evaluation.partialFailureExitCode : 0 }
         console.err("altbench: the judge stopped (\(reason.description)); what it judged is kept. Judge again to continue: altbench judge \(runID).\n")
         return Evaluation.exitCode(for: reason)
     }

@@ -175,6 +175,7 @@ public struct OpenAIVisionModel: VisionModel {
             from: data, requestID: requestID, redactor: redactor, headers: headers)
         answer.tokenField = request.maxTokens == nil ? nil : request.tokenField.rawValue
         answer.rateLimit = RateLimitStatus.parse(headers)
+        if headers[ModelAnswer.scriptedHeader] == "true" { answer.scripted = true }
         return answer
     }
 

@@ -12,13 +12,19 @@ import Plot
 /// is complete: scripts only sort, filter and page. Every text from a model, a dataset or a
 /// prompt file goes through ``SafeHTML``, which escapes it for where it goes.
 public struct HTMLReport: Sendable {
-    public var results: RunResults
+    public var results: RunResults {
+        didSet { showsJudge = Self.judged(results) }
+    }
+    /// Whether any answer has judge scores (a column of its own); worked out once, not per row.
+    public private(set) var showsJudge: Bool
     /// The folder the file will live in: local images are linked relative to it.
     public var reportDirectory: URL
     /// Inline local images as data URLs (for CI artifacts) instead of linking them.
     public var embedImages: Bool
     /// The truncated share `check:` allows, for the answer.
     public var truncationLimit: Double
+    /// The summary and answer, when already computed for this run (``ReportAnalysis``).
+    public var analysis: ReportAnalysis?
     /// Cards shown before "Show more" (JavaScript only; without it every card shows).
     public static let pageSize = 40
 
@@ -27,14 +33,15 @@ public struct HTMLReport: Sendable {
         truncationLimit: Double = CheckThresholds().maxTruncationRise
     ) {
         self.results = results.orderingVariants()
+        showsJudge = Self.judged(results)
         self.reportDirectory = reportDirectory
         self.embedImages = embedImages
         self.truncationLimit = truncationLimit
     }
 
     public func render() -> String {
-        let summary = RunSummary(results)
-        let insights = RunInsights(results, truncationLimit: truncationLimit)
+        let analysis = self.analysis ?? ReportAnalysis(results, truncationLimit: truncationLimit)
+        let (summary, insights) = (analysis.summary, analysis.insights)
         let title = "altbench run \(results.info.id)"
         let document = HTML(
             .head(
@@ -50,7 +57,7 @@ public struct HTMLReport: Sendable {
             .body(
                 .group(
                     header(summary: summary),
-                    answer(insights),
+                    answer(insights, summary: summary),
                     charts(summary: summary, insights: insights),
                     summaryTable(summary),
                     judgeSection(summary: summary),
@@ -114,11 +121,10 @@ public struct HTMLReport: Sendable {
 
     // MARK: The answer
 
-    func answer(_ insights: RunInsights) -> Node<HTML.BodyContext> {
+    func answer(_ insights: RunInsights, summary: RunSummary) -> Node<HTML.BodyContext> {
         guard !insights.best.isEmpty else {
             return .section(SafeHTML.attribute("id", "answer"), .h2("The answer"), .p(SafeHTML.text("No answered trials: nothing to compare.")))
         }
-        let summary = RunSummary(results)
         let matrix = InsightsText.matrix(insights, summary: summary, variants: results.variants.map(\.name), limits: RunInsights.limits(in: results))
         var rows: [Node<HTML.BodyContext>] = [
             .p(SafeHTML.text(
@@ -237,7 +243,7 @@ public struct HTMLReport: Sendable {
     // MARK: Judge
 
     /// Whether any answer has the judge's scores (the gallery then has a judge column).
-    var showsJudge: Bool { results.trials.contains { $0.scores[ScoreName.judgeAccuracy] != nil } }
+    static func judged(_ results: RunResults) -> Bool { results.trials.contains { $0.scores[ScoreName.judgeAccuracy] != nil } }
 
     /// The Markdown report's judge section: who judged, its means per pair, its calls, cost,
     /// agreement with the references and stability.

@@ -21,11 +21,26 @@ public struct MarkdownReport: Sendable {
         case scoredFile(path: String, dataset: String?)
     }
 
+    /// The answer, when already computed for these results (``ReportAnalysis``).
+    var insights: RunInsights?
+
     public init(results: RunResults, reportDirectory: URL, kind: Kind = .run) {
         self.results = results
         self.summary = RunSummary(results)
         self.reportDirectory = reportDirectory
         self.kind = kind
+    }
+
+    /// The report of `analysis`'s run, reusing its summary and answer when its variant order
+    /// is the run's own (else they are computed for this order).
+    public init(analysis: ReportAnalysis, results: RunResults, reportDirectory: URL) {
+        self.results = results
+        let same = analysis.results.variants == results.variants
+        summary = same ? analysis.summary : RunSummary(results)
+        insights = same ? analysis.insights : nil
+        truncationLimit = analysis.truncationLimit
+        self.reportDirectory = reportDirectory
+        kind = .run
     }
 
     public func render() -> String {
@@ -34,7 +49,7 @@ public struct MarkdownReport: Sendable {
             scoredFileHeader(&out, path: path, dataset: dataset)
         } else {
             header(&out)
-            answerSection(&out, insights: RunInsights(results, truncationLimit: truncationLimit))
+            answerSection(&out, insights: insights ?? RunInsights(results, truncationLimit: truncationLimit))
         }
         summaryTable(&out)
         qualitySection(&out)

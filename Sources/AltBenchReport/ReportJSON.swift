@@ -13,9 +13,12 @@ import Foundation
 /// `reported_to_estimated`, `without_usage`, `cost_usd` and `without_cost`; `null` where unknown.
 public enum ReportJSON {
     public static func render(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) -> String {
-        let ordered = results.orderingVariants()
-        let summary = RunSummary(ordered)
-        let insights = RunInsights(ordered, truncationLimit: truncationLimit)
+        render(ReportAnalysis(results, truncationLimit: truncationLimit), results: results)
+    }
+
+    /// The summary of `analysis`'s run (`results`, in the run's own order).
+    public static func render(_ analysis: ReportAnalysis, results: RunResults) -> String {
+        let (ordered, summary, insights) = (analysis.results, analysis.summary, analysis.insights)
         func number(_ value: Double?) -> Any { value.map { $0 as Any } ?? NSNull() }
         func limit(_ value: Int?) -> Any { value.map { $0 as Any } ?? NSNull() }
         let answered = results.trials.filter { !$0.failed }

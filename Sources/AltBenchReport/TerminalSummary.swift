@@ -3,8 +3,8 @@ import Foundation
 
 /// The comparison table as aligned plain text, for stdout.
 public enum TerminalSummary {
-    public static func render(_ results: RunResults) -> String {
-        let summary = RunSummary(results)
+    public static func render(_ results: RunResults, summary: RunSummary? = nil) -> String {
+        let summary = summary ?? RunSummary(results)
         let judged = summary.rows.contains { $0.judged > 0 }
         let headers = ["variant", "max_tokens", "n", "errors", "form", "content", "quality"] + (judged ? ["judge"] : []) + [
             "mean chars", "p90 chars", "≤\(summary.budget)", "1st person", "truncated", "refusals", "empty", "compl. tokens",

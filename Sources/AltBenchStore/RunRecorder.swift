@@ -17,6 +17,12 @@ public struct RunRecorder: ResultSink {
     /// Whether a trial may already have a row (a resumed run asking failed trials again),
     /// which the new result then replaces.
     var replacesEarlierRows = false
+    /// Whether answers a test server marked as scripted become cache entries; by default they
+    /// are stored under ``scriptedKeyPrefix`` + the key, so no later run replays them.
+    public var cachesScripted = false
+
+    /// What a scripted answer's cache key is stored behind.
+    public static let scriptedKeyPrefix = "scripted:"
 
     public func cachedAnswer(forKey key: String) async throws -> ModelAnswer? {
         try await writer.read { db in
@@ -34,12 +40,15 @@ public struct RunRecorder: ResultSink {
             var responseID: Int64?
             switch result.outcome {
             case .answered(_, cached: true):
+                // From the store, or shared with a trial of this run that sent the same request
+                // (whose answer may be a scripted one, stored apart).
                 responseID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1",
-                    arguments: [trial.key])
+                    db, sql: "SELECT id FROM response WHERE cache_key IN (?, ?) ORDER BY id DESC LIMIT 1",
+                    arguments: [trial.key, trial.key.map { Self.scriptedKeyPrefix + $0 }])
             case .answered(let answer, cached: false):
+                let key = answer.scripted == true && !cachesScripted ? Self.scriptedKeyPrefix + (trial.key ?? "") : trial.key ?? ""
                 responseID = try ResponseColumns.insert(
-                    answer, key: trial.key ?? "", endpoint: endpoint, request: trial.request, at: result.finishedAt,
+                    answer, key: key, endpoint: endpoint, request: trial.request, at: result.finishedAt,
                     redactor: redactor, db: db)
             case .failed:
                 responseID = nil

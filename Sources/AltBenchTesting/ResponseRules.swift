@@ -319,7 +319,7 @@ public actor ResponseRules {
 
     /// `response` with the request ID, the reply's headers and its latency.
     static func finish(_ response: ScriptedResponse, reply: ResponseRule.Reply, request: RecordedRequest) -> ScriptedResponse {
-        var response = response.adding(headers: [CompatibleHandler.requestID(request)])
+        var response = response.adding(headers: [CompatibleHandler.requestID(request), (ModelAnswer.scriptedHeader, "true")])
         response = response.adding(headers: reply.headers.map { ($0.name, $0.value) })
         response.delay = reply.latency
         return response

@@ -186,6 +186,11 @@ struct RunFlags: ParsableArguments {
     @Flag(name: .customLong("no-cache"), help: "Ask again even when the store has an answer for a trial.")
     var noCache = false
 
+    @Flag(
+        name: .customLong("cache-scripted"),
+        help: "Store answers altbench-test-server --script marks as scripted as cache entries (by default a later run never replays them).")
+    var cacheScripted = false
+
     @Option(
         name: .long,
         help: ArgumentHelp("low, high or auto: the image detail for every prompt (replaces each prompt's own; changes what an image costs).", valueName: "level"))
@@ -304,6 +309,7 @@ struct RunFlags: ParsableArguments {
         options.offline = offline
         options.tokenField = tokenField.flatMap(TokenField.init(rawValue:))
         options.noCache = noCache
+        options.cacheScripted = cacheScripted
         options.brevityBudget = brevityBudget
         options.detail = detail.flatMap(ImageDetail.init(rawValue:))
         options.maxCost = maxCost

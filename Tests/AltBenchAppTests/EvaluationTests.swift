@@ -1,3 +1,4 @@
+import AltBenchStore
 import AltBenchTesting
 import Foundation
 import Testing
@@ -57,6 +58,29 @@ struct EvaluationTests {
         #expect(!pipe.err.contains("\r"))
         #expect(!pipe.err.contains("[\(total)/\(total)]"))
         #expect(second.results.trials.allSatisfy { $0.cached })
+    }
+
+    @Test func writingReportsThatTakeAWhileSaysSo() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let quiet = Capture()
+        let outcome = try await Evaluation(
+            options: RunOptions(), environment: [:], console: quiet.console(interactive: false), workingDirectory: root
+        ).run()
+        let store = try ResultStore(url: root.appendingPathComponent("results/altbench.sqlite"))
+        // Past the notice's delay (none here), the message; the reports are written all the same.
+        let capture = Capture()
+        var reporting = Reporting(store: store, resultsDirectory: root.appendingPathComponent("results"), console: capture.console(interactive: false))
+        reporting.noticeAfter = .zero
+        _ = try await reporting.write(runID: outcome.runID, displayResults: "results", updateLatest: false)
+        #expect(capture.err.contains("altbench: writing reports…"), "\(capture.err)")
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("results/runs/\(outcome.runID).html").path))
+        // Within the delay, nothing.
+        let patient = Capture()
+        reporting.console = patient.console(interactive: false)
+        reporting.noticeAfter = .seconds(3600)
+        _ = try await reporting.write(runID: outcome.runID, displayResults: "results", updateLatest: false)
+        #expect(!patient.err.contains("writing reports"), "\(patient.err)")
     }
 
     @Test func configFileSetsDefaultsAndFlagsWin() async throws {

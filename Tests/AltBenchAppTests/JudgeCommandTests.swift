@@ -181,7 +181,8 @@ struct JudgeCommandTests {
         let before = try await Self.mockRun(root).results
         let server = try await Self.judgeServer(content: reply.content, refusal: reply.refusal)
         let capture = Capture()
-        #expect(try await Self.judge(root, server: server, console: capture.console) == 0)
+        // No readable verdict is a missing score, as a failed trial is: exit 3.
+        #expect(try await Self.judge(root, server: server, console: capture.console) == (reply.accuracy == nil ? 3 : 0))
         await server.stop()
         let after = try await Self.store(root).loadRun(id: before.info.id)
         for (old, new) in zip(before.trials, after.trials) {
@@ -199,8 +200,11 @@ struct JudgeCommandTests {
             }
         }
         if reply.accuracy == nil {
-            #expect(capture.err.contains("2 unreadable"))
+            #expect(capture.err.contains("2 unreadable ("), "\(capture.err)")
+            #expect(capture.err.contains("docs/judge.md"), "\(capture.err)")
             #expect(capture.err.contains("missing, not 0"))
+            // The judge's cost line, not the run's again.
+            #expect(!capture.err.contains("\ncost: "), "\(capture.err)")
         }
     }
 
@@ -212,7 +216,7 @@ struct JudgeCommandTests {
         let server = try await OpenAITestServer.start(
             handler: ResponseScript([], then: { _ in .error(status: 500, message: "The server had an error.", type: "server_error") }).handler)
         let capture = Capture()
-        #expect(try await Self.judge(root, server: server, console: capture.console) == 0)
+        #expect(try await Self.judge(root, server: server, console: capture.console) == 3)
         await server.stop()
         let after = try await Self.store(root).loadRun(id: run.runID)
         #expect(after.trials.allSatisfy { $0.judgements.map(\.status) == [.failed] && $0.scores[ScoreName.judgeAccuracy] == nil })
@@ -366,7 +370,7 @@ struct JudgeCommandTests {
                 .chatCompletion(content: JudgeVerdict(accuracy: 3, completeness: 4, concision: 3).json),
                 .chatCompletion(content: "no verdict here"),
             ]).handler)
-        #expect(try await Self.judge(root, server: server, repeats: 3) == 0)
+        #expect(try await Self.judge(root, server: server, repeats: 3) == 3, "one repeat unreadable: a missing score, exit 3")
         await server.stop()
         let trial = try #require(try await Self.store(root).loadRun(id: run.runID).trials.first)
         #expect(trial.judgements.map(\.repeatIndex) == [0, 1, 2])

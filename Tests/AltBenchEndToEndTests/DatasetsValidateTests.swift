@@ -66,6 +66,22 @@ struct DatasetsValidateTests {
                 == "\(warning.replacingOccurrences(of: " warning:", with: ""))\ndatasets/good: 1 item, 1 problem, 0 warnings.\n")
     }
 
+    @Test func aMockPlaceholderIsNeverEvaluationDataEvenReviewed() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try Self.dataset(
+            workspace, "drafts", images: ["cat.png"],
+            manifest: [
+                #"{"id": "cat", "image": "cat.png", "references": ["A tabby cat asleep on a red sofa."], "generated": {"model": "dall-e-3", "endpoint": "mock", "mock": true}, "reviewed": true}"#
+            ])
+        let strict = try await AltbenchProcess.run(["datasets", "validate", "datasets/drafts", "--strict"], in: workspace.root)
+        #expect(strict.status == 1, "\(strict.stdout)\(strict.stderr)")
+        #expect(strict.stdout.contains("item 'cat': the image is a mock placeholder (generated.mock: true)"), "\(strict.stdout)")
+        let run = try await AltbenchProcess.run(["run", "--dataset", "datasets/drafts"], in: workspace.root)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("warning: 1 item is a mock placeholder (generated.mock: true; 'cat')"), "\(run.stderr)")
+    }
+
     /// The bundled sample, as a fresh clone has it, passes even the strict check.
     @Test func withoutAFolderItChecksTheSample() async throws {
         let workspace = try Workspace(everything: true)

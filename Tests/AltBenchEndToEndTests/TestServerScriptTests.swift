@@ -64,6 +64,43 @@ struct TestServerScriptTests {
         #expect(latest.contains("I see an image here. A test description of image"))
     }
 
+    @Test func scriptedAnswersAreNotReplayedByALaterPlainRunUnlessAsked() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try FileManager.default.copyItem(
+            at: Workspace.repository.appendingPathComponent("prompts/one-sentence.md"),
+            to: workspace.url("prompts/one-sentence.md"))
+        let held = try ClosedPort(sharedWithServers: true)
+        defer { withExtendedLifetime(held) {} }
+        // The scripted server first: its answers must not stand in for the real ones later.
+        let scripted = try RunningAltbench.testServer(["--port", "\(held.port)", "--script", Self.example.path], in: workspace.root)
+        let url = try #require(try await scripted.baseURL(), "the server did not start")
+        let first = try await AltbenchProcess.run(["run", "--base-url", url, "--max-tokens", "50"], in: workspace.root)
+        _ = try await scripted.stop()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try workspace.read("results/latest.md").contains("I see an image here."))
+
+        let plain = try RunningAltbench.testServer(["--port", "\(held.port)"], in: workspace.root)
+        #expect(try await plain.baseURL() == url)
+        let second = try await AltbenchProcess.run(["run", "--base-url", url, "--max-tokens", "50"], in: workspace.root)
+        #expect(second.status == 0, "\(second.stderr)")
+        // The plain server's answers, asked again; the unscripted ones came from the store.
+        #expect(!(try workspace.read("results/latest.md")).contains("I see an image here."))
+
+        // --cache-scripted keeps them as any answer, for a scripted regression replayed offline.
+        _ = try await plain.stop()
+        let kept = try RunningAltbench.testServer(["--port", "\(held.port)", "--script", Self.example.path], in: workspace.root)
+        #expect(try await kept.baseURL() == url)
+        let third = try await AltbenchProcess.run(
+            ["run", "--base-url", url, "--max-tokens", "50", "--no-cache", "--cache-scripted", "--results", "scripted"], in: workspace.root)
+        _ = try await kept.stop()
+        #expect(third.status == 0, "\(third.stderr)")
+        let offline = try await AltbenchProcess.run(
+            ["run", "--base-url", url, "--max-tokens", "50", "--offline", "--results", "scripted"], in: workspace.root)
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(try workspace.read("scripted/latest.md").contains("I see an image here."))
+    }
+
     @Test func aBadScriptStopsTheServerAtStartupNamingFileLineRuleAndField() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

@@ -7,7 +7,9 @@ extension CostPlan {
     /// Trials are grouped into pairs by (variant name, max_tokens) in order of first
     /// appearance. A trial without a request (an image that cannot be sent) counts in
     /// `trials` only; one whose key the store answers is `cached`; any other is `toSend`
-    /// unless `sendsNothing`. Only requests to send add tokens, cost and assumptions. Each
+    /// unless `sendsNothing`. A trial whose request another trial of the plan sends byte for
+    /// byte (the same key) is `cached` too: the run sends it once. Only requests to send add
+    /// tokens, cost and assumptions. Each
     /// uses `trial.estimate` when the planner set one, else ``RequestEstimate/make(request:imageWidth:imageHeight:)``
     /// with the item's image size. A pair's cost is `nil` when a model it sends to has no
     /// price, and then so is the plan's total: a total without it would understate the cost.
@@ -19,6 +21,8 @@ extension CostPlan {
         var items: [ItemCost] = []
         var seenItems: Set<ItemKey> = []
         var assumptions = AssumptionTally()
+        // Keys asked earlier in this plan: a byte-identical request is sent once per run.
+        var planned: Set<String> = []
 
         for trial in trials {
             let pairKey = PairKey(variant: trial.variant.name, maxTokens: trial.maxTokens)
@@ -34,7 +38,7 @@ extension CostPlan {
             guard let request = trial.request else { continue }
             if pairs[index].model == nil { pairs[index].model = request.model }
 
-            let isCached = trial.key.map(cachedKeys.contains) ?? false
+            let isCached = trial.key.map { cachedKeys.contains($0) || !planned.insert($0).inserted } ?? false
             if isCached { pairs[index].cached += 1 }
             let detail = request.detail?.rawValue ?? ImageDetail.auto.rawValue
             let itemKey = ItemKey(id: trial.item.id, model: request.model, detail: detail)

@@ -62,6 +62,13 @@ public struct DatasetItem: Sendable, Hashable {
     /// (`reviewed`); `nil` when the line does not say.
     public var reviewed: Bool? = nil
 
+    /// A placeholder the mock generator drew (`generated.mock: true`, or the mock endpoint):
+    /// never evaluation data, reviewed or not.
+    public var isMockPlaceholder: Bool {
+        guard let generated else { return false }
+        return generated["mock"]?.boolValue == true || generated["endpoint"]?.stringValue == MockImageGenerator.endpoint
+    }
+
     /// A generated image nobody has marked as reviewed: a draft, not ground truth.
     public var isUnreviewedGeneration: Bool { generated != nil && reviewed != true }
 

@@ -126,7 +126,14 @@ public struct DatasetValidator: Sendable {
     /// What a run lets through but a dataset should not hold, for the fields that could be read.
     private func contentFindings(_ item: DatasetItem, malformed: Set<String>) -> [Finding] {
         var found: [Finding] = []
-        if item.isUnreviewedGeneration {
+        if item.isMockPlaceholder {
+            // Reviewed or not: a mock placeholder shows coloured shapes, not what its
+            // references describe.
+            found.append(Finding(
+                .warning,
+                "the image is a mock placeholder (generated.mock: true), not evaluation data: generate it again with a real image model (altbench datasets generate --proxy URL, or with OPENAI_API_KEY set), or remove the item."
+            ))
+        } else if item.isUnreviewedGeneration {
             // Generators get counts, colours and bindings wrong, and DALL·E rewrites prompts: a
             // generated image's references are drafts until a person has looked (a warning,
             // so `--strict` keeps such a dataset out of a CI gate).

@@ -166,6 +166,9 @@ public struct Experiment: Sendable, Hashable {
     /// Forces the token-limit field; `nil` picks it from the model name.
     public var tokenField: TokenField?
     public var useCache: Bool
+    /// `--cache-scripted`: answers a test server marks as scripted are stored as cache
+    /// entries like any other (by default they are kept apart, never replayed).
+    public var cachesScripted: Bool = false
     public var scoring: ScoringSettings
     /// `baseline:` in altbench.yml: the variant listed first and compared against.
     public var baseline: String? = nil
@@ -226,6 +229,7 @@ public struct RunOptions: Sendable, Hashable {
     public var deadline: Duration?
     public var tokenField: TokenField?
     public var noCache: Bool = false
+    public var cacheScripted: Bool = false
     public var offline: Bool = false
     public var brevityBudget: Int?
     /// `--embed-images`: the HTML report inlines local images as data URLs.
@@ -416,6 +420,7 @@ extension Experiment {
             requestsPerMinute: rpm, tokensPerMinute: tpm, deadline: options.deadline ?? config.deadline,
             offline: options.offline,
             tokenField: options.tokenField ?? config.tokenField, useCache: !options.noCache,
+            cachesScripted: options.cacheScripted,
             scoring: scoring, baseline: config.baseline, proxy: proxy, azure: azure,
             detail: options.detail ?? config.detail, maxCost: options.maxCost ?? config.maxCost,
             priceOverrides: config.prices)

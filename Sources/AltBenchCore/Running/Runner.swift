@@ -135,7 +135,10 @@ public struct Runner: Sendable {
     public func run(_ trials: [Trial]) async throws -> Outcome {
         guard let sink else { preconditionFailure("Runner.run needs a sink to record its trials") }
         let costing = Costing(models: Set(trials.compactMap(\.request?.model)), prices: prices, maxCost: maxCost)
-        return try await drive(trials, costing: costing) { trial, context in
+        var counts: [String: Int] = [:]
+        for key in trials.compactMap(\.key) { counts[key, default: 0] += 1 }
+        let shared = SharedRequests(keys: Set(counts.filter { $0.value > 1 }.keys))
+        return try await drive(trials, costing: costing, shared: shared) { trial, context in
             try await self.perform(trial, sink: sink, context: context)
         }
     }
@@ -148,7 +151,7 @@ public struct Runner: Sendable {
     @discardableResult
     public func judge(_ calls: [JudgeCall], sink: any JudgeSink) async throws -> Outcome {
         let costing = Costing(models: Set(calls.map(\.request.model)), prices: prices, maxCost: maxCost)
-        return try await drive(calls, costing: costing) { call, context in
+        return try await drive(calls, costing: costing, shared: SharedRequests(keys: [])) { call, context in
             try await self.perform(call, sink: sink, context: context)
         }
     }
@@ -159,13 +162,15 @@ public struct Runner: Sendable {
         let tally: Tally
         let reach: ServerReach
         let costing: Costing
+        let shared: SharedRequests
     }
 
     /// Runs `perform` on every job with `concurrency` workers until all are done or the run
     /// stops: the watchdog closes the gate and gives requests in flight the grace period, and
     /// the deadline timer stops the run when it passes.
     private func drive<Job: Sendable>(
-        _ jobs: [Job], costing: Costing, perform: @escaping @Sendable (Job, Context) async throws -> Void
+        _ jobs: [Job], costing: Costing, shared: SharedRequests,
+        perform: @escaping @Sendable (Job, Context) async throws -> Void
     ) async throws -> Outcome {
         let tally = Tally(total: jobs.count, start: clock.now, clock: clock)
         let gate = RequestGate(
@@ -174,7 +179,7 @@ public struct Runner: Sendable {
             clock: clock, control: control)
         let queue = JobQueue(jobs, control: control)
         let reach = ServerReach(limit: connectFailureLimit, lostRequests: Self.serverLostRequests, lostAfter: serverLostAfter)
-        let context = Context(gate: gate, tally: tally, reach: reach, costing: costing)
+        let context = Context(gate: gate, tally: tally, reach: reach, costing: costing, shared: shared)
         let workers = min(concurrency, max(jobs.count, 1))
         let start = clock.now
         do {
@@ -279,7 +284,26 @@ public struct Runner: Sendable {
         if useCache, let cached = try await sink.cachedAnswer(forKey: key) {
             return (.answered(cached, cached: true), 0)
         }
-        return try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
+        guard context.shared.shares(key) else {
+            return try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
+        }
+        // A request byte-identical to another trial's (the same cache key) is sent once; the
+        // others take its outcome, as from the store (sent once, billed once).
+        if let joined = await context.shared.join(key) {
+            switch joined {
+            case .answered(let answer, _)?: return (.answered(answer, cached: true), 0)
+            case .failed(let failure)?: return (.failed(failure), 0)
+            case nil: return nil
+            }
+        }
+        do {
+            let outcome = try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
+            await context.shared.finish(key, outcome?.0)
+            return outcome
+        } catch {
+            await context.shared.finish(key, nil)
+            throw error
+        }
     }
 
     /// Sends `request` under the spending limit: it reserves its high estimate once it may
@@ -544,6 +568,38 @@ private struct BudgetClaim {
         guard let budget, let reservation = held else { return }
         held = nil
         await budget.release(reservation)
+    }
+}
+
+/// Requests that more than one trial of a run would send byte for byte (the same cache key:
+/// e.g. two prompts that render alike for an item without a post): the first trial to ask
+/// sends it; the others wait for its outcome.
+private actor SharedRequests {
+    private let keys: Set<String>
+    private var owned: Set<String> = []
+    private var outcomes: [String: TrialOutcome] = [:]
+    private var waiting: [String: [CheckedContinuation<TrialOutcome?, Never>]] = [:]
+
+    init(keys: Set<String>) { self.keys = keys }
+
+    nonisolated func shares(_ key: String) -> Bool { keys.contains(key) }
+
+    /// `nil` when the caller is the first and sends the request (then calls ``finish(_:_:)``);
+    /// otherwise the sender's outcome, `.some(nil)` when it stopped without one.
+    func join(_ key: String) async -> TrialOutcome?? {
+        if let outcome = outcomes[key] { return .some(outcome) }
+        guard owned.contains(key) else {
+            owned.insert(key)
+            return nil
+        }
+        let outcome = await withCheckedContinuation { waiting[key, default: []].append($0) }
+        return .some(outcome)
+    }
+
+    /// The sender's outcome (`nil`: it stopped first; a later trial with the key sends again).
+    func finish(_ key: String, _ outcome: TrialOutcome?) {
+        if let outcome { outcomes[key] = outcome } else { owned.remove(key) }
+        for waiter in waiting.removeValue(forKey: key) ?? [] { waiter.resume(returning: outcome) }
     }
 }
 

@@ -32,6 +32,12 @@ public struct ModelAnswer: Sendable, Hashable, Codable {
     /// What the response's `x-ratelimit-*` headers said; not stored, only steers the pace of
     /// the run.
     public var rateLimit: RateLimitStatus?
+    /// Whether a test server marked the answer as scripted (``scriptedHeader``): it is stored
+    /// apart from the cache unless the run asks otherwise. Not stored.
+    public var scripted: Bool? = nil
+
+    /// The response header `altbench-test-server --script` sets on the answers its rules chose.
+    public static let scriptedHeader = "x-altbench-scripted"
 
     public init(
         content: String?, refusal: String? = nil, finishReason: String? = nil, responseModel: String? = nil,

@@ -109,6 +109,15 @@ struct CostPlanTests {
         #expect((none.cached, none.toSend) == (0, 3))
     }
 
+    @Test func aRequestTwoTrialsWouldSendAlikeIsPlannedOnce() {
+        let first = Self.trial(0, variant: "v", item: Self.item("a"))
+        var twin = Self.trial(1, variant: "w", item: Self.item("a"))
+        twin.key = first.key
+        let plan = CostPlan.make(trials: [first, twin], cachedKeys: [], prices: .builtIn)
+        #expect((plan.cached, plan.toSend) == (1, 1))
+        #expect(plan.pairs[1].cached == 1 && plan.pairs[1].inputTokens == 0)
+    }
+
     /// `--offline`: nothing to send, so no tokens and no cost; cached answers still count.
     @Test func sendsNothing() {
         let trials = [

@@ -116,6 +116,29 @@ struct RunnerTests {
         #expect(hit.answer?.latencyMs == 420)
     }
 
+    @Test(arguments: [true, false])
+    func identicalRequestsAreSentOnce(useCache: Bool) async throws {
+        // Two prompts that render the same request for every item (no post to differ by):
+        // the same cache keys, asked at once by different workers.
+        let first = Self.trials(3)
+        let second = first.map { trial -> Trial in
+            var copy = trial
+            copy.variant = PromptVariant(name: "w", file: "w.md", text: "P")
+            copy.id += 100
+            return copy
+        }
+        let state = ScriptedModel(delay: .milliseconds(20))
+        let sink = MemorySink()
+        try await Runner(model: FakeModel(state: state), sink: sink, concurrency: 6, useCache: useCache)
+            .run(zip(first, second).flatMap { [$0, $1] })
+        #expect(await state.calls == 3)
+        let results = await sink.results
+        #expect(results.count == 6)
+        #expect(results.allSatisfy { $0.answer?.content == "A cat." })
+        #expect(results.filter(\.cached).count == 3, "the second of each pair took the first's answer")
+        #expect(results.filter(\.cached).allSatisfy { $0.costUSD == 0 && $0.attempts == 0 })
+    }
+
     @Test func noCacheAsksAgain() async throws {
         let trials = Self.trials(2)
         let sink = MemorySink(cache: [trials[0].key!: ModelAnswer(content: "old")])
