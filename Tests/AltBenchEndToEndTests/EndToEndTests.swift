@@ -257,6 +257,13 @@ struct EndToEndTests {
         #expect(output.stderr.contains("datasets/sample/manifest.jsonl:\(lines): this line is not valid JSON"))
     }
 
+    /// The Markdown report of the workspace's one run, under results/runs/.
+    static func onlyRunReport(_ workspace: Workspace) throws -> String {
+        let names = try FileManager.default.contentsOfDirectory(atPath: workspace.url("results/runs").path).filter { $0.hasSuffix(".md") }
+        #expect(names.count == 1, "\(names)")
+        return try workspace.read("results/runs/\(names.first ?? "none.md")")
+    }
+
     @Test func aRejectedKeyStopsTheRunWithAClearMessage() async throws {
         let server = try await OpenAITestServer.start(handler: OpenAITestServer.compatible(apiKey: "sk" + "-the-right-key-000000"))
         let workspace = try Workspace()
@@ -269,7 +276,9 @@ struct EndToEndTests {
         #expect(output.stderr.contains("OPENAI_API_KEY"))
         #expect(!output.stderr.contains(Self.fakeKey))
         #expect(await server.requests().count == 1, "a 401 stops the run instead of failing every trial")
-        let latest = try workspace.read("results/latest.md")
+        // A run with no answer leaves latest.md alone: its report is under runs/.
+        #expect(!FileManager.default.fileExists(atPath: workspace.url("results/latest.md").path))
+        let latest = try Self.onlyRunReport(workspace)
         #expect(latest.contains("Incomplete: this run did not finish"))
         #expect(!latest.contains(Self.fakeKey))
         await server.stop()
@@ -296,7 +305,7 @@ struct EndToEndTests {
         #expect(!output.stderr.contains("Continue this run with"))
         #expect(!output.stderr.contains("errno"))
         #expect(!output.stderr.contains("error set"))
-        let latest = try workspace.read("results/latest.md")
+        let latest = try Self.onlyRunReport(workspace)
         #expect(latest.contains("Incomplete: this run did not finish"))
         #expect(latest.contains("could not connect to 127.0.0.1:\(port) (connection refused)"))
     }

@@ -82,6 +82,7 @@ struct GenerateEndToEndTests {
         let run = try await AltbenchProcess.run(["run", "--dataset", "datasets/signs", "--max-tokens", "50"], in: workspace.root)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("12 of 12 items were generated and not reviewed yet"), "\(run.stderr)")
+        #expect(run.stderr.contains("warning: 12 items are mock placeholders"), "\(run.stderr)")
         #expect(run.stderr.contains("× 12 images"), "\(run.stderr)")
 
         // The review gate: --strict fails until every image is marked reviewed.
@@ -90,8 +91,10 @@ struct GenerateEndToEndTests {
         #expect(strict.stdout.contains("12 problems"), "\(strict.stdout)")
         let manifest = try workspace.read("datasets/signs/manifest.jsonl")
         try workspace.write("datasets/signs/manifest.jsonl", manifest.replacingOccurrences(of: #""reviewed":false"#, with: #""reviewed":true"#))
+        // Reviewed or not, mock placeholders are never evaluation data: --strict still fails.
         let reviewed = try await AltbenchProcess.run(["datasets", "validate", "datasets/signs", "--strict"], in: workspace.root)
-        #expect(reviewed.status == 0, "\(reviewed.stdout)")
+        #expect(reviewed.status == 1, "\(reviewed.stdout)")
+        #expect(reviewed.stdout.contains("mock placeholder"), "\(reviewed.stdout)")
 
         // Generating again keeps the reviews.
         let again = try await AltbenchProcess.run(

@@ -58,16 +58,19 @@ struct RunnerIntegrationTests {
 
     @Test func threeServerErrorsAreOneFailedTrial() async throws {
         let serverError = ScriptedResponse.fixture("10_500_server_error", status: 500)
+        // One answer first: 5xx answers from a server that has answered are retried (a server
+        // that answers nothing but 5xx stops the run instead; RunnerStopTests).
+        let answer = ScriptedResponse.chatCompletion(content: "A cat.")
         let server = try await OpenAITestServer.start(
-            handler: ResponseScript([serverError, serverError, serverError]).handler)
+            handler: ResponseScript([answer, serverError, serverError, serverError]).handler)
         let sink = CollectingSink()
         let runner = Runner(model: model(server), sink: sink, retryPolicy: quickRetries, concurrency: 1)
-        let progress = try await runner.run(iceCubesTrials(1)).progress
+        let progress = try await runner.run(Array(iceCubesTrials(2))).progress
         let requests = await server.requests()
         await server.stop()
 
-        let result = try #require(await sink.results.first)
-        #expect(requests.count == 3)
+        let result = try #require(await sink.results.last)
+        #expect(requests.count == 4)
         #expect(result.attempts == 3)
         #expect(result.failure?.status == 500)
         #expect(result.failure?.retryable == true)
