@@ -342,8 +342,17 @@ public struct Evaluation: Sendable {
     /// What a run stopped by its spending limit prints: what it spent of the limit, that what
     /// it recorded is kept, and (`resumeCommand`, when trials are left) how to continue.
     static func costLimitMessage(limit: Double, spent: Double, recorded: Int, planned: Int, resumeCommand: String?) -> String {
+        let spentText: String
+        if spent > limit + 0.005 {
+            // Over the limit: what was in flight when it was reached still came back and was
+            // billed, or answers used more tokens than their estimate.
+            spentText =
+                "spent \(CostSummary.usd(spent)), \(CostSummary.usd(spent - limit)) over the \(CostSummary.usd(limit)) limit: requests already in flight when it was reached were answered and billed, or the server reported more tokens than estimated"
+        } else {
+            spentText = "spent \(CostSummary.usd(spent)) of \(CostSummary.usd(limit))"
+        }
         var text =
-            "altbench: stopped before the next request could pass the spending limit: spent \(CostSummary.usd(spent)) of \(CostSummary.usd(limit)); \(recorded) of \(planned) trials recorded, and their answers are kept. The report is marked incomplete.\n"
+            "altbench: stopped before the next request could pass the spending limit: \(spentText); \(recorded) of \(planned) trials recorded, and their answers are kept. The report is marked incomplete.\n"
         if let resumeCommand {
             text +=
                 "Continue this run with a limit for what is left: \(resumeCommand) --max-cost USD (the stored answers are not asked again).\n"

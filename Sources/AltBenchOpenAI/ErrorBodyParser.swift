@@ -62,7 +62,9 @@ public enum ErrorBodyParser {
         if let azure, let advice = azureAdvice(status: effective, code: code, azure: azure) {
             text += advice
         } else {
-            text += openAIAdvice(status: effective, quota: quota, tooLarge: tooLarge, apiKeyVariable: apiKeyVariable)
+            text += openAIAdvice(
+                status: effective, quota: quota, tooLarge: tooLarge, apiKeyVariable: apiKeyVariable,
+                modelNotAllowed: code == SignedProxyProtocol.ErrorCode.modelNotAllowed.rawValue)
         }
         return ModelFailure(
             kind: .http, status: status, message: text, code: code, type: type, param: param,
@@ -74,11 +76,16 @@ public enum ErrorBodyParser {
     }
 
     /// What to check after an OpenAI-style error that stops the run; empty for the others.
-    static func openAIAdvice(status effective: Int, quota: Bool, tooLarge: Bool, apiKeyVariable: String) -> String {
+    static func openAIAdvice(
+        status effective: Int, quota: Bool, tooLarge: Bool, apiKeyVariable: String, modelNotAllowed: Bool = false
+    ) -> String {
         var text = ""
         switch effective {
         case 401:
             text += ". The server rejected the API key: check \(apiKeyVariable) (or the key your server expects)."
+        case 403 where modelNotAllowed:
+            // `altbench proxy --allow-model` refused it: the key is fine, the proxy's list is not.
+            text += ". The signed proxy allows only the models its --allow-model flags name: use one of them (--model), or add this one to the proxy's --allow-model."
         case 403:
             text += ". The key has no access to this model or endpoint: check the key's project and --model."
         case 404:

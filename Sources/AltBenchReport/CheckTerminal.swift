@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```
 /// altbench check: regression — icecubes @ 50: errors rose: …
-/// exit status 1 (0 passed, 1 regression, 2 cannot compare): baseline 20261120-0900-ab → run 20261121-1000-cd
+/// exit status 1 (0 = passed, 1 = regression, 2 = cannot compare): baseline 20261120-0900-ab → run 20261121-1000-cd
 ///
 /// pair                    answered/failed    quality          result
 /// icecubes @ 50           27/0 → 0/27        0.812 → –        failed: errors, quality, significance
@@ -25,7 +25,7 @@ public enum CheckTerminal {
 
     public static func summary(_ verdict: CheckVerdict) -> String {
         var out = [TerminalText.line(verdict.headline)]
-        let meaning = "(0 passed, 1 regression, 2 cannot compare)"
+        let meaning = "(0 = passed, 1 = regression, 2 = cannot compare)"
         let runs =
             "baseline \(TerminalText.line(verdict.comparison.before.runID)) → run \(TerminalText.line(verdict.comparison.after.runID))"
         out.append("exit status \(verdict.exitCode) \(meaning): \(runs)")

@@ -415,7 +415,7 @@ public enum CheckReport {
 
     static func render(_ verdict: CheckVerdict, style: TextStyle) -> String {
         var out: [String] = [style == .terminal ? TerminalText.line(verdict.headline) : verdict.headline, ""]
-        let meaning = "(0 passed, 1 regression, 2 cannot compare)"
+        let meaning = "(0 = passed, 1 = regression, 2 = cannot compare)"
         switch verdict.status {
         case .pass:
             out.append("✅ **Passed**: exit status 0 \(meaning).")

@@ -17,6 +17,21 @@ struct AltBench: AsyncParsableCommand {
             """,
         version: AltBenchVersion.description(commit: buildCommit),
         subcommands: [Init.self, Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Proxy.self])
+
+    /// `altbench frobnicate`: the commands there are, and the nearest when it looks like a typo,
+    /// rather than ArgumentParser's bare "Unexpected argument".
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let names = configuration.subcommands.map { $0._commandName }
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help", !names.contains(first) {
+            var text = "error: altbench has no command '\(first)'."
+            if let nearest = YAMLDiagnostics.closest(to: first, in: names) { text += " Did you mean '\(nearest)'?" }
+            text += "\nIts commands: \(names.joined(separator: ", ")). See altbench --help.\n"
+            FileHandle.standardError.write(Data(text.utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        await main(nil)
+    }
 }
 
 /// Prints a user-facing error without ArgumentParser's usage text and exits with `code`.

@@ -6,7 +6,7 @@ import Foundation
 extension AltBench {
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Ask a vision model for every (prompt, max_tokens, image) and compare the answers.",
+            abstract: "Ask a vision model for every (prompt, max_tokens, image), compare the answers, and write the reports (HTML and Markdown).",
             discussion: """
                 Settings come from flags, then the environment (OPENAI_API_KEY, OPENAI_BASE_URL), then \
                 altbench.yml, then defaults. With --proxy URL (or proxy: in altbench.yml) every request goes \
@@ -196,8 +196,9 @@ struct RunFlags: ParsableArguments {
         help: ArgumentHelp("low, high or auto: the image detail for every prompt (replaces each prompt's own; changes what an image costs).", valueName: "level"))
     var detail: String?
 
+    // `.unconditional`: `--max-cost -1` is a value to refuse with its own message, not a flag.
     @Option(
-        name: .customLong("max-cost"),
+        name: .customLong("max-cost"), parsing: .unconditional,
         help: ArgumentHelp("Refuse to start when the estimate's high end is above this many USD, and stop sending before spending would pass it.", valueName: "usd"))
     var maxCost: Double?
 

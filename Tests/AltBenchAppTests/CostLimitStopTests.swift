@@ -27,6 +27,13 @@ struct CostLimitStopTests {
                 """)
     }
 
+    @Test func anOvershootSaysByHowMuchAndWhy() {
+        let text = Evaluation.costLimitMessage(limit: 0.8, spent: 0.9, recorded: 30, planned: 40, resumeCommand: nil)
+        #expect(text.contains("spent $0.90, $0.10 over the $0.80 limit"), "\(text)")
+        #expect(text.contains("in flight"), "\(text)")
+        #expect(text.contains("more tokens than estimated"), "\(text)")
+    }
+
     @Test func withNothingLeftToAskThereIsNoResumeAdvice() {
         let text = Evaluation.costLimitMessage(limit: 1, spent: 0.5, recorded: 3, planned: 3, resumeCommand: nil)
         #expect(!text.contains("--resume"))

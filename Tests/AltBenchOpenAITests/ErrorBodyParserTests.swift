@@ -204,6 +204,15 @@ struct ErrorBodyParserTests {
         #expect(failure.message.count < 1200)
     }
 
+    @Test func aProxyAllowlistRefusalNamesTheAllowlistNotTheKey() {
+        let body = Data(#"{"error": {"message": "This proxy does not forward model gpt-4.1.", "type": "invalid_request_error", "code": "model_not_allowed"}}"#.utf8)
+        let failure = ErrorBodyParser.failure(
+            status: 403, headers: [:], body: body, redactor: redactor, url: "http://127.0.0.1:8080/v1/chat/completions")
+        #expect(failure.stopsRun)
+        #expect(failure.message.contains("--allow-model"), "\(failure.message)")
+        #expect(!failure.message.contains("The key has no access"), "\(failure.message)")
+    }
+
     @Test func messageNamesTheEndpointTheKeyVariableAndTheRequestID() {
         let failure = ErrorBodyParser.failure(
             status: 401, headers: ["x-request-id": "req_abc"], body: OpenAIFixtures.body("07_401_invalid_api_key"),

@@ -32,7 +32,7 @@ struct CheckTerminalTests {
         let text = CheckTerminal.summary(verdict)
         let lines = text.components(separatedBy: "\n")
         #expect(lines[0] == verdict.headline)
-        #expect(lines[1] == "exit status 1 (0 passed, 1 regression, 2 cannot compare): baseline 20261120-090000-base → run 20261121-100000-head")
+        #expect(lines[1] == "exit status 1 (0 = passed, 1 = regression, 2 = cannot compare): baseline 20261120-090000-base → run 20261121-100000-head")
         #expect(lines[3] == "pair         answered/failed  quality        result")
         #expect(lines[4] == "terse @ 50   6/0 → 6/0        0.750 → 0.375  failed: quality, first_person")
         #expect(lines[5] == "terse @ 100  6/0 → 6/0        0.920 → 0.920  held")

@@ -42,7 +42,7 @@ public enum YAMLDiagnostics {
     }
 
     /// The known key closest to a misspelt one, if it is close enough to be a typo.
-    static func closest(to key: String, in known: [String]) -> String? {
+    package static func closest(to key: String, in known: [String]) -> String? {
         let scored = known.map { ($0, editDistance(key.lowercased(), $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, key.count / 3) else { return nil }
         return best.0
