@@ -155,7 +155,9 @@ struct CheckEndToEndTests {
         let received = await busy.requests().count
         await busy.stop()
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(elapsed < .seconds(10), "\(elapsed)")
+        // The stop itself comes after about 2 s of retries; the bound leaves room for writing
+        // the report on a machine busy with other tests (timings live in the benchmarks).
+        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(received < 30, "\(received) requests, not 5 per trial")
         #expect(run.stderr.contains("answered 503 to all"), "\(run.stderr)")
         #expect(run.stderr.contains("engine_overloaded"), "\(run.stderr)")

@@ -138,7 +138,8 @@ struct ProxyEndToEndTests {
         _ = try await proxy.stop()
 
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(elapsed < .seconds(10), "\(elapsed)")
+        // About 2 s of retries, then the report; room for a busy machine.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(run.stderr.contains("502"), "\(run.stderr)")
         #expect(run.stderr.contains("upstream_unreachable"), "\(run.stderr)")
         #expect(run.stderr.contains("Check the proxy's --upstream URL"), "\(run.stderr)")
