@@ -156,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AltBenchAppTests",
-            dependencies: ["AltBenchApp", "AltBenchCore", "AltBenchProxy", "AltBenchReport", "AltBenchStore", "AltBenchTesting"],
+            dependencies: ["AltBenchApp", "AltBenchCore", "AltBenchOpenAI", "AltBenchProxy", "AltBenchReport", "AltBenchStore", "AltBenchTesting"],
             swiftSettings: strict
         ),
         .testTarget(

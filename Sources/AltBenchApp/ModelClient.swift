@@ -17,9 +17,13 @@ enum ModelClient {
             return (mock(), nil)
         case .openai:
             let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
-            let model = OpenAIVisionModel(
+            var model = OpenAIVisionModel(
                 baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
                 timeout: experiment.requestTimeout, httpClient: client)
+            if !experiment.baseURLConfigured {
+                // No --base-url, OPENAI_BASE_URL or base_url: say the URL is the default one.
+                model.urlSource = "the default endpoint \(experiment.baseURL.absoluteString) (no --base-url, OPENAI_BASE_URL or base_url: is set)"
+            }
             if experiment.apiKey == nil {
                 console.err("note: no \(experiment.apiKeyVariable) set; sending requests to \(experiment.baseURL.absoluteString) without an Authorization header.\n")
             }

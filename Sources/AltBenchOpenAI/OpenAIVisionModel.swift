@@ -198,12 +198,16 @@ public struct OpenAIVisionModel: VisionModel {
         return (answer.status, answer.headers, answer.body)
     }
 
+    /// Where the base URL came from, for advice, when no setting named it (the default
+    /// endpoint); `nil` names `--base-url`.
+    public var urlSource: String? = nil
+
     /// The flag that set the URL, for advice.
     var urlSetting: String {
         switch authorization {
         case .signed: return "--proxy"
         case .azure: return azure?.endpointSource ?? "--azure-endpoint"
-        case .bearer: return "--base-url"
+        case .bearer: return urlSource ?? "--base-url"
         }
     }
 }

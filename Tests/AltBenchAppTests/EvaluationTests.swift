@@ -1,3 +1,4 @@
+import AltBenchOpenAI
 import AltBenchStore
 import AltBenchTesting
 import Foundation
@@ -81,6 +82,22 @@ struct EvaluationTests {
         reporting.noticeAfter = .seconds(3600)
         _ = try await reporting.write(runID: outcome.runID, displayResults: "results", updateLatest: false)
         #expect(!patient.err.contains("writing reports"), "\(patient.err)")
+    }
+
+    @Test func theDefaultEndpointIsNamedAsSuchInConnectionAdvice() async throws {
+        var options = RunOptions()
+        options.provider = .openai
+        let unset = try Experiment.resolve(options: options, config: ConfigFile(), environment: ["OPENAI_API_KEY": "sk-test-0000"])
+        let (model, client) = try ModelClient.make(unset, console: Capture().console(interactive: false)) { MockVisionModel(dataset: Dataset(name: "d", path: "d", root: URL(fileURLWithPath: "/tmp"), items: [])) }
+        try await client?.shutdown()
+        let source = (model as? OpenAIVisionModel)?.urlSource
+        #expect(source?.hasPrefix("the default endpoint https://api.openai.com/v1") == true, "\(String(describing: source))")
+
+        options.baseURL = "http://127.0.0.1:9/v1"
+        let given = try Experiment.resolve(options: options, config: ConfigFile(), environment: [:])
+        let (named, other) = try ModelClient.make(given, console: Capture().console(interactive: false)) { MockVisionModel(dataset: Dataset(name: "d", path: "d", root: URL(fileURLWithPath: "/tmp"), items: [])) }
+        try await other?.shutdown()
+        #expect((named as? OpenAIVisionModel)?.urlSource == nil)
     }
 
     @Test func configFileSetsDefaultsAndFlagsWin() async throws {

@@ -48,6 +48,18 @@ struct TransportFailureTests {
         Self.expectClean(failure.message)
     }
 
+    @Test func aURLNoSettingNamedIsCalledTheDefaultEndpoint() async throws {
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let client = OpenAIVisionModel.makeHTTPClient()
+        var model = OpenAIVisionModel(baseURL: URL(string: closed.baseURL)!, apiKey: Secret(testKey), httpClient: client)
+        model.urlSource = "the default endpoint \(closed.baseURL) (no --base-url, OPENAI_BASE_URL or base_url: is set)"
+        let failure = try await expectFailure(model)
+        try await client.shutdown()
+        #expect(failure.message.hasSuffix("is the server running, and is the default endpoint \(closed.baseURL) (no --base-url, OPENAI_BASE_URL or base_url: is set) right?"), "\(failure.message)")
+        Self.expectClean(failure.message)
+    }
+
     @Test func httpsToAPlainHTTPServerIsAFailedTLSHandshake() async throws {
         let server = try await OpenAITestServer.start()
         let plain = URL(string: server.baseURL)!
