@@ -156,9 +156,9 @@ public final class ResultStore: Sendable {
     /// Finds a run by id or unique id prefix; when `id` is nil, the newest run with answers
     /// (``resolveRun(_:)``).
     public func resolveRunID(_ id: String?) async throws -> String {
+        guard let id else { return try await resolveRun(nil).id }
         let ids = try await runIDs()
         guard ids.first != nil else { throw AltBenchError.noRuns(database: location) }
-        guard let id else { return try await resolveRun(nil).id }
         if ids.contains(id) { return id }
         let matches = id.isEmpty ? [] : ids.filter { $0.hasPrefix(id) }
         guard matches.count < 2 else { throw AltBenchError.ambiguousRun(id: id, matches: matches) }
