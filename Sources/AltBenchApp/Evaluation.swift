@@ -611,24 +611,18 @@ public struct Reporting: Sendable {
         }
         defer { notice.cancel() }
         let results = try await store.loadRun(id: runID)
-        let runs = resultsDirectory.appendingPathComponent("runs")
-        try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: resultsDirectory.appendingPathComponent("runs"), withIntermediateDirectories: true)
         // The summary and answer, computed once for every report below.
         let analysis = ReportAnalysis(results, truncationLimit: truncationLimit)
+        var files = RunReportFiles(analysis: analysis, results: results, resultsDirectory: resultsDirectory)
+        files.embedImages = embedImages
+        for file in files.render(latest: updateLatest) { try file.data.write(to: file.url, options: .atomic) }
         var markdown = ["\(displayResults)/runs/\(runID).md"]
         var html = ["\(displayResults)/runs/\(runID).html"]
-        var targets = [(runs, runID)]
         if updateLatest {
-            targets.append((resultsDirectory, "latest"))
             markdown.append("\(displayResults)/latest.md")
             html.append("\(displayResults)/latest.html")
-        }
-        for (folder, name) in targets {
-            let report = MarkdownReport(analysis: analysis, results: results, reportDirectory: folder)
-            try report.render().write(to: folder.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
-            var html = HTMLReport(results: results, reportDirectory: folder, embedImages: embedImages, truncationLimit: truncationLimit)
-            html.analysis = analysis
-            try html.render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
         }
         notice.cancel()
         if results.info.isMock { console.out("MOCK RESULTS (offline mock model, not a vision model)\n") }
@@ -717,23 +711,15 @@ public struct ReportCommand: Sendable {
             return loaded
         case .md, .html:
             let loaded = try await store.loadRun(id: runID)
-            let runs = directory.appendingPathComponent("runs")
-            try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
-            var targets = [(runs, runID, "\(results)/runs/\(runID)")]
-            if runID == newest { targets.append((directory, "latest", "\(results)/latest")) }
-            var written: [String] = []
-            for (folder, name, shown) in targets {
-                if format == .md {
-                    var report = MarkdownReport(results: loaded, reportDirectory: folder)
-                    report.truncationLimit = limit
-                    try report.render().write(to: folder.appendingPathComponent("\(name).md"), atomically: true, encoding: .utf8)
-                    written.append("\(shown).md")
-                } else {
-                    try HTMLReport(results: loaded, reportDirectory: folder, embedImages: embedImages, truncationLimit: limit)
-                        .render().write(to: folder.appendingPathComponent("\(name).html"), atomically: true, encoding: .utf8)
-                    written.append("\(shown).html")
-                }
-            }
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("runs"), withIntermediateDirectories: true)
+            var files = RunReportFiles(
+                analysis: ReportAnalysis(loaded, truncationLimit: limit), results: loaded, resultsDirectory: directory)
+            files.embedImages = embedImages
+            let kind: RunReportFiles.Kind = format == .md ? .markdown : .html
+            for file in files.render([kind], latest: runID == newest) { try file.data.write(to: file.url, options: .atomic) }
+            var written = ["\(results)/runs/\(runID).\(kind == .markdown ? "md" : "html")"]
+            if runID == newest { written.append("\(results)/latest.\(kind == .markdown ? "md" : "html")") }
             console.err("report: \(written.joined(separator: ", "))\n")
             return loaded
         }

@@ -21,6 +21,9 @@ public struct HTMLReport: Sendable {
     public var reportDirectory: URL
     /// Inline local images as data URLs (for CI artifacts) instead of linking them.
     public var embedImages: Bool
+    /// Put before every link to a local image (``RunReportFiles`` renders one report for two
+    /// folders that way).
+    public var imageLinkPrefix = ""
     /// The truncated share `check:` allows, for the answer.
     public var truncationLimit: Double
     /// The summary and answer, when already computed for this run (``ReportAnalysis``).
@@ -385,7 +388,7 @@ public struct HTMLReport: Sendable {
     /// The image as the report shows it: a path relative to the report, a data URL (with
     /// `embedImages`), or the dataset's own http(s) URL; never any other scheme.
     func image(_ item: RunResults.Item) -> Node<HTML.BodyContext> {
-        guard let source = Self.imageSource(item, reportDirectory: reportDirectory, embed: embedImages) else {
+        guard let source = Self.imageSource(item, reportDirectory: reportDirectory, embed: embedImages, prefix: imageLinkPrefix) else {
             return .p(SafeHTML.attribute("class", "noimage"), SafeHTML.text("(no image)"))
         }
         return .selfClosedElement(named: "img", attributes: [
@@ -394,7 +397,7 @@ public struct HTMLReport: Sendable {
         ])
     }
 
-    static func imageSource(_ item: RunResults.Item, reportDirectory: URL, embed: Bool) -> String? {
+    static func imageSource(_ item: RunResults.Item, reportDirectory: URL, embed: Bool, prefix: String = "") -> String? {
         guard !item.image.isEmpty else { return nil }
         if item.isRemote {
             guard let url = URL(string: item.image), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
@@ -410,6 +413,7 @@ public struct HTMLReport: Sendable {
         let encoded = relative.split(separator: "/", omittingEmptySubsequences: false).map { segment in
             segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#:;"))) ?? ""
         }.joined(separator: "/")
+        guard prefix.isEmpty else { return prefix + encoded }
         return encoded.hasPrefix("/") || encoded.hasPrefix(".") ? encoded : "./" + encoded
     }
 

@@ -8,6 +8,9 @@ public struct MarkdownReport: Sendable {
     public var summary: RunSummary
     /// The folder the report file will live in, so image links are relative to it.
     public var reportDirectory: URL
+    /// Put before every link to a local image (``RunReportFiles`` renders one report for two
+    /// folders that way).
+    public var imageLinkPrefix = ""
     public var kind: Kind
     /// The truncated share `check:` allows (`max_truncation_rise`), for the opening answer.
     public var truncationLimit: Double = CheckThresholds().maxTruncationRise
@@ -433,7 +436,7 @@ public struct MarkdownReport: Sendable {
             // `?` of a query is kept in one and escaped in the other.
             let target = item.isRemote
                 ? MarkdownText.linkTarget(url: item.image)
-                : MarkdownText.linkTarget(MarkdownText.relativePath(to: item.image, from: reportDirectory.path))
+                : MarkdownText.linkTarget(imageLinkPrefix + MarkdownText.relativePath(to: item.image, from: reportDirectory.path))
             // An image that could not be sent is linked, not embedded: it may not render.
             if !item.image.isEmpty {
                 out.append("\(item.problem == nil ? "!" : "")[\(MarkdownText.inline(item.id))](\(target))")

@@ -5,7 +5,7 @@ public enum MarkdownText {
     /// Text safe inside a GFM table cell: `|` cannot end the cell, a newline cannot end the
     /// row, and no Markdown or HTML in a model's answer is rendered as such.
     public static func cell(_ text: String) -> String {
-        escapeInline(normalizingLineEndings(text)).replacingOccurrences(of: "\n", with: "<br>")
+        escape(text, newline: "<br>")
     }
 
     /// Text safe as inline Markdown on one line (no table around it).
@@ -13,29 +13,32 @@ public enum MarkdownText {
     /// A lone CR ends a Markdown line as much as LF does, and prompt files written on Windows
     /// carry CRLF, so all three line endings become one space.
     public static func inline(_ text: String) -> String {
-        escapeInline(normalizingLineEndings(text)).replacingOccurrences(of: "\n", with: " ")
+        escape(text, newline: " ")
     }
 
-    /// CRLF and lone CR as LF.
-    static func normalizingLineEndings(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-    }
-
-    static func escapeInline(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
+    /// One pass over the text's Unicode scalars, as a Markdown parser reads it: a `|` followed
+    /// by a combining mark is still a `|` to the parser, so it is escaped as one. CRLF, a lone
+    /// CR and LF each become `newline`.
+    static func escape(_ text: String, newline: String) -> String {
+        var out = String.UnicodeScalarView()
+        out.reserveCapacity(text.utf8.count + 16)
+        var afterCR = false
+        for scalar in text.unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            switch scalar {
             case "\\", "`", "*", "_", "[", "]", "|", "#", "~", "!":
                 out.append("\\")
-                out.append(character)
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "&": out += "&amp;"
-            default: out.append(character)
+                out.append(scalar)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "\r": out.append(contentsOf: newline.unicodeScalars)
+            case "\n" where afterCR: break
+            case "\n": out.append(contentsOf: newline.unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
     /// A link target for a file path: spaces and brackets percent-encoded so the link survives

@@ -38,7 +38,8 @@ struct MarkdownTextTests {
     static let hostile = [
         "a | b | c", "|", "||", "ends with a backslash \\", "\\|", "\\\\|", "x\n| y | z |", "x\r\n|---|---|",
         "x\r| y", "`|`", "<td>|</td>", "<br>|", "\u{2028}line separator | pipe", "tab\t|\ttab",
-        "👩‍👩‍👧 | family", "\u{0}nul | char",
+        "👩‍👩‍👧 | family", "\u{0}nul | char", "|\u{301} a pipe with an accent on it", "x\\\u{301}| y",
+        "x\r\u{301}| y",
     ]
 
     @Test("a table row built from escaped cells stays one row with the right cell count", arguments: hostile)

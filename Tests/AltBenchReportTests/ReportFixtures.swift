@@ -192,20 +192,22 @@ enum GFMTable {
         var current = ""
         var escaped = false
         var endsWithSeparator = false
-        for character in row {
+        // Unicode scalars, as cmark-gfm reads bytes: a `|` with a combining mark after it
+        // still ends a cell.
+        for character in row.unicodeScalars {
             endsWithSeparator = false
             if escaped {
-                current.append(character)
+                current.unicodeScalars.append(character)
                 escaped = false
             } else if character == "\\" {
-                current.append(character)
+                current.unicodeScalars.append(character)
                 escaped = true
             } else if character == "|" {
                 cells.append(current)
                 current = ""
                 endsWithSeparator = true
             } else {
-                current.append(character)
+                current.unicodeScalars.append(character)
             }
         }
         cells.append(current)
