@@ -99,14 +99,24 @@ public struct RunInsights: Sendable {
         let ordered = results.orderingVariants()
         let names = ordered.variants.map(\.name)
         baseline = results.baselineVariant
-        let answered = results.trials.filter { !$0.failed }
         let limits = Self.limits(in: results)
+        // Each pair's answered trials, grouped once: every figure below reads one pair.
+        let trials = results.trials
+        var answeredByPair: [RunSummary.GroupKey: [Int]] = [:]
+        for (index, trial) in trials.enumerated() where !trial.failed {
+            answeredByPair[RunSummary.GroupKey(variant: trial.variant, maxTokens: trial.maxTokens), default: []].append(index)
+        }
+        var perImageCache: [RunSummary.GroupKey: [String: Double]] = [:]
 
         /// Mean quality per image (repeats folded), for one variant at one limit.
         func perImage(_ variant: String, _ limit: Int?) -> [String: Double] {
-            let values = answered.filter { $0.variant == variant && $0.maxTokens == limit }
-                .compactMap { trial in trial.scores[ScoreName.quality].map { (item: trial.itemID, value: $0.value) } }
-            return Dictionary(uniqueKeysWithValues: CompareStatistics.foldRepeats(values).map { ($0.item, $0.value) })
+            let key = RunSummary.GroupKey(variant: variant, maxTokens: limit)
+            if let cached = perImageCache[key] { return cached }
+            let values = (answeredByPair[key] ?? [])
+                .compactMap { index in trials[index].scores[ScoreName.quality].map { (item: trials[index].itemID, value: $0.value) } }
+            let folded = Dictionary(uniqueKeysWithValues: CompareStatistics.foldRepeats(values).map { ($0.item, $0.value) })
+            perImageCache[key] = folded
+            return folded
         }
 
         var best: [Best] = []
@@ -150,7 +160,8 @@ public struct RunInsights: Sendable {
         let numbered = limits.compactMap { $0 }
         truncation = names.compactMap { name in
             let shares: [(maxTokens: Int, share: Double)] = numbered.compactMap { limit in
-                let flags = answered.filter { $0.variant == name && $0.maxTokens == limit }.compactMap { $0.scores[ScoreName.truncated]?.passed }
+                let flags = (answeredByPair[RunSummary.GroupKey(variant: name, maxTokens: limit)] ?? [])
+                    .compactMap { trials[$0].scores[ScoreName.truncated]?.passed }
                 guard !flags.isEmpty else { return nil }
                 return (limit, Double(flags.filter { !$0 }.count) / Double(flags.count))
             }

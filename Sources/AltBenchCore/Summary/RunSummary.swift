@@ -109,40 +109,64 @@ public struct RunSummary: Sendable, Hashable {
         var maxTokens: Int?
     }
 
+    /// What one score name adds up to over a pair's answers, in answer order.
+    struct Tally {
+        var sum = 0.0
+        var count = 0
+        var flagged = 0
+        var passed = 0
+        /// The sum and count of ``QualityScorer/part(of:)``, for the weighted parts.
+        var partSum = 0.0
+        var parts = 0
+
+        var mean: Double? { count == 0 ? nil : sum / Double(count) }
+        /// The share flagged among the answers that have this score.
+        var rate: Double? { count == 0 ? nil : Double(flagged) / Double(count) }
+    }
+
     static func row(
         _ key: GroupKey, trials: [RunResults.TrialRow], settings: ScoringSettings, corpus: ReferenceCorpus
     ) -> SummaryRow {
-        let answered = trials.filter { !$0.failed }
-        func values(_ name: String) -> [Double] { answered.compactMap { $0.scores[name]?.value } }
-        func rate(_ name: String) -> Double? {
-            let flags = answered.compactMap { $0.scores[name] }
-            guard !flags.isEmpty else { return nil }
-            return Double(flags.filter(\.isFlagged).count) / Double(flags.count)
+        // One pass over each answer's scores: a report reads some forty figures of every pair.
+        var tallies: [String: Tally] = [:]
+        var chars: [Double] = []
+        var latencies: [Double] = []
+        var completionTokens: [Double] = []
+        var answered = 0
+        var formOnly = 0
+        for trial in trials where !trial.failed {
+            answered += 1
+            for (name, score) in trial.scores {
+                tallies[name, default: Tally()].add(score, weighted: (settings.weights[name] ?? 0) > 0)
+            }
+            if let length = trial.scores[ScoreName.length] { chars.append(length.value) }
+            if let latency = trial.answer?.latencyMs { latencies.append(latency) }
+            if let tokens = trial.answer?.completionTokens { completionTokens.append(Double(tokens)) }
+            if QualityScorer.isFormOnly(trial.scores) { formOnly += 1 }
         }
-        let chars = values(ScoreName.length)
-        let budgetPasses = answered.compactMap { $0.scores[ScoreName.brevity]?.passed }
+        func mean(_ name: String) -> Double? { tallies[name]?.mean }
+        func rate(_ name: String) -> Double? { tallies[name]?.rate }
+        let brevity = tallies[ScoreName.brevity]
         var row = SummaryRow(
-            variant: key.variant, maxTokens: key.maxTokens, n: trials.count, errors: trials.count - answered.count,
-            answered: answered.count, meanChars: Stats.mean(chars), p90Chars: Stats.percentile(chars, 0.9),
-            withinBudget: budgetPasses.isEmpty ? nil : Double(budgetPasses.filter { $0 }.count) / Double(budgetPasses.count),
+            variant: key.variant, maxTokens: key.maxTokens, n: trials.count, errors: trials.count - answered,
+            answered: answered, meanChars: Stats.mean(chars), p90Chars: Stats.percentile(chars, 0.9),
+            withinBudget: brevity.flatMap { $0.passed + $0.flagged == 0 ? nil : Double($0.passed) / Double($0.passed + $0.flagged) },
             firstPerson: rate(ScoreName.firstPerson), truncated: rate(ScoreName.truncated),
             refusals: rate(ScoreName.refusal), empty: rate(ScoreName.empty),
-            redundantPrefix: rate(ScoreName.redundantPrefix), meanBrevity: Stats.mean(values(ScoreName.brevity)),
-            meanCompletionTokens: Stats.mean(answered.compactMap { $0.answer?.completionTokens.map(Double.init) }),
-            p50LatencyMs: Stats.percentile(answered.compactMap { $0.answer?.latencyMs }, 0.5))
-        row.meanQuality = Stats.mean(values(ScoreName.quality))
-        row.meanForm = Stats.mean(values(ScoreName.form))
-        row.meanContent = Stats.mean(values(ScoreName.content))
-        let qualities = answered.compactMap { $0.scores[ScoreName.quality] }
-        row.scoredQuality = qualities.count
-        row.formOnly = answered.filter { QualityScorer.isFormOnly($0.scores) }.count
-        if !qualities.isEmpty {
-            row.hardFails = Double(qualities.filter(\.isFlagged).count) / Double(qualities.count)
+            redundantPrefix: rate(ScoreName.redundantPrefix), meanBrevity: mean(ScoreName.brevity),
+            meanCompletionTokens: Stats.mean(completionTokens),
+            p50LatencyMs: Stats.percentile(latencies, 0.5))
+        row.meanQuality = mean(ScoreName.quality)
+        row.meanForm = mean(ScoreName.form)
+        row.meanContent = mean(ScoreName.content)
+        let quality = tallies[ScoreName.quality]
+        row.scoredQuality = quality?.count ?? 0
+        row.formOnly = formOnly
+        if let quality, quality.count > 0 {
+            row.hardFails = Double(quality.flagged) / Double(quality.count)
         }
         for (id, weight) in settings.weights where weight > 0 {
-            if let mean = Stats.mean(answered.compactMap { $0.scores[id].flatMap(QualityScorer.part(of:)) }) {
-                row.parts[id] = mean
-            }
+            if let tally = tallies[id], tally.parts > 0 { row.parts[id] = tally.partSum / Double(tally.parts) }
         }
         for id in ScoringSettings.checkIDs {
             if let rate = rate(id) { row.checkRates[id] = rate }
@@ -150,11 +174,27 @@ public struct RunSummary: Sendable, Hashable {
         for id in [ScoreName.readability, ScoreName.hedging, ScoreName.textRecall, ScoreName.keywordRecall,
                    ScoreName.referenceMatch, ScoreName.emoji, ScoreName.socialTokens, ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD,
                    ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision] {
-            if let mean = Stats.mean(values(id)) { row.means[id] = mean }
+            if let mean = mean(id) { row.means[id] = mean }
         }
-        row.judged = answered.filter { $0.scores[ScoreName.judgeAccuracy] != nil }.count
-        row.reference = referenceFigures(answered, corpus: corpus)
+        row.judged = tallies[ScoreName.judgeAccuracy]?.count ?? 0
+        row.reference = referenceFigures(trials.filter { !$0.failed }, corpus: corpus)
         return row
+    }
+}
+
+extension RunSummary.Tally {
+    mutating func add(_ score: Score, weighted: Bool) {
+        sum += score.value
+        count += 1
+        switch score.passed {
+        case true?: passed += 1
+        case false?: flagged += 1
+        case nil: break
+        }
+        if weighted, let part = QualityScorer.part(of: score) {
+            partSum += part
+            parts += 1
+        }
     }
 }
 
