@@ -128,7 +128,13 @@ public struct CostPlanning: Sendable {
         if experiment.useCache, let store {
             cached = try await store.storedKeys(among: trials.compactMap(\.key))
         }
-        return CostPlan.make(trials: trials, cachedKeys: cached, prices: experiment.prices, sendsNothing: experiment.offline)
+        var plan = CostPlan.make(trials: trials, cachedKeys: cached, prices: experiment.prices, sendsNothing: experiment.offline)
+        // The pairs as the run's reports list them: the baseline first, the other variants by
+        // name, token limits ascending with "none" last.
+        let names = VariantOrder.ordered(Array(Set(plan.pairs.map(\.variant))), name: { $0 }, configured: experiment.baseline)
+        let rank = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        plan.pairs.sort { (rank[$0.variant]!, $0.maxTokens ?? Int.max) < (rank[$1.variant]!, $1.maxTokens ?? Int.max) }
+        return plan
     }
 
     /// What judging the answers of `trials` would cost (`--judge`), with the judge resolved as

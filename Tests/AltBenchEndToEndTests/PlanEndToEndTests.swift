@@ -117,6 +117,29 @@ struct PlanEndToEndTests {
         #expect(text.stdout.contains("no price"), "\(text.stdout)")
     }
 
+    /// The plan lists its pairs in the order the run's reports do: the baseline first, the
+    /// other variants by name, token limits ascending; not in prompt-file or flag order.
+    @Test func thePlanListsPairsInTheRunsOrder() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        try workspace.write("prompts/alpha.md", "---\nname: alpha\nmodel: gpt-4o-mini\n---\nDescribe this image for a screen-reader user.\n")
+        let environment = AltbenchProcess.cleanEnvironment()
+        let flags = ["--provider", "mock", "--max-tokens", "300,50"]
+        let (output, plan) = try await Self.plan(flags, in: workspace, environment: environment)
+        #expect(output.status == 0, "\(output.stderr)")
+        let planned = (plan["pairs"]?.arrayValue ?? []).map { "\($0["variant"]?.stringValue ?? "?") @ \($0["max_tokens"]?.intValue ?? 0)" }
+        let run = try await AltbenchProcess.run(["run"] + flags, in: workspace.root, environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try await AltbenchProcess.run(["report", "--format", "json"], in: workspace.root, environment: environment)
+        let summary = try JSONValue.parse(Data(report.stdout.utf8))["summary"]?.arrayValue ?? []
+        let reported = summary.map { "\($0["variant"]?.stringValue ?? "?") @ \($0["max_tokens"]?.intValue ?? 0)" }
+        #expect(
+            planned == [
+                "icecubes @ 50", "icecubes @ 300", "alpha @ 50", "alpha @ 300", "icecubes-original @ 50", "icecubes-original @ 300",
+            ])
+        #expect(planned == reported)
+    }
+
     @Test func withoutAKeyThePlanSaysTheRunWouldStop() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
