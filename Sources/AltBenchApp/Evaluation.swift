@@ -236,7 +236,22 @@ public struct Evaluation: Sendable {
                 .mapValues { $0.reduce(0) { $0 + $1.answers } }
                 .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
                 .map { (endpoint: $0.key, answers: $0.value) }
-            reportNotStored(notStored, endpoint: model.endpoint, otherEndpoints: others)
+            // A proxy's answers are replayed through --proxy, not --base-url.
+            var proxy: String?
+            if let most = others.first { proxy = try? await opened.proxyURL(forEndpoint: most.endpoint) }
+            // The prompt text is part of each cache key: an edited prompt finds nothing.
+            var changes: [String] = []
+            for variant in results.variants where notStored.contains(where: { $0.variant == variant.name }) {
+                guard let stored = try? await opened.storedPrompt(variant: variant.name, endpoint: model.endpoint, excludingRun: runID)
+                else { continue }
+                let what = stored.prompt != variant.text ? "prompt text" : stored.system != variant.system ? "system prompt" : nil
+                if let what {
+                    changes.append(
+                        "\(variant.name): its \(what) differs from the one run \(stored.runID) stored answers for, and the prompt is part of each answer's cache key. Restore the earlier text, or record answers for the new one with a run that can reach the model.")
+                }
+            }
+            reportNotStored(
+                notStored, endpoint: model.endpoint, otherEndpoints: others, otherProxy: proxy, promptChanges: changes)
         }
         let failed = results.trials.filter(\.failed).count
         if failed > notStored.count {
@@ -372,7 +387,8 @@ public struct Evaluation: Sendable {
 
     /// Lists what `--offline` could not answer: the first 20, then a count.
     func reportNotStored(
-        _ trials: [RunResults.TrialRow], endpoint: String, otherEndpoints: [(endpoint: String, answers: Int)] = []
+        _ trials: [RunResults.TrialRow], endpoint: String, otherEndpoints: [(endpoint: String, answers: Int)] = [],
+        otherProxy: String? = nil, promptChanges: [String] = []
     ) {
         var lines = ["--offline: \(trials.count) trial\(trials.count == 1 ? "" : "s") had no stored answer from \(endpoint):"]
         for trial in trials.prefix(20) {
@@ -382,9 +398,11 @@ public struct Evaluation: Sendable {
         }
         if trials.count > 20 { lines.append("  … and \(trials.count - 20) more (the report lists them all)") }
         lines.append("Record them with a run that can reach the model (the same prompts, dataset and settings, without --offline).")
+        lines.append(contentsOf: promptChanges)
         if let most = otherEndpoints.first {
             let listed = otherEndpoints.prefix(3).map { "\($0.endpoint) (\($0.answers) answer\($0.answers == 1 ? "" : "s"))" }
-            let flags = AzureSettings.flags(forEndpoint: most.endpoint) ?? "--base-url \(Self.baseURL(ofEndpoint: most.endpoint))"
+            let flags = otherProxy.map { "--proxy \($0)" } ?? AzureSettings.flags(forEndpoint: most.endpoint)
+                ?? "--base-url \(Self.baseURL(ofEndpoint: most.endpoint))"
             lines.append("The store holds answers from \(listed.joined(separator: ", ")). The endpoint is part of each answer's cache key: to replay those, add \(flags).")
         }
         console.err(lines.joined(separator: "\n") + "\n")

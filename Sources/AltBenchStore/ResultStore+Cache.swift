@@ -340,3 +340,40 @@ extension ResultStore {
         }
     }
 }
+
+/// What an earlier run asked with a variant: the texts that make its requests' cache keys.
+public struct StoredPrompt: Sendable, Equatable {
+    public var runID: String
+    public var prompt: String
+    public var system: String?
+}
+
+extension ResultStore {
+    /// The prompt the newest other run with answers from `endpoint` asked under the variant
+    /// `name`, for `--offline` to say when the prompt text changed since.
+    public func storedPrompt(variant name: String, endpoint: String, excludingRun runID: String) async throws -> StoredPrompt? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT v.run_id, v.prompt, v.system FROM variant v JOIN run ON run.id = v.run_id
+                    WHERE v.name = ? AND v.run_id != ? AND run.endpoint = ?
+                      AND EXISTS (SELECT 1 FROM trial t WHERE t.variant_id = v.id AND t.status = 'answered')
+                    ORDER BY run.started_at DESC, run.id DESC LIMIT 1
+                    """, arguments: [name, runID, endpoint]
+            ).map { StoredPrompt(runID: $0["run_id"], prompt: $0["prompt"], system: $0["system"]) }
+        }
+    }
+
+    /// The `--proxy` URL of the newest run that reached `endpoint` through a signed proxy;
+    /// `nil` when no such run is stored.
+    public func proxyURL(forEndpoint endpoint: String) async throws -> String? {
+        let settings = try await writer.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT settings FROM run WHERE endpoint = ? AND provider = 'proxy' ORDER BY started_at DESC LIMIT 1",
+                arguments: [endpoint])
+        }
+        guard let settings, let json = try? JSONValue.parse(Data(settings.utf8)) else { return nil }
+        return json["proxy"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

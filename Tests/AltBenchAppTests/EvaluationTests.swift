@@ -270,6 +270,51 @@ struct EvaluationTests {
         #expect(again.exitCode == 0)
     }
 
+    @Test func anOfflineReplayOfAnEditedPromptSaysTheTextChanged() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try await OpenAITestServer.start()
+        var options = RunOptions()
+        options.baseURL = server.baseURL
+        options.maxTokens = [50]
+        let recorded = try await Evaluation(
+            options: options, environment: [:], console: Capture().console(interactive: false), workingDirectory: root
+        ).run()
+        await server.stop()
+        #expect(recorded.exitCode == 0)
+
+        let file = root.appendingPathComponent("prompts/icecubes.md")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "Be brief", with: "Be very brief").write(to: file, atomically: true, encoding: .utf8)
+        options.offline = true
+        let capture = Capture()
+        let outcome = try await Evaluation(
+            options: options, environment: [:], console: capture.console(interactive: false), workingDirectory: root
+        ).run()
+        #expect(outcome.exitCode == 3)
+        #expect(
+            capture.err.contains(
+                "icecubes: its prompt text differs from the one run \(recorded.runID) stored answers for, and the prompt is part of each answer's cache key."),
+            "\(capture.err)")
+        // Only the edited prompt lacks answers, and only it is named.
+        #expect(outcome.results.trials.filter(\.failed).allSatisfy { $0.variant == "icecubes" })
+        #expect(!capture.err.contains("icecubes-original: its prompt"))
+    }
+
+    @Test func anOfflineMissNamesTheProxyThatRecordedTheAnswers() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let capture = Capture()
+        let evaluation = Evaluation(
+            options: RunOptions(), environment: [:], console: capture.console(interactive: false), workingDirectory: root)
+        let trial = RunResults.TrialRow(variant: "icecubes", maxTokens: 50, itemID: "chelsea", repeatIndex: 0, answer: nil, errorKind: "not_stored")
+        evaluation.reportNotStored(
+            [trial], endpoint: "https://api.openai.com/v1/chat/completions",
+            otherEndpoints: [(endpoint: "http://127.0.0.1:8787/v1/chat/completions", answers: 12)], otherProxy: "http://127.0.0.1:8787")
+        #expect(capture.err.contains("to replay those, add --proxy http://127.0.0.1:8787."), "\(capture.err)")
+        #expect(!capture.err.contains("--base-url"))
+    }
+
     @Test func anInterruptedRunKeepsTheResumeHint() async throws {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
