@@ -42,10 +42,11 @@ public enum MarkdownText {
     }
 
     /// A link target for a file path: spaces and brackets percent-encoded so the link survives
-    /// rendering, and `%`, `?` and `#` too, since in a file name they are characters, not URL syntax.
+    /// rendering, and `%`, `?` and `#` too, since in a file name they are characters, not URL syntax;
+    /// and `:`, so that no first segment (`javascript:x.png`) can read as a URL scheme.
     public static func linkTarget(_ path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "()[] ")
+        allowed.remove(charactersIn: "()[] :")
         return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
 

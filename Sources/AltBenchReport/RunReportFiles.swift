@@ -9,7 +9,8 @@ import Foundation
 /// `runs/` lies one folder deeper. Each report is therefore rendered once, with image links
 /// relative to the results folder behind a placeholder that no text can hold (random for each
 /// render, letters and digits only, so no escaping changes it), and each copy is that text
-/// with the placeholder replaced by its own start: `../` for `runs/`, `./` for `latest`.
+/// with the placeholder replaced by its own start: `../` for `runs/`, nothing for `latest`
+/// (a path segment cannot turn into a URL scheme: both reports percent-encode `:` in it).
 public struct RunReportFiles: Sendable {
     /// One file to write.
     public struct File: Sendable {
@@ -64,7 +65,7 @@ public struct RunReportFiles: Sendable {
             files.append(
                 File(
                     url: resultsDirectory.appendingPathComponent("latest.\(kind.fileExtension)"),
-                    data: Self.replacing(placeholder, with: "./", in: text)))
+                    data: Self.replacing(placeholder, with: "", in: text)))
         }
         return files
     }

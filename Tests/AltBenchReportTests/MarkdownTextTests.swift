@@ -97,6 +97,7 @@ struct MarkdownTextTests {
             Escape(input: "../#1.png", expected: "../%231.png"),
             Escape(input: "../<x>.png", expected: "../%3Cx%3E.png"),
             Escape(input: "../café.png", expected: "../caf%C3%A9.png"),
+            Escape(input: "javascript:alert.png", expected: "javascript%3Aalert.png"),
         ])
     func linkTarget(_ escape: Escape) {
         #expect(MarkdownText.linkTarget(escape.input) == escape.expected)
