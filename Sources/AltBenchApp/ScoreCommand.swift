@@ -114,7 +114,7 @@ public struct ScoreCommand: Sendable {
             RunResults.TrialRow(
                 variant: entry.variant, maxTokens: nil, itemID: entry.id, repeatIndex: 0,
                 answer: ModelAnswer(content: entry.text, refusal: entry.refusal, finishReason: entry.finishReason),
-                scores: Dictionary(scores.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }))
+                scores: ScoreSet(scores))
         }
         var recorded = settings.recorded
         recorded["source"] = .string(answers.displayPath)

@@ -114,7 +114,7 @@ enum Format {
     }
 
     /// One answer's quality, "0.50", or "0.50†" when it is form alone.
-    static func quality(_ scores: [String: Score]) -> String {
+    static func quality(_ scores: ScoreSet) -> String {
         let value = decimal(scores[ScoreName.quality]?.value, digits: 2)
         return QualityScorer.isFormOnly(scores) ? "\(value)\(formOnlyMark)" : value
     }
@@ -135,7 +135,7 @@ enum Format {
 
     /// The checks that flagged an answer, hard fails first, then brevity and style: the
     /// per-image "flags" column.
-    static func flags(_ scores: [String: Score]) -> [String] {
+    static func flags(_ scores: ScoreSet) -> [String] {
         let order = [
             ScoreName.empty, ScoreName.refusal, ScoreName.truncated, ScoreName.firstPerson, ScoreName.perceptionMeta,
             ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.contextEcho, ScoreName.filename,

@@ -93,7 +93,7 @@ enum JudgeReport {
 
     /// One answer's judge scores as grades with the judge's errors ("accuracy 2/5,
     /// completeness 3/5, concision 4/5: says two dogs; there is one"); `nil` when unjudged.
-    static func answer(_ scores: [String: Score]) -> String? {
+    static func answer(_ scores: ScoreSet) -> String? {
         guard let accuracy = scores[ScoreName.judgeAccuracy] else { return nil }
         func grade(_ score: Score?) -> String {
             guard let score else { return "–" }

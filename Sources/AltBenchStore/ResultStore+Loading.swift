@@ -49,7 +49,7 @@ extension ResultStore {
                 return item
             }
 
-            var scores: [Int64: [String: Score]] = [:]
+            var scores: [Int64: ScoreSet] = [:]
             let scoreRows = try Row.fetchCursor(
                 db,
                 sql: """

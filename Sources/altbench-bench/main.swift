@@ -57,6 +57,18 @@ func peakResidentMB() -> Double {
     #endif
 }
 
+/// The resident memory now, in MB (Linux: /proc/self/statm; elsewhere the peak).
+func residentMB() -> Double {
+    #if os(Linux)
+        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        {
+            return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+        }
+    #endif
+    return peakResidentMB()
+}
+
 /// Times `body` and prints the wall time per unit and the rate, and the process's CPU time per
 /// unit and the rate it allows: on a machine shared with other work the wall figures stretch
 /// while the CPU ones hold, so a single-threaded figure is read from the CPU column.

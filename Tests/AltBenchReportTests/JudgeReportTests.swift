@@ -41,7 +41,7 @@ struct JudgeReportTests {
             results.trials[index].judgements = rows
             let scores = JudgeScores.scores(from: rows)
             let rescored = JudgeScores.rescored(Array(results.trials[index].scores.values), judge: scores, settings: ScoringSettings())
-            results.trials[index].scores = Dictionary(uniqueKeysWithValues: rescored.map { ($0.name, $0) })
+            results.trials[index].scores = ScoreSet(rescored)
             first = false
         }
         return results

@@ -67,7 +67,7 @@ enum ReportFixtures {
     static func scores(
         chars: Int, budget: Int = 150, empty: Bool = false, firstPerson: Bool = false, truncated: Bool = false,
         refusal: Bool = false, redundantPrefix: Bool = false, match: Double? = nil
-    ) -> [String: Score] {
+    ) -> ScoreSet {
         var list = [
             Score.flag(ScoreName.empty, empty),
             Score(name: ScoreName.length, value: Double(chars)),
@@ -81,13 +81,13 @@ enum ReportFixtures {
         ]
         if let match { list.append(Score(name: ScoreName.referenceMatch, value: match, detail: "best: reference 1")) }
         let halves = QualityScorer.combine(list, settings: ScoringSettings(brevityBudget: budget))
-        return Dictionary(uniqueKeysWithValues: (list + halves).map { ($0.name, $0) })
+        return ScoreSet(list + halves)
     }
 
     static func answered(
         _ variant: PromptVariant, _ maxTokens: Int?, _ item: RunResults.Item, _ content: String?,
         refusal: String? = nil, completionTokens: Int? = nil, latencyMs: Double = 800, cached: Bool = false,
-        repeatIndex: Int = 0, scores: [String: Score], usage: Usage? = nil
+        repeatIndex: Int = 0, scores: ScoreSet, usage: Usage? = nil
     ) -> RunResults.TrialRow {
         let model = variant.model ?? "gpt-4o"
         var row = RunResults.TrialRow(

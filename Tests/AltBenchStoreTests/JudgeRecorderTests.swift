@@ -101,7 +101,7 @@ struct JudgeRecorderTests {
         #expect(abs(try #require(trial.scores[ScoreName.quality]).value - form * content) < 1e-12)
         // The heuristics stay as the run stored them; the other trial is untouched.
         let derived = JudgeScores.names.union([ScoreName.form, ScoreName.content, ScoreName.quality])
-        #expect(trial.scores.filter { !derived.contains($0.key) } == before.scores.filter { !derived.contains($0.key) })
+        #expect(trial.scores.values.filter { !derived.contains($0.name) } == before.scores.values.filter { !derived.contains($0.name) })
         #expect(try await Self.trial(store, "dog").judgements.isEmpty)
         #expect(try await Self.trial(store, "dog").scores[ScoreName.judgeAccuracy] == nil)
     }

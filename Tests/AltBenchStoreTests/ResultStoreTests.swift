@@ -291,7 +291,7 @@ struct ResultStoreTests {
         #expect(first.repeatIndex == 0)
         #expect(!first.cached)
         #expect(first.error == nil)
-        #expect(first.scores == Dictionary(uniqueKeysWithValues: catShort60.scores.map { ($0.name, $0) }))
+        #expect(first.scores == ScoreSet(catShort60.scores))
         #expect(first.scores[ScoreName.firstPerson]?.isFlagged == true)
         #expect(first.scores[ScoreName.truncated]?.isFlagged == true)
 

@@ -89,9 +89,9 @@ public enum QualityCalibration {
         independent: [String: String] = [:]
     ) -> Figures {
         let scoringItems = items.map(ScoringItem.init)
-        func scores(_ text: String, _ item: ScoringItem) -> [String: Score] {
+        func scores(_ text: String, _ item: ScoringItem) -> ScoreSet {
             let input = ScoringInput(content: text, finishReason: "stop", settings: settings, item: item)
-            return Dictionary(ScoringSuite.evaluate(input).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            return ScoreSet(ScoringSuite.evaluate(input))
         }
         let wrong = wrongSentences.map { sentence in
             let all = scoringItems.map { scores(sentence, $0) }

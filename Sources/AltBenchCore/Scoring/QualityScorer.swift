@@ -183,7 +183,7 @@ public struct QualityScorer: Sendable {
 
     /// Whether a trial's `quality` came from form alone: it has a `form` score and no
     /// `content` score. A trial scored before the halves existed has neither and is not.
-    public static func isFormOnly(_ scores: [String: Score]) -> Bool {
+    public static func isFormOnly(_ scores: ScoreSet) -> Bool {
         scores[ScoreName.form] != nil && scores[ScoreName.content] == nil
     }
 

@@ -115,7 +115,7 @@ public struct RunResults: Sendable, Hashable {
         public var error: String?
         /// `ModelFailure.Kind` of a failed trial ("http", "timeout", "not_stored", ...).
         public var errorKind: String?
-        public var scores: [String: Score]
+        public var scores: ScoreSet
         /// The estimate the plan made for this trial's request (text + image input, image part).
         public var estimatedInputTokens: Int? = nil
         public var estimatedImageTokens: Int? = nil
@@ -125,7 +125,7 @@ public struct RunResults: Sendable, Hashable {
         public init(
             variant: String, maxTokens: Int?, itemID: String, repeatIndex: Int, model: String? = nil,
             answer: ModelAnswer?, cached: Bool = false, error: String? = nil, errorKind: String? = nil,
-            scores: [String: Score] = [:]
+            scores: ScoreSet = [:]
         ) {
             self.errorKind = errorKind
             self.variant = variant

@@ -61,7 +61,7 @@ public struct DetectorValidity: Sendable {
         for entry in corpus.entries {
             let input = ScoringInput(
                 content: entry.text, item: ScoringItem(id: entry.id, lang: withLanguage ? entry.lang : nil))
-            var flags: [String: Score] = [:]
+            var flags: ScoreSet = [:]
             for scorer in scorers {
                 for score in scorer.score(input) { flags[score.name] = score }
             }

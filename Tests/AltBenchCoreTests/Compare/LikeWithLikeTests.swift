@@ -30,7 +30,7 @@ struct LikeWithLikeTests {
             return RunResults.TrialRow(
                 variant: "terse", maxTokens: 50, itemID: item, repeatIndex: 0, model: "gpt-4o-mini",
                 answer: ModelAnswer(content: text, finishReason: "stop", latencyMs: 10),
-                scores: Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) }))
+                scores: ScoreSet(scores))
         }
         var results = Fixtures.results(trials, items: items)
         results.info.id = id

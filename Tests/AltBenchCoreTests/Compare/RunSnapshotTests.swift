@@ -32,7 +32,7 @@ struct RunSnapshotTests {
         return RunResults.TrialRow(
             variant: variant, maxTokens: maxTokens, itemID: item, repeatIndex: repeatIndex, model: model,
             answer: ModelAnswer(content: text, finishReason: finish, latencyMs: 10),
-            scores: Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) }))
+            scores: ScoreSet(scores))
     }
 
     static func results(

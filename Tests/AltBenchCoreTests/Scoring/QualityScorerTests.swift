@@ -71,7 +71,7 @@ struct QualityScorerTests {
         #expect(quality.passed == row.passed)
         #expect(quality.detail == row.detail)
         #expect(scores[0].passed == (row.passed ? nil : false))
-        #expect(QualityScorer.isFormOnly(Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) })))
+        #expect(QualityScorer.isFormOnly(ScoreSet(scores)))
     }
 
     /// A row with content: form, content and their product.

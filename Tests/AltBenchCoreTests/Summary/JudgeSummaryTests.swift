@@ -21,7 +21,7 @@ struct JudgeSummaryTests {
     static func trial(
         _ index: Int, reference: Double?, keywords: Double? = nil, judgements: [RunResults.JudgementRow]
     ) -> RunResults.TrialRow {
-        var scores: [String: Score] = [:]
+        var scores: ScoreSet = [:]
         if let reference { scores[ScoreName.referenceMatch] = Score(name: ScoreName.referenceMatch, value: reference) }
         if let keywords { scores[ScoreName.keywordRecall] = Score(name: ScoreName.keywordRecall, value: keywords) }
         var trial = RunResults.TrialRow(

@@ -35,7 +35,7 @@ struct RunSummaryTests {
         return RunResults.TrialRow(
             variant: variant, maxTokens: maxTokens, itemID: item, repeatIndex: 0,
             answer: ModelAnswer(content: "x", completionTokens: completionTokens, latencyMs: latencyMs),
-            scores: Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) }))
+            scores: ScoreSet(scores))
     }
 
     private static func failed(_ variant: String = "v", maxTokens: Int? = 100) -> RunResults.TrialRow {
