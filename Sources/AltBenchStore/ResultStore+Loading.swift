@@ -73,12 +73,17 @@ extension ResultStore {
                 judgements[row["trial_id"], default: []].append(JudgementColumns.judgement(from: row))
             }
 
-            let trialRows = try Row.fetchAll(
+            // A cursor, one row at a time: a large run's requests are parsed and let go row by
+            // row, and each answer's raw body stays in the database (no report reads it).
+            let trialRows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT t.id AS trial_id, t.max_tokens AS trial_max_tokens, t.repeat_index, t.model AS trial_model,
                       t.status, t.cached, t.error, t.error_kind, t.estimated_input_tokens, t.estimated_image_tokens,
-                      t.cost_usd, v.name AS variant_name, i.item_key, r.*
+                      t.cost_usd, v.name AS variant_name, i.item_key,
+                      r.request, r.content, r.refusal, r.finish_reason, r.response_model, r.response_id, r.request_id,
+                      r.system_fingerprint, r.prompt_tokens, r.completion_tokens, r.total_tokens, r.reasoning_tokens,
+                      r.cached_tokens, r.image_tokens, r.token_field, r.latency_ms
                     FROM trial t
                     JOIN variant v ON v.id = t.variant_id
                     JOIN item i ON i.id = t.item_id
@@ -86,21 +91,22 @@ extension ResultStore {
                     WHERE t.run_id = ?
                     ORDER BY i.position, v.position, t.max_tokens IS NULL, t.max_tokens, t.repeat_index
                     """, arguments: [id])
-            let trials = trialRows.map { row in
+            var trials: [RunResults.TrialRow] = []
+            while let row = try trialRows.next() {
                 let answered = (row["status"] as String) == "answered"
                 let trialID: Int64 = row["trial_id"]
                 var trial = RunResults.TrialRow(
                     variant: row["variant_name"], maxTokens: row["trial_max_tokens"], itemID: row["item_key"],
                     repeatIndex: row["repeat_index"], model: row["trial_model"],
                     answer: answered ? ResponseColumns.answer(from: row) : nil, cached: row["cached"],
-                    error: row["error"], errorKind: row["error_kind"], scores: scores[trialID] ?? [:])
+                    error: row["error"], errorKind: row["error_kind"], scores: scores.removeValue(forKey: trialID) ?? [:])
                 trial.estimatedInputTokens = row["estimated_input_tokens"]
                 trial.estimatedImageTokens = row["estimated_image_tokens"]
                 trial.costUSD = row["cost_usd"]
                 trial.trialID = trialID
                 trial.imageDetail = (row["request"] as String?).flatMap(Self.imageDetail(inRequest:))
                 trial.judgements = judgements[trialID] ?? []
-                return trial
+                trials.append(trial)
             }
             let planned: Int = run["planned_trials"]
             // Every table is read against the baseline variant, so it is listed first.

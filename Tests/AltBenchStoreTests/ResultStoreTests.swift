@@ -286,7 +286,10 @@ struct ResultStoreTests {
         #expect(order == ["cat/short/60", "cat/short/120", "cat/plain/none", "dog/plain/none", "broken/plain/none"])
 
         let first = loaded.trials[0]
-        #expect(first.answer == catShort60.answer)
+        // Everything but the raw body, which stays in the database for `sqlite3` users.
+        var expected = catShort60.answer
+        expected?.rawBody = nil
+        #expect(first.answer == expected)
         #expect(first.model == "gpt-4o-mini")
         #expect(first.repeatIndex == 0)
         #expect(!first.cached)
