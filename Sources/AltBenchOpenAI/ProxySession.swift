@@ -224,10 +224,19 @@ public actor ProxySession {
         let said = refusal.summary(redactor: redactor)
         switch refusal.status {
         case 401, 403:
+            // The likeliest cause first: a signature the proxy cannot verify is a wrong key; a
+            // stale timestamp is a clock.
+            let message: String
+            switch refusal.code {
+            case SignedProxyProtocol.ErrorCode.invalidSignature.rawValue:
+                message = "\(appKeyVariable) does not hold the app key the signed proxy \(proxyURL.absoluteString) expects: it refused altbench's token request (\(said)). Set \(appKeyVariable) to the proxy's app key (the one `altbench proxy` was started with); if it is right, see the proxy's log."
+            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue:
+                message = "this machine's clock and the signed proxy's disagree: \(proxyURL.absoluteString) refused altbench's token request (\(said)). Set both clocks right (NTP), then run again."
+            default:
+                message = "the signed proxy \(proxyURL.absoluteString) refused altbench's token request (\(said)). Check that \(appKeyVariable) holds the proxy's app key, that this machine's and the proxy's clocks are right, and the proxy's log."
+            }
             return ModelFailure(
-                kind: .http, status: refusal.status,
-                message: "the signed proxy \(proxyURL.absoluteString) refused altbench's token request (\(said)). Check that \(appKeyVariable) holds the proxy's app key, that this machine's and the proxy's clocks are right, and the proxy's log.",
-                code: refusal.code, retryable: false, stopsRun: true)
+                kind: .http, status: refusal.status, message: message, code: refusal.code, retryable: false, stopsRun: true)
         case 404, 405:
             return ModelFailure(
                 kind: .http, status: refusal.status,

@@ -113,7 +113,7 @@ struct ProxyEndToEndTests {
 
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("refused altbench's token request (HTTP 401 invalid_signature"), "\(run.stderr)")
-        #expect(run.stderr.contains("Check that ALTBENCH_PROXY_APP_KEY holds the proxy's app key"), "\(run.stderr)")
+        #expect(run.stderr.contains("ALTBENCH_PROXY_APP_KEY does not hold the app key the signed proxy"), "\(run.stderr)")
         #expect(elapsed < .seconds(20), "a misconfiguration stops the run within seconds, not minutes")
         let log = proxyOutput.stderr.split(separator: "\n").filter { $0.contains("\"/v1/chat/completions\"") }
         #expect(log.isEmpty, "nothing reached the chat route: \(proxyOutput.stderr)")

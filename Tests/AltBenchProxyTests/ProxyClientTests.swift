@@ -284,7 +284,7 @@ struct ProxyClientTests {
         }
         #expect(failure.stopsRun && failure.status == 401)
         #expect(failure.message.contains("refused altbench's token request"))
-        #expect(failure.message.contains("ALTBENCH_PROXY_APP_KEY"))
+        #expect(failure.message.hasPrefix("ALTBENCH_PROXY_APP_KEY does not hold the app key"), "the likely cause first: \(failure.message)")
         #expect(failure.message.contains(setup.proxy.baseURL))
         #expect(failure.message.contains("invalid_signature"))
         #expect(!failure.message.contains(wrongKey) && !failure.message.contains(Self.appKey))
