@@ -35,7 +35,7 @@ struct InitCommandTests {
         var files: [String] = []
         while let path = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory)
             files.append(isDirectory.boolValue ? path + "/" : path)
         }
         return files.sorted()

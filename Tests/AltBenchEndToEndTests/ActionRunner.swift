@@ -137,7 +137,7 @@ struct ActionRunner {
                 environment[name] = try substitute("\(value)")
             }
             let scriptFile = workspace.appendingPathComponent("step-\(id).sh")
-            try try substitute(script).write(to: scriptFile, atomically: true, encoding: .utf8)
+            try substitute(script).write(to: scriptFile, atomically: true, encoding: .utf8)
             let out = workspace.appendingPathComponent("step-\(id).out")
             let err = workspace.appendingPathComponent("step-\(id).err")
             let status = try await ChildProcess.run(
