@@ -401,6 +401,18 @@ struct ChartTests {
         }
     }
 
+    @Test("a strip of many values draws a bounded number of quantiles and says so; the median is of every value")
+    func manyValues() throws {
+        let values = (0..<10_000).map { Double(($0 * 7_919) % 10_000) / 10 }
+        let (_, root) = Self.parse(Self.strips([("terse", values)], reference: nil))
+        let strip = try #require(root.all { $0.attributes["class"] == "strip" }.first)
+        #expect(strip.all { $0.attributes["class"] == "dot" }.count == SVGChart.maxDots)
+        #expect(strip.children.first?.text.hasPrefix("terse: 10000 values (\(SVGChart.maxDots) quantiles drawn), median ") == true)
+        let drawn = SVGChart.drawn(values)
+        #expect(drawn.first == 0 && drawn.last == 999.9 && drawn == drawn.sorted())
+        #expect(SVGChart.drawn([3, 1, 2]) == [3, 1, 2])
+    }
+
     // MARK: - Labels at any length
 
     /// Twelve variants with 40-character names, each at four token limits.
