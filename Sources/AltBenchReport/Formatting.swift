@@ -133,20 +133,24 @@ enum Format {
         value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
     }
 
+    /// The word for a check that flagged an answer: its ``label(_:)``, except `brevity`, whose
+    /// flag reads "long". The per-image flags, the HTML gallery's check filter and the heat map
+    /// of checks all name checks with it, so one outcome reads the same everywhere.
+    static func flagWord(_ id: String) -> String {
+        id == ScoreName.brevity ? "long" : label(id)
+    }
+
     /// The checks that flagged an answer, hard fails first, then brevity and style: the
     /// per-image "flags" column.
     static func flags(_ scores: ScoreSet) -> [String] {
-        let order = [
-            ScoreName.empty, ScoreName.refusal, ScoreName.truncated, ScoreName.firstPerson, ScoreName.perceptionMeta,
-            ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.contextEcho, ScoreName.filename,
-            ScoreName.markdown, ScoreName.overLimit,
-        ]
-        var flags = order.compactMap { scores[$0]?.isFlagged == true ? label($0) : nil }
-        if let brevity = scores[ScoreName.brevity], brevity.passed == false { flags.append("long") }
-        for id in [ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.terminalPunctuation]
-        where scores[id]?.passed == false {
-            flags.append(label(id))
-        }
-        return flags
+        flagOrder.compactMap { scores[$0]?.passed == false ? flagWord($0) : nil }
     }
+
+    /// The order flags are listed in: hard fails first, then brevity and style.
+    static let flagOrder = [
+        ScoreName.empty, ScoreName.refusal, ScoreName.truncated, ScoreName.firstPerson, ScoreName.perceptionMeta,
+        ScoreName.redundantPrefix, ScoreName.metaLabel, ScoreName.contextEcho, ScoreName.filename,
+        ScoreName.markdown, ScoreName.overLimit, ScoreName.brevity, ScoreName.emoji, ScoreName.socialTokens,
+        ScoreName.hedging, ScoreName.terminalPunctuation,
+    ]
 }

@@ -162,7 +162,9 @@ public struct HTMLReport: Sendable {
     // MARK: Charts
 
     func charts(summary: RunSummary, insights: RunInsights) -> Node<HTML.BodyContext> {
-        .section(SafeHTML.attribute("id", "charts"), .h2("Charts"), .div(SafeHTML.attribute("class", "charts"), .group(ReportCharts(results: results, summary: summary).all())))
+        .section(
+            SafeHTML.attribute("id", "charts"), .h2("Charts"),
+            .div(SafeHTML.attribute("class", "charts"), .group(ReportCharts(results: results, summary: summary, insights: insights).all())))
     }
 
     // MARK: Summary table
@@ -277,16 +279,60 @@ public struct HTMLReport: Sendable {
 
     // MARK: Gallery
 
+    /// The most images the gallery holds. A larger run's gallery holds this many, chosen by
+    /// ``gallerySelection(disagree:limit:)``, and says so; every answer stays in the Markdown
+    /// report and in the results store.
+    public static let galleryLimit = 500
+
+    /// One image's answers as the gallery shows them, and whether its variants disagree.
+    struct GalleryCard {
+        var item: RunResults.Item
+        var rows: [AnswerRow]
+        var disagree: Bool
+    }
+
+    /// Which of the images (by index, in dataset order) the gallery holds: all of them up to
+    /// `limit`; beyond, the images where the variants disagree first, then the others, each in
+    /// dataset order, up to `limit` in all.
+    static func gallerySelection(disagree: [Bool], limit: Int) -> [Int] {
+        guard disagree.count > limit else { return Array(disagree.indices) }
+        let disagreeing = disagree.indices.filter { disagree[$0] }
+        let others = disagree.indices.filter { !disagree[$0] }
+        return (disagreeing.prefix(limit) + others.prefix(max(0, limit - disagreeing.count))).sorted()
+    }
+
     func gallery() -> Node<HTML.BodyContext> {
         let byItem = Dictionary(grouping: results.trials, by: \.itemID)
         let order = Dictionary(results.variants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         let limits = RunInsights.limits(in: results)
-        let checks = ScoringSettings.checkIDs
+        let disagree = results.items.map { Self.disagree(byItem[$0.id] ?? []) }
+        let selected = Self.gallerySelection(disagree: disagree, limit: Self.galleryLimit)
+        // Rows only for the images shown.
+        let cards = selected.map { index -> GalleryCard in
+            let item = results.items[index]
+            let trials = (byItem[item.id] ?? []).sorted {
+                (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex) < (order[$1.variant] ?? 0, $1.maxTokens ?? Int.max, $1.repeatIndex)
+            }
+            return GalleryCard(item: item, rows: Self.answerRows(trials, judged: showsJudge), disagree: disagree[index])
+        }
+        var notes = [
+            "Identical answers to an image (the same text, checks and scores) share one row, which lists every variant and token limit that gave them."
+        ]
+        if selected.count < results.items.count {
+            let disagreeing = disagree.filter { $0 }.count
+            notes.insert(
+                "This run has \(Format.count(results.items.count)) images; to keep the page quick to open, the gallery holds \(Format.count(selected.count)) of them: "
+                    + (disagreeing >= selected.count
+                        ? "the first \(Format.count(selected.count)) in dataset order of the \(Format.count(disagreeing)) where the variants disagree (on a check, or on answering at all)."
+                        : "the \(Format.count(disagreeing)) where the variants disagree (on a check, or on answering at all) and the first \(Format.count(selected.count - disagreeing)) others, in dataset order.")
+                    + " The filters and the search work within them. Every answer to every image is in the Markdown report and in the results store (altbench.sqlite).",
+                at: 0)
+        }
         let controls: Node<HTML.BodyContext> = .div(
             SafeHTML.attribute("class", "filters"), SafeHTML.attribute("hidden", "hidden"), SafeHTML.attribute("id", "filters"),
-            select("variant", label: "Variant", options: results.variants.map(\.name)),
-            select("limit", label: "max_tokens", options: limits.map { Format.tokens($0) }),
-            select("check", label: "Failed check", options: checks),
+            select("variant", label: "Variant", options: results.variants.map { ($0.name, $0.name) }),
+            select("limit", label: "max_tokens", options: limits.map { (Format.tokens($0), Format.tokens($0)) }),
+            select("check", label: "Failed check", options: ScoringSettings.checkIDs.map { ($0, Format.flagWord($0)) }),
             .element(named: "label", nodes: [
                 .selfClosedElement(named: "input", attributes: [SafeHTML.attribute("type", "checkbox"), SafeHTML.attribute("id", "filter-disagree")]),
                 SafeHTML.text(" only images where variants disagree"),
@@ -297,34 +343,117 @@ public struct HTMLReport: Sendable {
             ] as [Node<HTML.BodyContext>]),
             .span(SafeHTML.attribute("id", "filter-count"))
         )
-        let cards = results.items.map { item -> Node<HTML.BodyContext> in
-            let trials = (byItem[item.id] ?? []).sorted {
-                (order[$0.variant] ?? 0, $0.maxTokens ?? Int.max, $0.repeatIndex) < (order[$1.variant] ?? 0, $1.maxTokens ?? Int.max, $1.repeatIndex)
-            }
-            return card(item, trials: trials)
-        }
         return .section(
             SafeHTML.attribute("id", "gallery"),
             .h2("Per image"),
+            .forEach(notes) { .p(SafeHTML.attribute("class", "gallery-note"), SafeHTML.text($0)) },
             controls,
-            .div(SafeHTML.attribute("class", "cards"), .group(cards)),
+            .div(SafeHTML.attribute("class", "cards"), .forEach(cards) { card($0) }),
             .element(named: "button", nodes: [SafeHTML.attribute("id", "more"), SafeHTML.attribute("type", "button"), SafeHTML.attribute("hidden", "hidden"), SafeHTML.text("Show more")] as [Node<HTML.BodyContext>])
         )
     }
 
-    func card(_ item: RunResults.Item, trials: [RunResults.TrialRow]) -> Node<HTML.BodyContext> {
-        let failedChecks = trials.map { trial in Set(trial.scores.values.filter { $0.passed == false && ScoringSettings.checkIDs.contains($0.name) }.map(\.name)) }
-        let disagree = Set(failedChecks).count > 1 || Set(trials.map(\.failed)).count > 1
+    /// The checks (ids, in ``ScoringSettings/checkIDs`` order) an answer failed.
+    static func failedChecks(_ trial: RunResults.TrialRow) -> [String] {
+        ScoringSettings.checkIDs.filter { trial.scores[$0]?.passed == false }
+    }
+
+    /// Whether the variants disagree on an image: on a check, or on answering at all.
+    static func disagree(_ trials: [RunResults.TrialRow]) -> Bool {
+        Set(trials.map(failedChecks)).count > 1 || Set(trials.map(\.failed)).count > 1
+    }
+
+    /// One row of an image's answers: an answer (or an error) and every variant, token limit
+    /// and repeat that gave it.
+    struct AnswerRow: Equatable {
+        struct Member: Equatable {
+            var variant: String
+            var maxTokens: Int?
+            var repeats: [Int]
+
+            /// "terse @ 50", "terse @ 50 (repeat 2)", "terse @ 50 (repeats 1, 2, 3)";
+            /// without a token limit, the variant alone.
+            var text: String {
+                let limit = maxTokens.map { " @ \($0)" } ?? ""
+                let repeatText: String
+                switch repeats {
+                case [0]: repeatText = ""
+                case _ where repeats.count == 1: repeatText = " (repeat \(repeats[0] + 1))"
+                default: repeatText = " (repeats \(repeats.map { String($0 + 1) }.joined(separator: ", ")))"
+                }
+                return variant + limit + repeatText
+            }
+        }
+
+        var members: [Member]
+        var text: String
+        var chars: String
+        var quality: String
+        var formOnly: Bool
+        var flags: [String]
+        var checks: String
+        var judge: String?
+        var className: String
+    }
+
+    /// An image's answers, identical ones folded: answers with the same text (after trimming),
+    /// the same checks and the same figures share a row, listing every variant and limit that
+    /// gave them, in the order the trials come (variant, limit, repeat).
+    static func answerRows(_ trials: [RunResults.TrialRow], judged: Bool) -> [AnswerRow] {
+        var rows: [AnswerRow] = []
+        var index: [String: Int] = [:]
+        for trial in trials {
+            let row = Self.row(for: trial, judged: judged)
+            let key = [row.text, row.chars, row.quality, row.formOnly ? "1" : "0", row.flags.joined(separator: ","), row.checks, row.judge ?? "", row.className]
+                .joined(separator: "\u{1}")
+            guard let at = index[key] else {
+                index[key] = rows.count
+                rows.append(row)
+                continue
+            }
+            if let member = rows[at].members.lastIndex(where: { $0.variant == trial.variant && $0.maxTokens == trial.maxTokens }) {
+                rows[at].members[member].repeats.append(trial.repeatIndex)
+            } else {
+                rows[at].members.append(row.members[0])
+            }
+        }
+        return rows
+    }
+
+    /// One trial as a row of its own.
+    static func row(for trial: RunResults.TrialRow, judged: Bool) -> AnswerRow {
+        var row = AnswerRow(
+            members: [AnswerRow.Member(variant: trial.variant, maxTokens: trial.maxTokens, repeats: [trial.repeatIndex])],
+            text: "", chars: "–", quality: "–", formOnly: false, flags: [], checks: "", judge: nil, className: "answer")
+        if let answer = trial.answer {
+            let content = (answer.content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            row.text = content.isEmpty ? (answer.refusal.map { "refused: \($0)" } ?? "(empty)") : content
+            row.chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
+            row.quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
+            row.formOnly = QualityScorer.isFormOnly(trial.scores)
+            row.flags = Format.flags(trial.scores)
+            let failed = failedChecks(trial)
+            row.checks = failed.joined(separator: " ")
+            if !failed.isEmpty { row.className += " flagged" }
+        } else {
+            row.text = "error: \(trial.error ?? "unknown")"
+            row.flags = ["failed"]
+            row.checks = "failed"
+            row.className += " failed"
+        }
+        if judged { row.judge = JudgeReport.answer(trial.scores) ?? "–" }
+        return row
+    }
+
+    func card(_ card: GalleryCard) -> Node<HTML.BodyContext> {
+        let item = card.item
         var facts: [String] = []
         if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
         if let format = item.format { facts.append(format.uppercased()) }
         if item.isRemote { facts.append("remote URL") }
-        let rows = zip(trials, failedChecks).map { trial, failed -> Node<HTML.BodyContext> in
-            answerRow(trial, failed: failed)
-        }
         return .element(named: "article", nodes: [
             SafeHTML.attribute("class", "card"), SafeHTML.attribute("id", "item-\(item.id)"),
-            SafeHTML.attribute("data-disagree", disagree ? "1" : "0"),
+            SafeHTML.attribute("data-disagree", card.disagree ? "1" : "0"),
             .div(SafeHTML.attribute("class", "image"), image(item)),
             .div(
                 SafeHTML.attribute("class", "about"),
@@ -337,52 +466,33 @@ public struct HTMLReport: Sendable {
                 .if(!(item.context ?? "").isEmpty, .p(.strong("Post: "), SafeHTML.text(item.context ?? ""))),
                 .if(!item.tags.isEmpty, .p(SafeHTML.attribute("class", "tags"), SafeHTML.text(item.tags.joined(separator: " · "))))
             ),
-            .if(!trials.isEmpty, el("table", 
+            .if(!card.rows.isEmpty, scrolling(el("table",
                 SafeHTML.attribute("class", "answers"),
-                el("thead", el("tr", el("th", "variant"), el("th", "max_tokens"), el("th", "answer"), el("th", "chars"), el("th", "quality"), el("th", "flags"),
+                el("thead", el("tr", el("th", "variant @ max_tokens"), el("th", "answer"), el("th", "chars"), el("th", "quality"), el("th", "flags"),
                     .if(showsJudge, el("th", "judge")))),
-                el("tbody", .group(rows))
-            )),
+                el("tbody", .forEach(card.rows) { answerRow($0) })
+            ), className: "answers-scroll")),
         ])
     }
 
-    func answerRow(_ trial: RunResults.TrialRow, failed: Set<String>) -> Node<HTML.BodyContext> {
-        var text = ""
-        var chars = "–"
-        var quality = "–"
-        var formOnly = false
-        var flags: [String] = []
-        var className = "answer"
-        if let answer = trial.answer {
-            let content = (answer.content ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            text = content.isEmpty ? (answer.refusal.map { "refused: \($0)" } ?? "(empty)") : content
-            chars = trial.scores[ScoreName.length].map { String(Int($0.value)) } ?? "–"
-            quality = Format.decimal(trial.scores[ScoreName.quality]?.value, digits: 2)
-            formOnly = QualityScorer.isFormOnly(trial.scores)
-            flags = Format.flags(trial.scores)
-            if !failed.isEmpty { className += " flagged" }
-        } else {
-            text = "error: \(trial.error ?? "unknown")"
-            flags = ["failed"]
-            className += " failed"
-        }
-        let checkList = (trial.failed ? ["failed"] : failed.sorted()).joined(separator: " ")
-        return .element(named: "tr", nodes: [
-            SafeHTML.attribute("class", className), SafeHTML.attribute("data-variant", trial.variant),
-            SafeHTML.attribute("data-limit", Format.tokens(trial.maxTokens)), SafeHTML.attribute("data-checks", checkList),
-            el("td", SafeHTML.text(trial.variant + (trial.repeatIndex > 0 ? " (repeat \(trial.repeatIndex + 1))" : ""))),
-            el("td", SafeHTML.text(Format.tokens(trial.maxTokens))),
-            el("td", SafeHTML.attribute("class", "text"), SafeHTML.text(text)),
-            el("td", SafeHTML.text(chars)),
-            el("td", SafeHTML.text(quality), .if(formOnly, .group([
+    func answerRow(_ row: AnswerRow) -> Node<HTML.BodyContext> {
+        el("tr",
+            SafeHTML.attribute("class", row.className), SafeHTML.attribute("data-checks", row.checks),
+            el("td", SafeHTML.attribute("class", "members"), el("ul", .forEach(row.members) { member in
+                el("li",
+                    SafeHTML.attribute("data-variant", member.variant), SafeHTML.attribute("data-limit", Format.tokens(member.maxTokens)),
+                    SafeHTML.text(member.text))
+            })),
+            el("td", SafeHTML.attribute("class", "text"), SafeHTML.text(row.text)),
+            el("td", SafeHTML.text(row.chars)),
+            el("td", SafeHTML.text(row.quality), .if(row.formOnly, .group([
                 SafeHTML.text(" "),
                 .span(
                     SafeHTML.attribute("class", "form-only"), SafeHTML.attribute("title", Self.formOnlyMark(nil).title),
                     SafeHTML.text(Format.formOnlyMark)),
             ]))),
-            el("td", .forEach(flags) { .span(SafeHTML.attribute("class", "flag"), SafeHTML.text($0)) }),
-            .if(showsJudge, el("td", SafeHTML.attribute("class", "judge"), SafeHTML.text(JudgeReport.answer(trial.scores) ?? "–"))),
-        ] as [Node<HTML.BodyContext>])
+            el("td", .forEach(row.flags) { .span(SafeHTML.attribute("class", "flag"), SafeHTML.text($0)) }),
+            .if(row.judge != nil, el("td", SafeHTML.attribute("class", "judge"), SafeHTML.text(row.judge ?? "–"))))
     }
 
     /// The image as the report shows it: a path relative to the report, a data URL (with
@@ -500,24 +610,31 @@ public struct HTMLReport: Sendable {
                     ])))
             })
         }
-        return el("table",
+        return scrolling(el("table",
             SafeHTML.attribute("class", className),
             el("thead", el("tr", .forEach(headers) { el("th", SafeHTML.text($0)) })),
             el("tbody", .forEach(rows, row)),
             .if(footer != nil, el("tfoot", row(footer ?? [])))
-        )
+        ))
     }
 
-    func select(_ name: String, label: String, options: [String]) -> Node<HTML.BodyContext> {
+    /// A filter: "all" first, then each option's `text`, its `value` what the script matches.
+    func select(_ name: String, label: String, options: [(value: String, text: String)]) -> Node<HTML.BodyContext> {
         .element(named: "label", nodes: [
             SafeHTML.text("\(label) "),
             .element(named: "select", nodes: [
                 SafeHTML.attribute("id", "filter-\(name)"),
                 .element(named: "option", nodes: [SafeHTML.text("all")] as [Node<HTML.BodyContext>]),
             ] + options.map { option in
-                .element(named: "option", nodes: [SafeHTML.attribute("value", option), SafeHTML.text(option)] as [Node<HTML.BodyContext>])
+                .element(named: "option", nodes: [SafeHTML.attribute("value", option.value), SafeHTML.text(option.text)] as [Node<HTML.BodyContext>])
             } as [Node<HTML.BodyContext>]),
         ] as [Node<HTML.BodyContext>])
+    }
+
+    /// `table` in a box that scrolls sideways when the table is wider than the page, so a
+    /// narrow screen scrolls the table, never the page.
+    func scrolling(_ table: Node<HTML.BodyContext>, className: String = "table-scroll") -> Node<HTML.BodyContext> {
+        el("div", SafeHTML.attribute("class", className == "table-scroll" ? className : "table-scroll \(className)"), table)
     }
 }
 
@@ -540,10 +657,25 @@ public enum SafeHTML {
     }
 
     public static func escapeText(_ value: String) -> String {
-        JUnitReport.escape(value, attribute: false)
+        changedByEscaping(value, attribute: false) ? JUnitReport.escape(value, attribute: false) : value
     }
 
     public static func escapeAttribute(_ value: String) -> String {
-        JUnitReport.escape(value, attribute: true)
+        changedByEscaping(value, attribute: true) ? JUnitReport.escape(value, attribute: true) : value
+    }
+
+    /// Whether the rule could change `value`. Printable ASCII other than `&`, `<`, `>` (and in
+    /// attribute values both quotes) is kept as it is, so such text, most of a report, is
+    /// passed on without being copied; anything else goes through the rule.
+    static func changedByEscaping(_ value: String, attribute: Bool) -> Bool {
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"): return true
+            case UInt8(ascii: "\""), UInt8(ascii: "'"): if attribute { return true }
+            case 0x20..<0x7F: continue
+            default: return true
+            }
+        }
+        return false
     }
 }

@@ -4,7 +4,8 @@
 enum HTMLReportAssets {
     static let css = """
         :root { color-scheme: light; --ink: #1a1a1a; --muted: #5c5c5c; --line: #d4d4d4; --flag: #b3261e; --ok: #1b6e3a; }
-        body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto; padding: 1rem 1.5rem 4rem; max-width: 1200px; }
+        body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto; padding: 1rem 1.5rem 4rem; max-width: 1200px; overflow-wrap: break-word; }
+        @media (max-width: 500px) { body { padding: 0.8rem 0.8rem 3rem; } }
         h1 { font-size: 1.5rem; margin: 0.5rem 0; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid var(--line); }
         h3 { font-size: 1rem; margin: 0 0 0.3rem; word-break: break-word; }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 1rem; margin: 0.5rem 0; }
@@ -14,25 +15,29 @@ enum HTMLReportAssets {
         ul.best li { margin: 0.2rem 0; }
         table.cost td:nth-child(n+4) { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         tfoot td { font-weight: 600; border-top: 2px solid #999; } ul.notes li { margin: 0.2rem 0; }
-        table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.92rem; }
+        .table-scroll { overflow-x: auto; max-width: 100%; margin: 0.5rem 0; }
+        table { border-collapse: collapse; margin: 0; font-size: 0.92rem; }
         th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
         th { background: #f3f3f3; } table.sortable th { cursor: pointer; } th[aria-sort] { background: #e4e4e4; }
         td[data-sort] { text-align: right; font-variant-numeric: tabular-nums; }
         table.matrix td:not(:first-child) { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         .verdict-better { color: var(--ok); font-weight: 600; } .verdict-worse { color: var(--flag); font-weight: 600; }
-        .charts { display: flex; flex-wrap: wrap; gap: 1rem; } .charts svg { max-width: 100%; height: auto; border: 1px solid var(--line); }
+        .charts { display: flex; flex-wrap: wrap; gap: 1rem; } .charts figure { margin: 0; min-width: 0; max-width: 100%; }
+        .charts svg { max-width: 100%; height: auto; border: 1px solid var(--line); }
         .filters { display: flex; flex-wrap: wrap; gap: 0.6rem 1rem; align-items: center; margin: 0.5rem 0 1rem; }
-        .card { display: grid; grid-template-columns: 220px 1fr; gap: 0.5rem 1rem; border: 1px solid var(--line); border-radius: 6px; padding: 0.8rem; margin: 0 0 1rem; }
-        .card .answers { grid-column: 1 / -1; width: 100%; }
-        .thumb { max-width: 220px; max-height: 220px; object-fit: contain; background: #f3f3f3; }
+        .filters label, .filters select, .filters input[type=search] { max-width: 100%; }
+        .card { display: grid; grid-template-columns: 220px minmax(0, 1fr); gap: 0.5rem 1rem; border: 1px solid var(--line); border-radius: 6px; padding: 0.8rem; margin: 0 0 1rem; }
+        .card > * { min-width: 0; } .card .answers-scroll { grid-column: 1 / -1; margin: 0; } .card .answers { width: 100%; }
+        td.members ul { list-style: none; margin: 0; padding: 0; } td.members li { white-space: nowrap; }
+        .thumb { max-width: min(220px, 100%); max-height: 220px; object-fit: contain; background: #f3f3f3; }
         .facts, .tags { color: var(--muted); font-size: 0.85rem; } .problem { color: var(--flag); }
         tr.flagged td.text { background: #fff7f6; } tr.failed td { color: var(--flag); }
         .form-only { color: var(--flag); cursor: help; }
         .flag { display: inline-block; border: 1px solid var(--flag); color: var(--flag); border-radius: 3px; padding: 0 0.3rem; margin: 0 0.2rem 0.2rem 0; font-size: 0.8rem; }
         td.text { white-space: pre-wrap; word-break: break-word; max-width: 60ch; }
-        pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.6rem; border-radius: 4px; }
+        pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.6rem; border-radius: 4px; }
         details { margin: 0.4rem 0; } button { font: inherit; padding: 0.3rem 0.8rem; }
-        @media (max-width: 700px) { .card { grid-template-columns: 1fr; } }
+        @media (max-width: 700px) { .card { grid-template-columns: minmax(0, 1fr); } }
         """
 
     static let script = """
@@ -85,11 +90,15 @@ enum HTMLReportAssets {
             var onlyDisagree = disagree && disagree.checked;
             var matching = 0;
             cards.forEach(function (card) {
-              var rows = Array.prototype.slice.call(card.querySelectorAll("tr[data-variant]"));
+              var rows = Array.prototype.slice.call(card.querySelectorAll("tr.answer"));
               var visibleRows = 0;
               rows.forEach(function (row) {
-                var ok = (!variant || row.dataset.variant === variant) && (!limit || row.dataset.limit === limit) &&
-                  (!check || (" " + row.dataset.checks + " ").indexOf(" " + check + " ") >= 0);
+                // A row is one answer and every variant and limit that gave it: it matches when
+                // one of them has the variant and the limit asked for.
+                var given = !(variant || limit) || Array.prototype.some.call(row.querySelectorAll("li[data-variant]"), function (member) {
+                  return (!variant || member.dataset.variant === variant) && (!limit || member.dataset.limit === limit);
+                });
+                var ok = given && (!check || (" " + row.dataset.checks + " ").indexOf(" " + check + " ") >= 0);
                 row.hidden = !ok;
                 if (ok) { visibleRows += 1; }
               });

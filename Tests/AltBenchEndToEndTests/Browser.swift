@@ -361,6 +361,17 @@ actor Browser {
             ["width": .int(Self.windowWidth + extraWidth), "height": .int(Self.windowHeight + extraHeight)])
     }
 
+    /// Lays the page out as on a screen `width` × `height` CSS pixels (DevTools' device
+    /// metrics override, not a mobile emulation), as a phone held upright shows it.
+    func emulateViewport(width: Int, height: Int) async throws {
+        _ = try await command(
+            "POST", "/goog/cdp/execute",
+            [
+                "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": ["width": .int(width), "height": .int(height), "deviceScaleFactor": .int(1), "mobile": .bool(false)],
+            ])
+    }
+
     // MARK: Pages
 
     /// Opens `url` (a file:// URL, usually) and waits until `document.readyState` is

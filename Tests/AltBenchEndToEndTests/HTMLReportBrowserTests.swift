@@ -73,26 +73,132 @@ struct HTMLReportBrowserTests {
                 try await browser.evaluate("return Array.from(document.querySelectorAll('article.card')).filter(c => !c.hidden).length;").intValue ?? -1
             }
             func visibleRows() async throws -> Int {
-                try await browser.evaluate("return Array.from(document.querySelectorAll('tr[data-variant]')).filter(r => !r.hidden && !r.closest('article').hidden).length;").intValue ?? -1
+                try await browser.evaluate("return Array.from(document.querySelectorAll('tr.answer')).filter(r => !r.hidden && !r.closest('article').hidden).length;").intValue ?? -1
             }
             #expect(try await visibleCards() == 5)
             let allRows = try await visibleRows()
-            _ = try await browser.evaluate(
-                "const s = document.getElementById('filter-variant'); s.value = 'icecubes'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;")
+            func choose(_ filter: String, _ value: String) async throws {
+                _ = try await browser.evaluate(
+                    "const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+                    [.string(filter), .string(value)])
+            }
+            // The mock answers both variants alike, so each row is one answer listing both.
+            #expect(try await browser.evaluate("return document.querySelectorAll('tr.answer li[data-variant]').length;") == .int(2 * allRows))
+            try await choose("filter-variant", "icecubes")
+            #expect(try await visibleRows() == allRows)
+            try await choose("filter-limit", "20")
             #expect(try await visibleRows() == allRows / 2)
+            try await choose("filter-limit", "")
             try await browser.type(selector: "#filter-text", text: "pwned")
             #expect(try await visibleCards() == 1)
             try await browser.clear(selector: "#filter-text")
-            _ = try await browser.evaluate(
-                "const s = document.getElementById('filter-check'); s.value = 'truncated'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;")
+            try await choose("filter-check", "truncated")
             let truncatedRows = try await visibleRows()
-            #expect(truncatedRows > 0 && truncatedRows < allRows / 2)
+            #expect(truncatedRows > 0 && truncatedRows < allRows)
             let count = try await browser.evaluate("return document.getElementById('filter-count').textContent;")
             #expect(count.stringValue?.hasSuffix("of 5 images") == true, "\(count)")
 
             let shot = workspace.url("report.png")
             try await browser.screenshot(to: shot)
             #expect((try Data(contentsOf: shot)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+
+    /// Twelve variants with 40-character names at one token limit, so the heat map's labels
+    /// are long and the quality chart has one point per variant.
+    static func longNames() -> [String] {
+        (1...12).map { index in
+            let name = "Wide Variant \(String(format: "%02d", index)) — MMWW with a long title"
+            precondition(name.count == 40, "\(name) has \(name.count) characters")
+            return name
+        }
+    }
+
+    @Test func longNamesAndANarrowScreenKeepEverythingReadable() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        for name in Workspace.basePrompts {
+            try FileManager.default.removeItem(at: workspace.url("prompts/\(name)"))
+        }
+        for (index, name) in Self.longNames().enumerated() {
+            // Each its own text, so that no two share a stored response.
+            try workspace.write("prompts/v\(index).md", "---\nname: \(name)\n---\nDescribe the image for alt text (\(index)).\n")
+        }
+        let run = try await AltbenchProcess.run(["run", "--provider", "mock", "--max-tokens", "12"], in: workspace.root)
+        #expect(run.status == 0, "\(run.stderr)")
+
+        guard let browser = try await Browser.browserOrSkip() else { return }
+        do {
+            try await browser.open(workspace.url("results/latest.html"))
+            // One token limit: dots, not lines of one point.
+            #expect(try await browser.evaluate("return document.querySelectorAll('svg.altbench-chart-dots').length;") == .int(2))
+            #expect(try await browser.evaluate("return document.querySelectorAll('svg .series-line').length;") == .int(0))
+            // No chart label runs outside its chart, as the browser lays the text out.
+            let outside = try await browser.evaluate(
+                """
+                const out = [];
+                document.querySelectorAll('svg.altbench-chart').forEach(svg => {
+                  const box = svg.getBoundingClientRect();
+                  svg.querySelectorAll('text').forEach(text => {
+                    const r = text.getBoundingClientRect();
+                    if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5) {
+                      out.push(svg.id + ' ' + text.textContent);
+                    }
+                  });
+                });
+                return out;
+                """)
+            #expect(outside.arrayValue?.isEmpty == true, "labels outside their chart: \(outside)")
+            let heatMap = try await browser.evaluate(
+                "return Array.from(document.querySelectorAll('svg.altbench-chart-heatmap text')).map(t => t.textContent);")
+            let heatMapTexts = heatMap.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(!heatMapTexts.isEmpty && !heatMapTexts.contains { $0.contains("…") }, "\(heatMapTexts)")
+            for name in Self.longNames() {
+                #expect(heatMapTexts.joined(separator: " ").contains(name.prefix(20)), "\(name)")
+            }
+            // The heat map names the checks as the gallery's flags do.
+            let columns = try await browser.evaluate(
+                "return Array.from(document.querySelectorAll('svg.altbench-chart-heatmap .column-label text')).map(t => t.textContent);")
+            let flags = try await browser.evaluate(
+                "return Array.from(new Set(Array.from(document.querySelectorAll('#gallery .flag')).map(f => f.textContent)));")
+            let columnWords = Set(columns.arrayValue?.compactMap(\.stringValue) ?? [])
+            let flagWords = Set(flags.arrayValue?.compactMap(\.stringValue) ?? []).subtracting(["failed"])
+            #expect(!flagWords.isEmpty && flagWords.isSubset(of: columnWords), "gallery flags \(flagWords), heat map columns \(columnWords)")
+            // The mock answers every variant alike: one row per image, listing all twelve.
+            let rows = try await browser.evaluate(
+                "return Array.from(document.querySelectorAll('article.card')).map(c => Array.from(c.querySelectorAll('tr.answer')).map(r => r.querySelectorAll('li[data-variant]').length));")
+            #expect(rows == .array(Array(repeating: .array([.int(12)]), count: 4)), "\(rows)")
+            // Filtering by one variant keeps the shared row.
+            _ = try await browser.evaluate(
+                "const s = document.getElementById('filter-variant'); s.selectedIndex = 3; s.dispatchEvent(new Event('change', {bubbles: true})); return true;")
+            #expect(try await browser.evaluate("return Array.from(document.querySelectorAll('tr.answer')).filter(r => !r.hidden).length;") == .int(4))
+
+            // A 360-pixel screen: the page never scrolls sideways; a wide table scrolls in its box.
+            try await browser.emulateViewport(width: 360, height: 740)
+            #expect(try await browser.evaluate("return window.innerWidth;") == .int(360))
+            let widths = try await browser.evaluate("return [document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth];")
+            let page = widths.arrayValue?.compactMap(\.intValue) ?? []
+            #expect(page.count == 3 && page[0] <= page[2] && page[1] <= page[2], "page wider than the screen: \(widths)")
+            let box = try await browser.evaluate(
+                """
+                const box = document.querySelector('#summary .table-scroll');
+                const wider = box.scrollWidth > box.clientWidth;
+                box.scrollLeft = 60;
+                return [wider, box.scrollLeft > 0, getComputedStyle(box).overflowX, box.getBoundingClientRect().right <= window.innerWidth];
+                """)
+            #expect(box == .array([.bool(true), .bool(true), .string("auto"), .bool(true)]), "\(box)")
+            let overflowing = try await browser.evaluate(
+                """
+                return Array.from(document.querySelectorAll('body *')).filter(e => {
+                  const r = e.getBoundingClientRect();
+                  return r.width > 0 && r.right > window.innerWidth + 0.5 && !e.closest('.table-scroll');
+                }).map(e => e.tagName + '.' + e.className).slice(0, 10);
+                """)
+            #expect(overflowing.arrayValue?.isEmpty == true, "elements past the right edge: \(overflowing)")
         } catch {
             await browser.quit()
             throw error

@@ -383,7 +383,7 @@ struct ChartTests {
         #expect(ChartStyle.hex(ChartStyle.sequential(.nan)) == "#f7fbff")
     }
 
-    @Test("missing and non-finite values are not applicable; long column names turn and are cut")
+    @Test("missing and non-finite values are not applicable; long column names turn and are shown whole")
     func heatMapEdges() throws {
         let columns = ["first person", "a check with a really quite remarkably long name that goes on"]
         let (_, root) = Self.parse(Self.heatMap(rows: ["terse", "detailed"], columns: columns, values: [[.nan]]))
@@ -392,12 +392,126 @@ struct ChartTests {
         #expect(cells.allSatisfy { $0.attributes["class"] == "cell not-applicable" })
         let labels = root.all { $0.attributes["class"] == "column-label" }
         #expect(labels[0].all { $0.name == "text" }.first?.attributes["transform"]?.contains("rotate(-45)") == true)
-        #expect(labels[1].all { $0.name == "text" }.first?.text.hasSuffix("…") == true)
-        #expect(labels[1].children.first?.text == columns[1])
+        #expect(labels[1].all { $0.name == "text" }.first?.text == columns[1])
+        let width = try #require(Double(root.attributes["width"] ?? ""))
+        #expect(width >= 64 * 2 + SVGMarkup.estimatedWidth(columns[1]) * 0.71)
         for (rows, columns) in [([], ["a"]), (["a"], [])] as [([String], [String])] {
             let (_, empty) = Self.parse(Self.heatMap(rows: rows, columns: columns, values: []))
             #expect(empty.all { $0.attributes["class"] == "no-data" }.first?.text == "No data")
         }
+    }
+
+    @Test("a strip of many values draws a bounded number of quantiles and says so; the median is of every value")
+    func manyValues() throws {
+        let values = (0..<10_000).map { Double(($0 * 7_919) % 10_000) / 10 }
+        let (_, root) = Self.parse(Self.strips([("terse", values)], reference: nil))
+        let strip = try #require(root.all { $0.attributes["class"] == "strip" }.first)
+        #expect(strip.all { $0.attributes["class"] == "dot" }.count == SVGChart.maxDots)
+        #expect(strip.children.first?.text.hasPrefix("terse: 10000 values (\(SVGChart.maxDots) quantiles drawn), median ") == true)
+        let drawn = SVGChart.drawn(values)
+        #expect(drawn.first == 0 && drawn.last == 999.9 && drawn == drawn.sorted())
+        #expect(SVGChart.drawn([3, 1, 2]) == [3, 1, 2])
+    }
+
+    // MARK: - Labels at any length
+
+    /// Twelve variants with 40-character names, each at four token limits.
+    static let longRows: [String] = (1...12).flatMap { index in
+        [30, 50, 100, 300].map { "\(String(format: "%02d", index))-a-variant-named-at-length-forty-chars @ \($0)" }
+    }
+
+    /// The extent a `<text>` takes by the charts' own width estimate: its lines, anchored as
+    /// they are, turned by its rotation when it has one.
+    static func extent(_ text: Element) -> (minX: Double, maxX: Double, minY: Double, maxY: Double) {
+        let lines = text.children.filter { $0.name == "tspan" }.map(\.text)
+        let widths = (lines.isEmpty ? [text.text] : lines).map { SVGMarkup.estimatedWidth($0) }
+        let width = widths.max() ?? 0
+        let height = Double(max(lines.count, 1)) * 15
+        if let transform = text.attributes["transform"] {
+            let numbers = transform.matches(of: /-?[0-9.]+/).compactMap { Double($0.output) }
+            let (x, y) = (numbers[0], numbers[1])
+            return (x, x + width * 0.71 + 9, y - width * 0.71 - 9, y + 4)
+        }
+        let x = Double(text.attributes["x"] ?? "0") ?? 0
+        let y = Double(text.attributes["y"] ?? "0") ?? 0
+        switch text.attributes["text-anchor"] {
+        case "end": return (x - width, x, y - 10, y - 10 + height)
+        case "middle": return (x - width / 2, x + width / 2, y - 10, y - 10 + height)
+        default: return (x, x + width, y - 10, y - 10 + height)
+        }
+    }
+
+    @Test("a heat map with long row and column names cuts none and keeps every label inside the chart")
+    func heatMapLongLabels() throws {
+        let columns = ["empty", "long", "over limit", "first person", "“I can see”", "“image of”", "“Alt text:”", "refusal", "truncated",
+            "no final stop", "file name", "markdown", "emoji", "#tags/@/URLs", "hedging", "echoes post"]
+        let values = Self.longRows.map { _ in columns.map { _ in Double?(0.5) } }
+        let (_, root) = Self.parse(Self.heatMap(rows: Self.longRows, columns: columns, values: values))
+        let viewBox = try #require(root.attributes["viewBox"]).split(separator: " ").compactMap { Double($0) }
+        let texts = root.all { $0.name == "text" }
+        #expect(!texts.contains { $0.text.contains("…") || $0.children.contains { $0.text.contains("…") } })
+        for text in texts {
+            let box = Self.extent(text)
+            #expect(box.minX >= 0 && box.maxX <= viewBox[2] && box.minY >= 0 && box.maxY <= viewBox[3], "\(text.text) at \(box) outside \(viewBox)")
+        }
+        // Each row's label holds the whole name, on one or more lines.
+        let rowLabels = root.all { $0.attributes["class"] == "row-label" }.compactMap { $0.children.first { $0.name == "text" } }
+        let names = rowLabels.map { label in
+            let lines = label.children.filter { $0.name == "tspan" }.map(\.text)
+            return lines.isEmpty ? label.text : lines.joined(separator: " ").replacingOccurrences(of: "- ", with: "-")
+        }
+        #expect(names == Self.longRows)
+        #expect(rowLabels.contains { $0.children.count > 1 }, "a 46-character name wraps")
+        let columnLabels = root.all { $0.attributes["class"] == "column-label" }.compactMap { $0.all { $0.name == "text" }.first?.text }
+        #expect(columnLabels == columns)
+    }
+
+    @Test("wrapping breaks at spaces and punctuation, never loses a character, and fits the width")
+    func wrapping() {
+        let name = "03-a-variant-named-at-length-forty-chars @ 300"
+        let lines = SVGMarkup.wrapped(name, width: 150)
+        #expect(lines.count > 1)
+        #expect(lines.allSatisfy { SVGMarkup.estimatedWidth($0) <= 150 })
+        #expect(lines.joined(separator: " ").replacingOccurrences(of: "- ", with: "-") == name)
+        let unbroken = String(repeating: "W", count: 60)
+        #expect(SVGMarkup.wrapped(unbroken, width: 100).joined() == unbroken)
+        #expect(SVGMarkup.wrapped("short", width: 100) == ["short"])
+        // Capitals and wide letters count wider than narrow ones.
+        #expect(SVGMarkup.estimatedWidth("WWWW") > SVGMarkup.estimatedWidth("iiii") * 2)
+    }
+
+    static func dots(_ rows: [(name: String, point: P?)]) -> Node<HTML.BodyContext> {
+        SVGChart.dots(
+            title: "Quality at max_tokens 50", description: "Mean quality per prompt.", valueLabel: "mean quality", rows: rows,
+            range: 0...1, format: { String(format: "%.2f", $0) })
+    }
+
+    @Test("a dot chart has a row per category, a marker and a printed value per value, whiskers for intervals, and no line")
+    func dotChart() throws {
+        let (svg, root) = Self.parse(
+            Self.dots([
+                ("terse", P(x: 50, y: 0.62, low: 0.55, high: 0.69)), ("plain", P(x: 50, y: 0.4)), ("never answered", nil),
+                (Self.longRows[0], P(x: 50, y: 1.4, low: 0.9, high: 1.5)),
+            ]))
+        #expect(svg.contains("class=\"altbench-chart altbench-chart-dots\""))
+        let rows = root.all { $0.attributes["class"] == "dot-row" }
+        #expect(rows.count == 4)
+        #expect(root.all { $0.attributes["class"] == "marker" }.count == 3)
+        #expect(root.all { $0.attributes["class"] == "whisker" }.count == 2)
+        #expect(root.all { $0.attributes["class"] == "value" }.map(\.text) == ["0.62", "0.40", "1.40"])
+        #expect(rows[2].all { $0.attributes["class"] == "no-data" }.first?.text == "no data")
+        #expect(rows[0].children.first?.text == "terse: 0.62 (95% interval 0.55–0.69)")
+        #expect(root.all { $0.attributes["class"] == "series-line" }.isEmpty)
+        // A value beyond the range sits at its edge, inside the plot.
+        let markers = root.all { $0.attributes["class"] == "marker" }
+        #expect(markers.allSatisfy { ($0.attributes["d"] ?? "").hasPrefix("M") })
+        let viewBox = try #require(root.attributes["viewBox"]).split(separator: " ").compactMap { Double($0) }
+        for text in root.all({ $0.name == "text" }) {
+            let box = Self.extent(text)
+            #expect(box.minX >= 0 && box.maxX <= viewBox[2], "\(text.text) at \(box) outside \(viewBox)")
+        }
+        let (_, empty) = Self.parse(Self.dots([("terse", nil)]))
+        #expect(empty.all { $0.attributes["class"] == "no-data" }.first?.text == "No data")
     }
 
     // MARK: - Hostile text
@@ -425,7 +539,7 @@ struct ChartTests {
         #expect(!svg.contains("\u{1}"))
         // Exactly one root with the chart's own children: nothing escaped into new elements.
         let names = Set(root.all { _ in true }.map(\.name))
-        #expect(names.isSubset(of: ["svg", "title", "desc", "g", "path", "line", "text", "rect", "circle", "defs", "pattern"]))
+        #expect(names.isSubset(of: ["svg", "title", "desc", "g", "path", "line", "text", "tspan", "rect", "circle", "defs", "pattern"]))
         // The title and description read back as given (the control character replaced).
         let expected = h.replacingOccurrences(of: "\u{1}", with: "\u{FFFD}")
         #expect(root.children[0].text == expected)

@@ -12,9 +12,11 @@ extension SVGChart {
     /// - `nil`, NaN and infinite values are "not applicable": a hatched cell showing "–". A
     ///   missing row or column in `values` counts as `nil`, extra ones are ignored. Shares
     ///   outside 0...1 print as they are and are coloured as the nearest end.
-    /// - Column names are written across when all fit a cell, otherwise at 45°. Names too long
-    ///   for their space are cut with "…"; every cell's `<title>` names its row, column and
-    ///   value in full.
+    /// - Column names are written across when all fit a cell, otherwise at 45°. Row names
+    ///   wider than 260 pixels wrap onto more lines (broken at spaces and punctuation where
+    ///   they can be) and their rows grow to hold them. No label is cut or clipped: the chart is
+    ///   as wide and tall as its labels need, by ``SVGMarkup/estimatedWidth(_:size:)``. Every
+    ///   cell's `<title>` names its row, column and value.
     /// - A key below the grid shows the scale at 0, 25, 50, 75 and 100% and the hatching.
     /// - The chart is as wide and tall as its cells need; with no row or no column it is a
     ///   frame saying "No data".
@@ -34,19 +36,32 @@ extension SVGChart {
             return value
         }
 
-        let (cellWidth, cellHeight) = (64.0, 28.0)
+        let (cellWidth, lineHeight) = (64.0, 15.0)
         let rowNames = rows.map(M.oneLine)
         let columnNames = columns.map(M.oneLine)
-        let labelWidth = min(200, (rowNames.map { M.estimatedWidth($0) }.max() ?? 0) + 12)
-        let across = columnNames.allSatisfy { M.estimatedWidth($0) <= cellWidth - 6 }
-        let longestColumn = min(140, columnNames.map { M.estimatedWidth($0) }.max() ?? 0)
-        let headerHeight = across ? 24 : longestColumn * 0.71 + 16
-        let (left, top) = (labelWidth, headerHeight)
+        // Row names wrap within a label column of at most 260 pixels, their rows growing to
+        // hold the lines; column names are written across, or at 45° when one does not fit
+        // a cell. Nothing is cut: the chart grows until every label is inside it.
+        let labelColumn = min(260, rowNames.map { M.estimatedWidth($0) }.max() ?? 0)
+        let rowLines = rowNames.map { M.wrapped($0, width: labelColumn) }
+        let rowHeights = rowLines.map { max(28, Double($0.count) * lineHeight + 13) }
+        let columnWidths = columnNames.map { M.estimatedWidth($0) }
+        let across = columnWidths.allSatisfy { $0 <= cellWidth - 6 }
+        // A label turned by 45° from (x, y) reaches (x + w·0.71, y − w·0.71), plus its height.
+        let turned = 0.71
+        let headerHeight = across ? 24 : (columnWidths.max() ?? 0) * turned + M.fontSize + 10
+        let (left, top) = (labelColumn + 20, headerHeight)
         let gridRight = left + Double(columns.count) * cellWidth
-        let gridBottom = top + Double(rows.count) * cellHeight
+        var labelsRight = 0.0
+        for (column, labelWidth) in columnWidths.enumerated() {
+            let centre: Double = left + (Double(column) + 0.5) * cellWidth
+            let reach: Double = across ? labelWidth / 2 : labelWidth * turned + M.fontSize * turned - 4
+            labelsRight = max(labelsRight, centre + reach)
+        }
+        let gridBottom = top + rowHeights.reduce(0, +)
         let keyTop = gridBottom + 16
         let keyRight = left + 5 * 40 + 16 + 30 + M.estimatedWidth("not applicable")
-        let width = max(gridRight, keyRight) + 16
+        let width = max(gridRight, keyRight, labelsRight) + 16
         let height = keyTop + 40
         let hatch = ids.id("hatch")
 
@@ -70,28 +85,29 @@ extension SVGChart {
         var headers: [SVGNode] = []
         for (column, name) in columnNames.enumerated() {
             let centre = left + (Double(column) + 0.5) * cellWidth
-            let fitted = M.fitted(name, width: across ? cellWidth - 6 : 140)
-            var children: [SVGNode] = fitted.cut ? [M.tooltip(name)] : []
-            if across {
-                children.append(M.label(fitted.text, x: centre, y: top - 8, [("text-anchor", "middle"), ("fill", ChartStyle.textColour)]))
-            } else {
-                children.append(
-                    M.element(
-                        "text",
-                        [("transform", "translate(\(M.number(centre - 4)) \(M.number(top - 6))) rotate(-45)"), ("fill", ChartStyle.textColour)],
-                        [M.text(fitted.text)]))
-            }
-            headers.append(M.element("g", [("class", "column-label")], children))
+            let label: SVGNode =
+                across
+                ? M.label(name, x: centre, y: top - 8, [("text-anchor", "middle"), ("fill", ChartStyle.textColour)])
+                : M.element(
+                    "text",
+                    [("transform", "translate(\(M.number(centre - 4)) \(M.number(top - 6))) rotate(-45)"), ("fill", ChartStyle.textColour)],
+                    [M.text(name)])
+            headers.append(M.element("g", [("class", "column-label")], [label]))
         }
         nodes.append(M.element("g", [("class", "column-labels")], headers))
 
+        var rowTop = top
         for (row, name) in rowNames.enumerated() {
-            let rowTop = top + Double(row) * cellHeight
-            let fitted = M.fitted(name, width: labelWidth - 12)
-            var children: [SVGNode] = fitted.cut ? [M.tooltip(name)] : []
-            children.append(
-                M.label(fitted.text, x: left - 8, y: rowTop + cellHeight / 2 + 4, [("text-anchor", "end"), ("fill", ChartStyle.textColour)]))
-            nodes.append(M.element("g", [("class", "row-label")], children))
+            let cellHeight = rowHeights[row]
+            let lines = rowLines[row]
+            nodes.append(
+                M.element(
+                    "g", [("class", "row-label")],
+                    [
+                        M.multiline(
+                            lines, x: left - 8, y: rowTop + cellHeight / 2 + 4 - Double(lines.count - 1) * lineHeight / 2,
+                            lineHeight: lineHeight, [("text-anchor", "end"), ("fill", ChartStyle.textColour)])
+                    ]))
 
             for (column, columnName) in columnNames.enumerated() {
                 let x = left + Double(column) * cellWidth
@@ -113,6 +129,7 @@ extension SVGChart {
                                 [("text-anchor", "middle"), ("fill", fill.map(ChartStyle.textColour(on:)) ?? ChartStyle.mutedColour)]),
                         ]))
             }
+            rowTop += cellHeight
         }
 
         // The key: the scale at five shares, then the hatching.

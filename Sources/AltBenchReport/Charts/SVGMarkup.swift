@@ -15,7 +15,7 @@ enum SVGMarkup {
     /// `<name attributes…>children…</name>`, or `<name attributes…/>` without children.
     /// Attributes keep their order, so the output is byte-for-byte stable.
     static func element(_ name: String, _ attributes: [(String, String)] = [], _ children: [SVGNode] = []) -> SVGNode {
-        let attributes = attributes.map { Attribute<HTML.BodyContext>(name: $0.0, value: JUnitReport.escape($0.1, attribute: true)) }
+        let attributes = attributes.map { Attribute<HTML.BodyContext>(name: $0.0, value: SafeHTML.escapeAttribute($0.1)) }
         if children.isEmpty {
             return .selfClosedElement(named: name, attributes: attributes)
         }
@@ -24,7 +24,7 @@ enum SVGMarkup {
 
     /// Escaped character data.
     static func text(_ value: String) -> SVGNode {
-        .raw(JUnitReport.escape(value, attribute: false))
+        .raw(SafeHTML.escapeText(value))
     }
 
     /// `<title>` (a tooltip, and the accessible name of its parent) holding `value`.
@@ -53,10 +53,40 @@ enum SVGMarkup {
     /// The font size every chart uses, in pixels.
     static let fontSize = 12.0
 
-    /// A width estimate for `text` at `size`: SVG cannot measure text without a script, so
-    /// this counts characters at 0.6 em each, a little wider than most sans-serif fonts.
+    /// A width estimate for `text` at `size`. SVG cannot measure text without a script, so
+    /// this adds up a width per character, each on the generous side of DejaVu Sans (the wide
+    /// sans-serif Linux browsers fall back to; Segoe UI and San Francisco are narrower):
+    /// narrow letters and punctuation 0.4 em, lower case and digits 0.66, other ASCII 0.7 (0.85
+    /// for `# & + = < > ~ ^`), capitals 0.8, `m`, `w`, `M`, `W`, `@`, `%` and dashes 1.0, other
+    /// letters and symbols 0.9, and CJK, emoji and other wide scripts 1.1. Layouts that must not clip a label size it with this.
     static func estimatedWidth(_ text: String, size: Double = fontSize) -> Double {
-        Double(text.count) * size * 0.6
+        var ems = 0.0
+        for scalar in text.unicodeScalars {
+            ems += characterWidth(scalar)
+        }
+        return ems * size
+    }
+
+    /// One character's width in em, as ``estimatedWidth(_:size:)`` counts it.
+    static func characterWidth(_ scalar: Unicode.Scalar) -> Double {
+        switch scalar {
+        case " ", "i", "j", "l", "I", "!", "'", "|", ".", ",", ":", ";", "(", ")", "[", "]", "f", "t", "r", "`":
+            return 0.4
+        case "m", "w", "M", "W", "@", "%", "\u{2013}", "\u{2014}", "\u{2026}":
+            return 1.0
+        case "#", "&", "+", "=", "<", ">", "~", "^":
+            return 0.85
+        case "A"..."Z":
+            return 0.8
+        case "a"..."z", "0"..."9":
+            return 0.66
+        default:
+            if scalar.value < 0x80 { return 0.7 }
+            if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark {
+                return 0
+            }
+            return scalar.value >= 0x1100 && !(0x2000...0x2BFF).contains(scalar.value) ? 1.1 : 0.9
+        }
     }
 
     /// Runs of whitespace and line breaks folded into single spaces: names from files are
@@ -69,9 +99,58 @@ enum SVGMarkup {
     /// caller can keep the full text in a tooltip.
     static func fitted(_ text: String, width: Double, size: Double = fontSize) -> (text: String, cut: Bool) {
         let line = oneLine(text)
-        let maxCharacters = max(1, Int(width / (size * 0.6)))
-        guard line.count > maxCharacters else { return (line, false) }
-        return (String(line.prefix(maxCharacters - 1)).trimmingCharacters(in: .whitespaces) + "…", true)
+        guard estimatedWidth(line, size: size) > width else { return (line, false) }
+        let room = width - estimatedWidth("…", size: size)
+        var kept = ""
+        var used = 0.0
+        for character in line {
+            let extra = estimatedWidth(String(character), size: size)
+            if used + extra > room { break }
+            kept.append(character)
+            used += extra
+        }
+        return (kept.trimmingCharacters(in: .whitespaces) + "…", true)
+    }
+
+    /// `text` on one line per entry, each at most `width` wide by ``estimatedWidth(_:size:)``:
+    /// broken after a space, `-`, `_`, `/` or `.` where one falls in the line, else at the last
+    /// character that fits. Nothing is cut: the lines together hold the whole text (its runs
+    /// of whitespace folded, as ``oneLine(_:)`` does).
+    static func wrapped(_ text: String, width: Double, size: Double = fontSize) -> [String] {
+        let line = oneLine(text)
+        guard estimatedWidth(line, size: size) > width else { return [line] }
+        var lines: [String] = []
+        var current: [Character] = []
+        var used = 0.0
+        for character in line {
+            let extra = estimatedWidth(String(character), size: size)
+            if used + extra > width, !current.isEmpty {
+                // Break after the last break opportunity in the line, if there is one.
+                if let index = current.lastIndex(where: { " -_/.".contains($0) }), index < current.count - 1 {
+                    lines.append(String(current[...index]))
+                    current = Array(current[(index + 1)...])
+                } else {
+                    lines.append(String(current))
+                    current = []
+                }
+                used = estimatedWidth(String(current), size: size)
+            }
+            current.append(character)
+            used += extra
+        }
+        if !current.isEmpty { lines.append(String(current)) }
+        return lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `<text>` of `lines`, one `<tspan>` per line `lineHeight` apart, the first baseline at
+    /// (x, y).
+    static func multiline(_ lines: [String], x: Double, y: Double, lineHeight: Double, _ attributes: [(String, String)] = []) -> SVGNode {
+        if lines.count == 1 { return label(lines[0], x: x, y: y, attributes) }
+        return element(
+            "text", [("x", number(x)), ("y", number(y))] + attributes,
+            lines.enumerated().map { index, line in
+                element("tspan", [("x", number(x)), ("dy", index == 0 ? "0" : number(lineHeight))], [text(line)])
+            })
     }
 
     // MARK: - The chart element

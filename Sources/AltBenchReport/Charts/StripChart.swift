@@ -15,6 +15,8 @@ extension SVGChart {
     ///   count and the median.
     /// - `reference`, when given, is a dashed vertical line across all rows, its label above
     ///   the plot.
+    /// - A row of more than ``maxDots`` values draws that many of its quantiles instead, and
+    ///   its tooltip says so; the median is of every value.
     /// - NaN and infinite values are skipped; a row with no value says "no data". With no
     ///   value at all the chart is a frame saying "No data".
     /// - Category names are cut with "…" to fit the label column (at most 30% of the width),
@@ -81,8 +83,9 @@ extension SVGChart {
             } else {
                 let median = Self.median(row.values)
                 let count = row.values.count
-                children.insert(M.tooltip("\(M.oneLine(row.name)): \(count) value\(count == 1 ? "" : "s"), median \(format(median))"), at: 0)
-                for (i, value) in row.values.enumerated() {
+                let shown = count > maxDots ? " (\(maxDots) quantiles drawn)" : ""
+                children.insert(M.tooltip("\(M.oneLine(row.name)): \(count) value\(count == 1 ? "" : "s")\(shown), median \(format(median))"), at: 0)
+                for (i, value) in Self.drawn(row.values).enumerated() {
                     let jitter = (Double(i) * 0.618_033_988_75).truncatingRemainder(dividingBy: 1) - 0.5
                     children.append(
                         M.element(
@@ -126,6 +129,18 @@ extension SVGChart {
                 title: xLabel))
 
         return M.chart(kind: "strips", ids: ids, title: title, description: description, width: width, height: height, nodes)
+    }
+
+    /// The most dots a row draws. Beyond it a row draws its values at `maxDots` evenly spaced
+    /// quantiles (the smallest and the largest among them), which keep the spread's shape, and
+    /// the chart stays the same size whatever the number of answers.
+    static let maxDots = 300
+
+    /// The values a row draws: all of them, or `maxDots` quantiles of many.
+    static func drawn(_ values: [Double]) -> [Double] {
+        guard values.count > maxDots else { return values }
+        let sorted = values.sorted()
+        return (0..<maxDots).map { sorted[Int((Double($0) / Double(maxDots - 1) * Double(sorted.count - 1)).rounded())] }
     }
 
     /// The middle value, or the mean of the two middle values; `values` is not empty.
