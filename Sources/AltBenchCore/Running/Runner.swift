@@ -237,7 +237,7 @@ public struct Runner: Sendable {
 
     private func perform(_ trial: Trial, sink: any ResultSink, context: Context) async throws {
         let started = Date()
-        guard let (outcome, attempts) = try await outcome(for: trial, sink: sink, context: context) else { return }
+        guard let (outcome, attempts, leads) = try await outcome(for: trial, sink: sink, context: context) else { return }
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
@@ -247,7 +247,15 @@ public struct Runner: Sendable {
         var result = TrialResult(
             trial: trial, outcome: outcome, scores: scores, attempts: attempts, startedAt: started, finishedAt: Date())
         result.costUSD = context.costing.cost(of: outcome, model: trial.request?.model)
-        try await sink.record(result)
+        do {
+            try await sink.record(result)
+        } catch {
+            if let leads { await context.shared.finish(leads, nil) }
+            throw error
+        }
+        // The trials waiting for this answer take it once it is stored, so that what they
+        // record points at a stored answer.
+        if let leads { await context.shared.finish(leads, outcome) }
         let progress = await context.tally.add(failed: result.failure != nil, cached: result.cached)
         onProgress?(progress)
     }
@@ -269,37 +277,44 @@ public struct Runner: Sendable {
         onProgress?(progress)
     }
 
-    /// The trial's outcome and the requests it took; `nil` when the run stopped first.
+    /// The trial's outcome, the requests it took, and the cache key of the request it sent
+    /// for other trials too (they wait until it is recorded: ``perform(_:sink:context:)``
+    /// finishes it); `nil` when the run stopped first.
     ///
     /// Under a spending limit the trial reserves its high estimate once it may send, and
     /// keeps it until its answer; a reservation that does not fit stops the run, and the trial
     /// is left unrecorded for a `--resume`. Retries reuse the reservation after a failure that
     /// is not billed (an HTTP error, no connection); after one that may have been (a timeout,
     /// a connection lost midway), the reservation is spent and the retry reserves anew.
-    private func outcome(for trial: Trial, sink: any ResultSink, context: Context) async throws -> (TrialOutcome, Int)? {
+    private func outcome(
+        for trial: Trial, sink: any ResultSink, context: Context
+    ) async throws -> (TrialOutcome, Int, leads: String?)? {
         guard let request = trial.request, let key = trial.key else {
             let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
-            return (.failed(ModelFailure(kind: .image, message: message, retryable: false)), 0)
+            return (.failed(ModelFailure(kind: .image, message: message, retryable: false)), 0, nil)
         }
         if useCache, let cached = try await sink.cachedAnswer(forKey: key) {
-            return (.answered(cached, cached: true), 0)
+            return (.answered(cached, cached: true), 0, nil)
         }
         guard context.shared.shares(key) else {
             return try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
+                .map { ($0.0, $0.1, nil) }
         }
         // A request byte-identical to another trial's (the same cache key) is sent once; the
         // others take its outcome, as from the store (sent once, billed once).
         if let joined = await context.shared.join(key) {
             switch joined {
-            case .answered(let answer, _)?: return (.answered(answer, cached: true), 0)
-            case .failed(let failure)?: return (.failed(failure), 0)
+            case .answered(let answer, _)?: return (.answered(answer, cached: true), 0, nil)
+            case .failed(let failure)?: return (.failed(failure), 0, nil)
             case nil: return nil
             }
         }
         do {
-            let outcome = try await send(request, estimate: Costing.estimate(trial, request: request), context: context)
-            await context.shared.finish(key, outcome?.0)
-            return outcome
+            guard let outcome = try await send(request, estimate: Costing.estimate(trial, request: request), context: context) else {
+                await context.shared.finish(key, nil)
+                return nil
+            }
+            return (outcome.0, outcome.1, key)
         } catch {
             await context.shared.finish(key, nil)
             throw error

@@ -53,6 +53,26 @@ private actor MemorySink: ResultSink {
     func record(_ result: TrialResult) async throws { results.append(result) }
 }
 
+/// Records slowly what it has to store (an answer that was sent), at once what it points at
+/// (a cached answer): as a database does, a cached answer can only point at a stored one.
+private actor SlowStoreSink: ResultSink {
+    var stored: Set<String> = []
+    var dangling: [Int] = []
+    var count = 0
+
+    func cachedAnswer(forKey key: String) async throws -> ModelAnswer? { nil }
+    func record(_ result: TrialResult) async throws {
+        count += 1
+        guard let key = result.trial.key, result.answer != nil else { return }
+        if result.cached {
+            if !stored.contains(key) { dangling.append(result.trial.id) }
+        } else {
+            try await Task.sleep(for: .milliseconds(30))
+            stored.insert(key)
+        }
+    }
+}
+
 @Suite("Runner")
 struct RunnerTests {
     static func trials(_ count: Int, badEvery: Int? = nil) -> [Trial] {
@@ -137,6 +157,25 @@ struct RunnerTests {
         #expect(results.allSatisfy { $0.answer?.content == "A cat." })
         #expect(results.filter(\.cached).count == 3, "the second of each pair took the first's answer")
         #expect(results.filter(\.cached).allSatisfy { $0.costUSD == 0 && $0.attempts == 0 })
+    }
+
+    /// The trials that took a shared answer are recorded after the trial that sent it, so
+    /// that the store has the answer they point at.
+    @Test func aSharedAnswerIsRecordedBeforeTheTrialsThatTookIt() async throws {
+        let first = Self.trials(3)
+        let others = (1...3).flatMap { copy in
+            first.map { trial -> Trial in
+                var trial = trial
+                trial.variant = PromptVariant(name: "w\(copy)", file: "w\(copy).md", text: "P")
+                trial.id += 100 * copy
+                return trial
+            }
+        }
+        let sink = SlowStoreSink()
+        try await Runner(model: FakeModel(state: ScriptedModel()), sink: sink, concurrency: 8).run(first + others)
+        #expect(await sink.count == 12)
+        let dangling = await sink.dangling
+        #expect(dangling.isEmpty, "recorded before the answer they share was stored: \(dangling)")
     }
 
     @Test func noCacheAsksAgain() async throws {
