@@ -11,8 +11,11 @@ import Foundation
 ///
 /// pair                    answered/failed    quality          result
 /// icecubes @ 50           27/0 → 0/27        0.812 → –        failed: errors, quality, significance
-/// icecubes-original @ 50  27/0 → 27/0        0.790 → 0.791    held
+/// icecubes-original @ 50  27/0 → 27/0        0.790 → 0.791    held; prompt changed
 /// ```
+///
+/// A pair whose prompt or request settings changed since the baseline says so after its
+/// result (``RequestChange``): "prompt changed", "settings changed (model, detail)".
 ///
 /// Pairs keep the comparison's order (the run's). When quality was compared without a
 /// component one side lacks (``QualityBasis``), one line under the table says which. Text
@@ -40,6 +43,7 @@ public enum CheckTerminal {
         out += table(verdict.pairSummaries, judged: verdict.status != .error)
         // Like with like: what quality was compared without, in one line.
         if let note = verdict.comparison.basis.note { out.append(TerminalText.line(note + ".")) }
+        if let note = verdict.comparison.requestNote { out.append(TerminalText.line(note)) }
         out.append("")
 
         let failures = verdict.failures
@@ -87,9 +91,11 @@ public enum CheckTerminal {
                 if !pair.skippedChecks.isEmpty { parts.append("skipped: " + pair.skippedChecks.joined(separator: ", ")) }
                 result = parts.joined(separator: "; ")
             }
+            // What changed in the request, beside the verdict (never part of it).
+            let change = pair.requestChange?.text.map { "; " + TerminalText.line($0) } ?? ""
             rows.append([
                 TerminalText.line(pair.label), "\(side(pair.before)) → \(side(pair.after))",
-                "\(quality(pair.before)) → \(quality(pair.after))", result,
+                "\(quality(pair.before)) → \(quality(pair.after))", result + change,
             ])
         }
         var widths = [Int](repeating: 0, count: 3)

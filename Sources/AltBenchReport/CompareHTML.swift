@@ -4,7 +4,8 @@ import Plot
 
 /// `altbench compare A B --format html`: the comparison as one self-contained HTML file —
 /// what differs between the two sides, each (variant, max_tokens) pair's metrics before and
-/// after with their tests, and the images whose checks flipped with both answers.
+/// after with their tests (and, under the pair's name, whether its prompt or request settings
+/// changed), and the images whose checks flipped with both answers.
 public struct CompareHTML: Sendable {
     public var comparison: Comparison
     /// `altbench check`'s verdict, shown first when the page is a check's.
@@ -49,7 +50,11 @@ public struct CompareHTML: Sendable {
                     element("thead", [element("tr", (["pair", "answered / failed"] + metricNames).map { element("th", [SafeHTML.text($0)]) })]),
                     element("tbody", comparison.pairs.map { pair in
                         let counts = "\(pair.before.map { "\($0.answered) / \($0.errors)" } ?? "–") → \(pair.after.map { "\($0.answered) / \($0.errors)" } ?? "–")"
-                        return element("tr", [element("td", [SafeHTML.text(pair.label)]), element("td", [SafeHTML.text(counts)])]
+                        // What changed in the pair's request, after its name: text, never markup.
+                        let change: [Node<HTML.BodyContext>] = pair.requestChange?.text.map {
+                            [.br(), .span(SafeHTML.attribute("class", "problem request-change"), SafeHTML.text($0))]
+                        } ?? []
+                        return element("tr", [element("td", [SafeHTML.text(pair.label)] + change), element("td", [SafeHTML.text(counts)])]
                             + metricNames.map { name in
                                 let mark = name == "quality" && CompareReport.isFormOnly(pair)
                                 return element("td", [SafeHTML.text(pair.metric(name).map(Self.cell) ?? "–")] + (mark ? [

@@ -9,7 +9,8 @@ import Foundation
 ///    host, dataset with item count and the first 12 hex digits of its SHA-256, repeats,
 ///    altbench version), the mismatches as a GitHub warning block and the notes as a list.
 /// 2. **Summary**: one row per (variant, max_tokens) pair, each figure as "A → B (change
-///    marker)", and a short significance column; a legend line above it.
+///    marker)", and a short significance column; a legend line above it. A pair whose prompt
+///    or request settings changed says so after its name (``RequestChange/marks``).
 /// 3. **Significance**: per pair, the paired items, each rate's Wilson 95% intervals on both
 ///    sides, each check's exact McNemar (sign) test with the items that improved and worsened,
 ///    and the quality bootstrap's mean difference with its 95% interval.
@@ -279,12 +280,15 @@ public enum CompareReport {
 
     // MARK: - Cells
 
-    /// The pair's name, and whether it is on one side only.
+    /// The pair's name, whether it is on one side only, and whether its prompt or request
+    /// settings changed: "terse @ 50 (*prompt changed*)".
     static func pairCell(_ pair: PairComparison, style: TextStyle = .markdown) -> String {
+        var notes: [String] = []
+        if pair.before == nil { notes.append("new: no baseline") }
+        if pair.after == nil { notes.append("missing from B") }
+        notes += pair.requestChange?.marks ?? []
         let label = style.cell(pair.label)
-        if pair.before == nil { return "\(label) (*new: no baseline*)" }
-        if pair.after == nil { return "\(label) (*missing from B*)" }
-        return label
+        return notes.isEmpty ? label : "\(label) (*\(style.cell(notes.joined(separator: "; ")))*)"
     }
 
     /// "0.750 → 0.375 (-0.375 ▼)", "16.7% → 58.3% (+41.7 pp ▼)", "18.0 → 22.0 (+4.0)".
@@ -398,7 +402,8 @@ public enum CompareReport {
 ///
 /// The first line is exactly ``CheckVerdict/headline``, as a plain paragraph (not bold, so a
 /// reader of the first line gets the headline's bytes). Then the exit status and what it means,
-/// the errors (status 2) or the failed checks (status 1), a table of every check with ✅, ❌ or
+/// the errors (status 2) or the failed checks (status 1), the pairs whose prompt or request
+/// settings changed since the baseline (``RequestChange``), a table of every check with ✅, ❌ or
 /// "skipped", the limits checked against, and the full comparison (``CompareReport``) one
 /// heading level down.
 public enum CheckReport {
@@ -437,6 +442,18 @@ public enum CheckReport {
             for failure in failures {
                 out.append(
                     "- **\(style.inline(failure.label))** `\(failure.check.replacingOccurrences(of: "`", with: "'"))`: \(style.inline(failure.message))")
+            }
+            out.append("")
+        }
+
+        let changed = verdict.pairSummaries.filter { $0.requestChange?.text != nil }
+        if !changed.isEmpty {
+            out.append("## Changed since the baseline")
+            out.append("")
+            out.append("What these pairs asked changed since the baseline: their prompt text, or the settings of their request. A change is shown, not judged: the checks judge the answers all the same.")
+            out.append("")
+            for pair in changed {
+                out.append("- **\(style.inline(pair.label))**: \(style.inline(pair.requestChange?.text ?? ""))")
             }
             out.append("")
         }

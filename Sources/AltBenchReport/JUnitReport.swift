@@ -5,7 +5,9 @@ import Foundation
 /// read (Jenkins, GitLab, dorny/test-reporter, mikepenz/action-junit-report).
 ///
 /// - one `<testsuite>` per (variant, max_tokens) pair, named by its label ("terse @ 50"), with
-///   `<properties>` giving the trials answered and failed on each side;
+///   `<properties>` giving the trials answered and failed on each side, and whether the
+///   pair's `prompt` and `settings` changed since the baseline (`same`, `changed`,
+///   `changed: model, detail`, or `unknown` for a baseline that did not record them);
 /// - one `<testcase classname="altbench.<variant>.<max_tokens or none>" name="<check>">` per
 ///   result, a failed one holding `<failure type="regression">` with the pair's figures, a
 ///   skipped one (not measured in the baseline) `<skipped message="…"/>`;
@@ -33,6 +35,12 @@ public enum JUnitReport {
                     ("run.answered", after.answered), ("run.failed", after.errors),
                 ] {
                     out += "      <property name=\"\(name)\" value=\"\(value)\"/>\n"
+                }
+                if let change = pair.requestChange {
+                    let settings = change.settings == .changed
+                        ? "changed: " + change.changedSettings.joined(separator: ", ") : change.settings.rawValue
+                    out += "      <property name=\"prompt\" value=\(attribute(change.prompt.rawValue))/>\n"
+                    out += "      <property name=\"settings\" value=\(attribute(settings))/>\n"
                 }
                 out += "    </properties>\n"
             }
@@ -107,6 +115,7 @@ public enum JUnitReport {
             lines.append(
                 "trials: baseline \(before.answered) answered, \(before.errors) failed → run \(after.answered) answered, \(after.errors) failed")
         }
+        if let change = pair.requestChange?.text { lines.append("since the baseline: \(change)") }
         let metrics = result.check == "significance" ? pair.significantRegressions : pair.metric(result.check).map { [$0] } ?? []
         lines += metrics.map(describe)
         let flips = pair.flips.filter { $0.regressed && $0.check == result.check }

@@ -136,6 +136,7 @@ struct CIExampleTests {
         let edited = try #require(lines.first { $0.hasPrefix("icecubes @ 50 ") }, "\(gate.stdout)")
         #expect(edited.contains("4/0 → 0/4"), "\(edited)")
         #expect(edited.contains("failed: errors, quality, first_person, refusal, truncated, significance"), "\(edited)")
+        #expect(edited.hasSuffix("; prompt changed"), "the edit is named beside the verdict: \(edited)")
         let untouched = try #require(lines.first { $0.hasPrefix("icecubes-original @ 50 ") }, "\(gate.stdout)")
         #expect(untouched.contains("4/0 → 4/0") && untouched.hasSuffix("held"), "\(untouched)")
         #expect(!gate.stdout.contains("not measured on both sides"))
@@ -145,7 +146,7 @@ struct CIExampleTests {
         #expect(junit.contains("<property name=\"run.failed\" value=\"4\"/>"))
         #expect(junit.contains("<testsuite name=\"icecubes-original @ 50\" tests=\"6\" failures=\"0\""))
         let stepSummary = try String(contentsOf: summary, encoding: .utf8)
-        #expect(stepSummary.contains("| icecubes @ 50 | 4 / 0 → 0 / 4 ▼ |"), "\(stepSummary)")
+        #expect(stepSummary.contains("| icecubes @ 50 (*prompt changed*) | 4 / 0 → 0 / 4 ▼ |"), "\(stepSummary)")
 
         // The report step writes the HTML that is uploaded with its images inside: the artifact
         // has no dataset beside it.

@@ -117,6 +117,95 @@ struct CheckEndToEndTests {
         #expect(badConfig.stderr.contains("check.max_quality_drop"), "\(badConfig.stderr)")
     }
 
+    /// The line of `pair` in the check's terminal table.
+    static func tableLine(_ output: String, _ pair: String) -> String {
+        output.split(separator: "\n").map(String.init).first { $0.hasPrefix(pair + " ") } ?? ""
+    }
+
+    @Test func checkMarksThePairsWhosePromptOrSettingsChanged() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let server = try await Self.server(answering: "A tabby cat curled up asleep on a red sofa.")
+        defer { Task { await server.stop() } }
+        func run(_ extra: [String] = []) async throws {
+            let ran = try await AltbenchProcess.run(
+                ["run", "--base-url", server.baseURL, "--max-tokens", "50"] + extra, in: workspace.root)
+            #expect(ran.status == 0, "\(ran.stderr)")
+        }
+        func check(_ extra: [String] = []) async throws -> AltbenchProcess.Output {
+            try await AltbenchProcess.run(["check", "--baseline", "results/baseline.json"] + extra, in: workspace.root)
+        }
+        try await run()
+        #expect(try await AltbenchProcess.run(["baseline", "save"], in: workspace.root).status == 0)
+        let baseline = try #require(
+            try JSONSerialization.jsonObject(with: Data(try workspace.read("results/baseline.json").utf8)) as? [String: Any])
+        let rows = try #require(baseline["rows"] as? [[String: Any]])
+        #expect(rows.allSatisfy { ($0["prompt_sha256"] as? String)?.count == 64 && ($0["request_sha256"] as? String)?.count == 64 })
+        #expect((rows.first?["request_settings"] as? [String: String])?["model"] == "gpt-4o-mini")
+
+        // The same prompts: no pair is marked.
+        let same = try await check()
+        #expect(same.status == 0, "\(same.stdout)")
+        #expect(!same.stdout.contains("changed"), "\(same.stdout)")
+
+        // One prompt's text edited: only its pair is marked, and the check still passes.
+        let original = try workspace.read("prompts/icecubes.md")
+        try workspace.write("prompts/icecubes.md", original.replacingOccurrences(of: "Be brief,", with: "Be very brief,"))
+        try await run()
+        let edited = try await check(["--junit", "junit.xml"])
+        #expect(edited.status == 0, "a changed prompt is information, not a failure: \(edited.stdout)")
+        #expect(Self.tableLine(edited.stdout, "icecubes @ 50").hasSuffix("held; prompt changed"), "\(edited.stdout)")
+        #expect(!Self.tableLine(edited.stdout, "icecubes-original @ 50").contains("changed"), "\(edited.stdout)")
+        #expect(try workspace.read("junit.xml").contains("<property name=\"prompt\" value=\"changed\"/>"))
+        let markdown = try await check(["--format", "md"])
+        #expect(markdown.stdout.contains("## Changed since the baseline"), "\(markdown.stdout)")
+        #expect(markdown.stdout.contains("- **icecubes @ 50**: prompt changed"), "\(markdown.stdout)")
+        #expect(markdown.stdout.contains("| icecubes @ 50 (*prompt changed*) |"), "\(markdown.stdout)")
+        let json = try await check(["--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let pairs = try #require(object["pairs"] as? [[String: Any]])
+        let changes = pairs.map { "\($0["variant"] ?? ""): \(($0["request_change"] as? [String: Any])?["prompt"] ?? "")" }
+        #expect(changes == ["icecubes: changed", "icecubes-original: same"])
+        // compare marks it too, between the baseline file and the run, or between two stored runs.
+        let comparison = try #require(object["comparison"] as? [String: Any])
+        let runID = try #require((comparison["after"] as? [String: Any])?["run_id"] as? String)
+        let baselineRunID = try #require(baseline["run_id"] as? String)
+        let html = try await AltbenchProcess.run(
+            ["compare", "results/baseline.json", runID, "--format", "html"], in: workspace.root)
+        #expect(html.status == 0, "\(html.stderr)")
+        #expect(html.stdout.contains("prompt changed"), "\(html.stdout)")
+        let stored = try await AltbenchProcess.run(["compare", baselineRunID, runID], in: workspace.root)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(stored.stdout.contains("| icecubes @ 50 (*prompt changed*) |"), "\(stored.stdout)")
+        #expect(!stored.stdout.contains("icecubes-original @ 50 (*"), "\(stored.stdout)")
+
+        // The same prompt text with another image detail: its settings changed, not its prompt.
+        try workspace.write("prompts/icecubes.md", original.replacingOccurrences(of: "max_tokens: 50\n", with: "max_tokens: 50\ndetail: low\n"))
+        try await run()
+        let detail = try await check()
+        #expect(detail.status == 0, "\(detail.stdout)")
+        #expect(Self.tableLine(detail.stdout, "icecubes @ 50").hasSuffix("held; settings changed (detail)"), "\(detail.stdout)")
+        #expect(!Self.tableLine(detail.stdout, "icecubes-original @ 50").contains("changed"), "\(detail.stdout)")
+        try workspace.write("prompts/icecubes.md", original)
+
+        // Another model: both pairs' settings changed (and the model mismatch makes it exit 2).
+        try await run(["--model", "gpt-4.1-mini"])
+        let model = try await check()
+        #expect(model.status == 2, "\(model.stdout)")
+        for pair in ["icecubes @ 50", "icecubes-original @ 50"] {
+            #expect(Self.tableLine(model.stdout, pair).hasSuffix("; settings changed (model)"), "\(model.stdout)")
+        }
+
+        // Another token limit pairs nothing, yet says what changed.
+        let longer = try await AltbenchProcess.run(
+            ["run", "--base-url", server.baseURL, "--max-tokens", "80"], in: workspace.root)
+        #expect(longer.status == 0, "\(longer.stderr)")
+        let limit = try await check()
+        #expect(limit.status == 2, "\(limit.stdout)")
+        #expect(Self.tableLine(limit.stdout, "icecubes @ 80").hasSuffix("new: no baseline; settings changed (max_tokens)"), "\(limit.stdout)")
+        #expect(Self.tableLine(limit.stdout, "icecubes @ 50").hasSuffix("missing from the run; settings changed (max_tokens)"), "\(limit.stdout)")
+    }
+
     @Test func anUnfinishedRunCannotPassACheck() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

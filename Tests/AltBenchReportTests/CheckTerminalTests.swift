@@ -223,4 +223,47 @@ struct CheckTerminalTests {
         #expect(outputs[2].contains("| **<0.001** ▼ |"))
         #expect(outputs[3].contains("quality: 0.900 → 0.850, p &lt; 0.001 (paired bootstrap over 8 items)"))
     }
+
+    /// The fixture's run with `terse @ 50` asked with another prompt and `terse @ 100` with a
+    /// setting under a hostile name, as a hand-edited baseline file could hold.
+    static var changed: RunSnapshot {
+        var run = F.run
+        let edited = PromptVariant(name: "terse", file: "prompts/terse.md", text: "Say what you see.", model: "gpt-4o-mini")
+        run.rows[0].recordRequest(RequestRule().templateRequest(variant: edited, maxTokens: 50), prompt: edited.text)
+        run.rows[1].requestSettings?["<img src=x>|*y*"] = "1"
+        return run
+    }
+
+    @Test("a changed prompt or setting is marked beside the pair's verdict in every format, escaped, and changes no outcome")
+    func promptAndSettingsChanges() throws {
+        let verdict = CheckVerdict(comparison: Comparison(before: F.baseline, after: Self.changed))
+        #expect(verdict.exitCode == F.regression.exitCode)
+        #expect(verdict.results == F.regression.results)
+
+        let text = CheckTerminal.summary(verdict)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("terse @ 50 ") && $0.hasSuffix("failed: quality, first_person; prompt changed") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("terse @ 100 ") && $0.hasSuffix("held; settings changed (<img src=x>|*y*)") }, "\(text)")
+        // Unchanged, nothing is added.
+        #expect(!CheckTerminal.summary(F.regression).contains("changed"))
+
+        let markdown = CheckReport.markdown(verdict)
+        GFMTable.expectWellFormed(markdown)
+        #expect(markdown.contains("## Changed since the baseline"))
+        #expect(markdown.contains("- **terse @ 50**: prompt changed\n"), "\(markdown)")
+        #expect(markdown.contains("| terse @ 50 (*prompt changed*) |"), "\(markdown)")
+        #expect(!markdown.contains("<img"), "a name from the file is escaped")
+        #expect(!CheckReport.markdown(F.regression).contains("Changed since the baseline"))
+
+        let html = CompareHTML(comparison: verdict.comparison).render()
+        #expect(html.contains(">prompt changed</span>"), "\(html)")
+        #expect(!html.contains("<img src=x>"))
+        #expect(html.contains("&lt;img src=x&gt;"))
+
+        let xml = JUnitReport.xml(verdict)
+        #expect(xml.contains("<property name=\"prompt\" value=\"changed\"/>"))
+        #expect(xml.contains("<property name=\"settings\" value=\"changed: &lt;img src=x&gt;|*y*\"/>"))
+        #expect(xml.contains("since the baseline: prompt changed"))
+        #expect(!xml.contains("<img"))
+    }
 }

@@ -14,11 +14,14 @@ enum CompareFixtures {
             quality: quality, answered: repeats, repeats: repeats, answer: answer)
     }
 
+    /// The prompt both sides ran `terse` with.
+    static let prompt = "Describe the image in one short sentence."
+
     static func row(
         _ maxTokens: Int?, items: [String: RunSnapshot.ItemOutcome], quality: Double, firstPerson: Double,
-        truncated: Double, length: Double
+        truncated: Double, length: Double, prompt: String = CompareFixtures.prompt
     ) -> RunSnapshot.Row {
-        RunSnapshot.Row(
+        var row = RunSnapshot.Row(
             variant: "terse", maxTokens: maxTokens, n: items.count, answered: items.count, errors: 0,
             metrics: [
                 "quality": quality, "hard_fails": max(firstPerson, truncated), "length_mean": length,
@@ -26,6 +29,9 @@ enum CompareFixtures {
                 ScoreName.refusal: 0, ScoreName.bleu4: 0.21, ScoreName.rougeL: 0.45, ScoreName.ciderD: 0.6,
             ],
             items: items)
+        let variant = PromptVariant(name: "terse", file: "prompts/terse.md", text: prompt, model: "gpt-4o-mini")
+        row.recordRequest(RequestRule().templateRequest(variant: variant, maxTokens: maxTokens), prompt: prompt)
+        return row
     }
 
     static func snapshot(
@@ -56,7 +62,7 @@ enum CompareFixtures {
 
     /// The run: at 50 tokens four items now speak in the first person (one only in one of
     /// two repeats), the chart is fixed; at 100 tokens nothing changed. Answers with a `|`
-    /// and a newline test the escaping.
+    /// and a newline test the escaping. Both sides asked with the same prompt and settings.
     static let run: RunSnapshot = {
         var at50: [String: RunSnapshot.ItemOutcome] = [:]
         var at100: [String: RunSnapshot.ItemOutcome] = [:]

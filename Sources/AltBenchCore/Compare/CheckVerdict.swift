@@ -163,7 +163,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             return PairSummary(
                 variant: pair.variant, maxTokens: pair.maxTokens, before: pair.before.map(PairSummary.Side.init),
                 after: pair.after.map(PairSummary.Side.init), failedChecks: mine.filter(\.failed).map(\.check),
-                skippedChecks: mine.filter(\.skipped).map(\.check))
+                skippedChecks: mine.filter(\.skipped).map(\.check), requestChange: pair.requestChange)
         }
     }
 
@@ -177,6 +177,9 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         public var after: Side?
         public var failedChecks: [String]
         public var skippedChecks: [String]
+        /// Whether the pair's prompt or request settings changed since the baseline
+        /// (``PairComparison/requestChange``): shown beside the verdict, never part of it.
+        public var requestChange: RequestChange? = nil
 
         public struct Side: Sendable, Hashable, Encodable {
             public var trials: Int
@@ -206,6 +209,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             case maxTokens = "max_tokens"
             case failedChecks = "failed_checks"
             case skippedChecks = "skipped_checks"
+            case requestChange = "request_change"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -216,6 +220,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             try container.encode(after, forKey: .after)
             try container.encode(failedChecks, forKey: .failedChecks)
             try container.encode(skippedChecks, forKey: .skippedChecks)
+            try container.encode(requestChange, forKey: .requestChange)
         }
 
         public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }

@@ -98,7 +98,28 @@ public struct Comparison: Sendable, Hashable, Encodable {
         for row in before.rows where after.row(variant: row.variant, maxTokens: row.maxTokens) == nil {
             pairs.append(PairComparison(before: row, after: nil, alpha: alpha, testQuality: basis.comparable))
         }
+        for index in pairs.indices {
+            pairs[index].requestChange = RequestChange.of(
+                variant: pairs[index].variant, maxTokens: pairs[index].maxTokens, before: before, after: after)
+        }
         self.pairs = pairs
+        if let note = Self.unrecordedRequestNote(before: before, after: after, pairs: pairs) { self.notes.append(note) }
+    }
+
+    /// The note, among ``notes``, that says whether prompts and settings changed is unknown;
+    /// nil when every pair's is known.
+    public var requestNote: String? { Self.unrecordedRequestNote(before: before, after: after, pairs: pairs) }
+
+    /// The note when whether a pair's prompt or settings changed is unknown: a side was saved
+    /// by an altbench that did not record what each pair asked.
+    static func unrecordedRequestNote(before: RunSnapshot, after: RunSnapshot, pairs: [PairComparison]) -> String? {
+        guard pairs.contains(where: { $0.requestChange?.isUnknown == true }) else { return nil }
+        func unrecorded(_ side: RunSnapshot) -> Bool {
+            side.rows.contains { $0.promptSHA256 == nil || $0.requestSHA256 == nil || $0.requestSettings == nil }
+        }
+        let sides = [("A", before), ("B", after)].filter { unrecorded($0.1) }.map { "\($0.0) (run \($0.1.runID))" }
+        let who = sides.isEmpty ? "a side" : sides.joined(separator: " and ")
+        return "Whether prompts and settings changed is unknown: \(who) \(sides.count > 1 ? "were" : "was") saved by an altbench that did not record them. Save the baseline again with `altbench baseline save` to record them."
     }
 }
 
@@ -122,11 +143,15 @@ public struct PairComparison: Sendable, Hashable, Encodable {
     public var unstable: [UnstableItem]
     /// Items both sides answered, the ones the paired tests use.
     public var pairedItems: Int
+    /// Whether the pair's prompt or request settings changed from A to B; nil when the
+    /// variant is on one side only.
+    public var requestChange: RequestChange? = nil
 
     enum CodingKeys: String, CodingKey {
         case variant, before, after, metrics, flips, unstable
         case maxTokens = "max_tokens"
         case pairedItems = "paired_items"
+        case requestChange = "request_change"
     }
 
     public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }

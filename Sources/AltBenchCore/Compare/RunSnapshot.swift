@@ -98,10 +98,24 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         /// check's message; nil when every trial was answered. Not written to the file: a
         /// baseline is committed, and a reason can quote an endpoint or a server's words.
         public var firstError: String?
+        /// SHA-256 of the variant's prompt text as written (placeholders unfilled, without the
+        /// file's front matter); nil in a file saved before altbench recorded it.
+        public var promptSHA256: String? = nil
+        /// SHA-256 of the pair's request apart from the image: the canonical JSON of
+        /// ``RequestRule/templateRequest(variant:maxTokens:)``'s key body (model, messages
+        /// with the prompt and system message as written, detail, the token limit and its
+        /// field, temperature, response format); nil in a file saved before altbench recorded it.
+        public var requestSHA256: String? = nil
+        /// That request's settings by name (``ModelRequest/settings``), so a comparison can say
+        /// which changed; nil in a file saved before altbench recorded them.
+        public var requestSettings: [String: String]? = nil
 
         enum CodingKeys: String, CodingKey {
             case variant, n, answered, errors, metrics, items
             case maxTokens = "max_tokens"
+            case promptSHA256 = "prompt_sha256"
+            case requestSHA256 = "request_sha256"
+            case requestSettings = "request_settings"
         }
 
         public init(
@@ -120,6 +134,14 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
         /// "variant @ 50", or "variant @ none" without a limit: how reports name the pair.
         public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+
+        /// Records what the pair asked: the hash of `prompt` (the variant's text as written),
+        /// and the hash and settings of `request`, the pair's request apart from the image.
+        public mutating func recordRequest(_ request: ModelRequest, prompt: String) {
+            promptSHA256 = Hashing.sha256Hex(prompt)
+            requestSHA256 = Hashing.sha256Hex(request.keyBody().canonicalText)
+            requestSettings = request.settings
+        }
     }
 
     /// One item's answers in one pair, repeats folded in.
@@ -260,13 +282,19 @@ extension RunSnapshot {
         for trial in results.trials {
             groups[RunSummary.GroupKey(variant: trial.variant, maxTokens: trial.maxTokens), default: []].append(trial)
         }
+        let rule = RequestRule(recorded: results.info.settings)
+        let variants = Dictionary(results.variants.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let rows = summary.rows.map { row -> Row in
             let trials = groups[RunSummary.GroupKey(variant: row.variant, maxTokens: row.maxTokens)] ?? []
             let firstFailure = trials.filter(\.failed).min { ($0.itemID, $0.repeatIndex) < ($1.itemID, $1.repeatIndex) }
-            return Row(
+            var snapshotRow = Row(
                 variant: row.variant, maxTokens: row.maxTokens, n: row.n, answered: row.answered, errors: row.errors,
                 metrics: Self.metrics(of: row), items: Self.outcomes(trials, hardChecks: hardChecks, settings: summary.settings),
                 firstError: firstFailure.map { $0.error ?? "no reason recorded" })
+            if let variant = variants[row.variant] {
+                snapshotRow.recordRequest(rule.templateRequest(variant: variant, maxTokens: row.maxTokens), prompt: variant.text)
+            }
+            return snapshotRow
         }
         let models = Set(results.trials.compactMap(\.model))
         self.init(

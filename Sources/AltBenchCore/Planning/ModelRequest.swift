@@ -99,4 +99,22 @@ public struct ModelRequest: Sendable, Hashable {
     public func keyBody() -> JSONValue {
         body(imageURL: imageIdentity)
     }
+
+    /// The settings of the request apart from its prompt text and image, by name, as they
+    /// reach the body: `model`; `max_tokens` and `token_field` (the field that carries it) when
+    /// a limit is set; `detail`, `temperature` when set; `system_sha256` and
+    /// `response_format_sha256`, digests of the system message and the response format, when
+    /// set. A comparison names the ones that differ between two runs' requests.
+    public var settings: [String: String] {
+        var settings = ["model": model]
+        if let maxTokens {
+            settings["max_tokens"] = String(maxTokens)
+            settings["token_field"] = tokenField.rawValue
+        }
+        if let detail { settings["detail"] = detail.rawValue }
+        if let temperature { settings["temperature"] = JSONValue.double(temperature).canonicalText }
+        if let system { settings["system_sha256"] = Hashing.sha256Hex(system) }
+        if let responseFormat { settings["response_format_sha256"] = Hashing.sha256Hex(responseFormat.canonicalText) }
+        return settings
+    }
 }

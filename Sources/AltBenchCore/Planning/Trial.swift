@@ -65,7 +65,7 @@ public struct Planner: Sendable {
 
     /// The model a variant runs with: the run's, else the prompt's, else the default.
     public func model(for variant: PromptVariant) -> String {
-        experiment.model ?? variant.model ?? Experiment.defaultModel
+        RequestRule(experiment).model(for: variant)
     }
 
     /// Trials ordered item by item, so an interrupted run has complete comparisons for the
@@ -114,11 +114,69 @@ public struct Planner: Sendable {
             guard let info = item.imageInfo else { return nil }
             payload = .file(url, info.format)
         }
+        return RequestRule(experiment).request(
+            variant: variant, maxTokens: maxTokens, prompt: prompt, system: system, image: payload, imageIdentity: identity)
+    }
+}
+
+/// How a trial's request is built from its variant: the run's `--model`, `--detail` and
+/// `--token-field` over the prompt's own settings. The planner builds every request with it,
+/// and a stored run's ``RunSnapshot`` builds each pair's ``templateRequest(variant:maxTokens:)``
+/// with it from the settings the run recorded, so the two cannot drift apart.
+public struct RequestRule: Sendable, Hashable {
+    /// The run's model, overriding every prompt's; `nil` lets prompts choose.
+    public var model: String?
+    /// The run's image detail, overriding every prompt's; `nil` keeps each prompt's.
+    public var detail: ImageDetail?
+    /// The token-limit field; `nil` picks it from the model name.
+    public var tokenField: TokenField?
+
+    public init(model: String? = nil, detail: ImageDetail? = nil, tokenField: TokenField? = nil) {
+        self.model = model
+        self.detail = detail
+        self.tokenField = tokenField
+    }
+
+    /// The rule of a run about to start.
+    public init(_ experiment: Experiment) {
+        self.init(model: experiment.model, detail: experiment.detail, tokenField: experiment.tokenField)
+    }
+
+    /// The rule a stored run ran with, from its recorded settings (``Experiment/recordedSettings``).
+    public init(recorded settings: JSONValue) {
+        self.init(
+            model: settings["model"]?.stringValue,
+            detail: settings["detail"]?.stringValue.flatMap(ImageDetail.init(rawValue:)),
+            tokenField: settings["token_field"]?.stringValue.flatMap(TokenField.init(rawValue:)))
+    }
+
+    /// The model a variant runs with: the run's, else the prompt's, else the default.
+    public func model(for variant: PromptVariant) -> String {
+        model ?? variant.model ?? Experiment.defaultModel
+    }
+
+    /// The request `variant` sends at `maxTokens` with the given (rendered) prompt and system
+    /// message and image.
+    public func request(
+        variant: PromptVariant, maxTokens: Int?, prompt: String, system: String?, image: ImagePayload, imageIdentity: String
+    ) -> ModelRequest {
         let model = model(for: variant)
-        let field = experiment.tokenField ?? TokenField.preferred(forModel: model)
+        let field = tokenField ?? TokenField.preferred(forModel: model)
         return ModelRequest(
-            model: model, system: system, prompt: prompt, image: payload, imageIdentity: identity,
-            detail: experiment.detail ?? variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
+            model: model, system: system, prompt: prompt, image: image, imageIdentity: imageIdentity,
+            detail: detail ?? variant.detail, maxTokens: maxTokens, tokenField: field, temperature: variant.temperature)
+    }
+
+    /// What stands for the image in a ``templateRequest(variant:maxTokens:)``.
+    public static let imagePlaceholder = "{image}"
+
+    /// The request `variant` sends at `maxTokens` for any item: its prompt and system message
+    /// as written (placeholders unfilled) and ``imagePlaceholder`` for the image. What its
+    /// ``ModelRequest/keyBody()`` holds settles every request of the pair apart from the item.
+    public func templateRequest(variant: PromptVariant, maxTokens: Int?) -> ModelRequest {
+        request(
+            variant: variant, maxTokens: maxTokens, prompt: variant.text, system: variant.system,
+            image: .remote(URL(string: "about:blank")!), imageIdentity: Self.imagePlaceholder)
     }
 }
 

@@ -32,9 +32,12 @@ struct ComparisonTests {
         metrics["hard_fails"] = Double(items.values.filter { $0.quality == 0 }.count) / Double(count)
         metrics["length_mean"] = 80
         let rows = maxTokens.map { limit in
-            RunSnapshot.Row(
+            var row = RunSnapshot.Row(
                 variant: "v", maxTokens: limit, n: count * repeats, answered: count * repeats, errors: 0, metrics: metrics,
                 items: items)
+            let variant = PromptVariant(name: "v", file: "prompts/v.md", text: "Describe.")
+            row.recordRequest(RequestRule().templateRequest(variant: variant, maxTokens: limit), prompt: variant.text)
+            return row
         }
         return RunSnapshot(
             altbenchVersion: "0.1.0", runID: "run", provider: provider, models: models, endpointHost: host,
