@@ -57,15 +57,7 @@ extension SVGChart {
             let middle = rowTop + rowHeight / 2
             let name = names[index]
             var children: [SVGNode] = []
-            if index % 2 == 1 {
-                children.append(
-                    M.element(
-                        "rect",
-                        [
-                            ("x", M.number(left)), ("y", M.number(rowTop)), ("width", M.number(right - left)),
-                            ("height", M.number(rowHeight)), ("fill", ChartStyle.stripeColour), ("fill-opacity", "0.7"),
-                        ]))
-            }
+            if index % 2 == 1 { children.append(M.stripe(left: left, right: right, top: rowTop, height: rowHeight)) }
             let lines = labels[index]
             children.append(
                 M.multiline(

@@ -33,6 +33,16 @@ enum SVGMarkup {
     }
 
     /// `<text>` holding `value` at (x, y), with any further attributes.
+    /// The shaded band behind every other row of a row chart (strips, dots).
+    static func stripe(left: Double, right: Double, top: Double, height: Double) -> SVGNode {
+        element(
+            "rect",
+            [
+                ("x", number(left)), ("y", number(top)), ("width", number(right - left)),
+                ("height", number(height)), ("fill", ChartStyle.stripeColour), ("fill-opacity", "0.7"),
+            ])
+    }
+
     static func label(_ value: String, x: Double, y: Double, _ attributes: [(String, String)] = []) -> SVGNode {
         element("text", [("x", number(x)), ("y", number(y))] + attributes, [text(value)])
     }

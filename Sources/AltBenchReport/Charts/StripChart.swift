@@ -66,15 +66,7 @@ extension SVGChart {
             let middle = rowTop + rowHeight / 2
             let name = M.fitted(row.name, width: labelWidth - 4)
             var children: [SVGNode] = []
-            if index % 2 == 1 {
-                children.append(
-                    M.element(
-                        "rect",
-                        [
-                            ("x", M.number(left)), ("y", M.number(rowTop)), ("width", M.number(right - left)),
-                            ("height", M.number(rowHeight)), ("fill", ChartStyle.stripeColour), ("fill-opacity", "0.7"),
-                        ]))
-            }
+            if index % 2 == 1 { children.append(M.stripe(left: left, right: right, top: rowTop, height: rowHeight)) }
             children.append(M.label(name.text, x: labelWidth, y: middle + 4, [("text-anchor", "end"), ("fill", ChartStyle.textColour)]))
             if row.values.isEmpty {
                 children.insert(M.tooltip("\(M.oneLine(row.name)): no data"), at: 0)
