@@ -141,29 +141,30 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// appending it scalar by scalar cost milliseconds per request.
     private static func writeString(_ value: String, to out: inout String) {
         out += "\""
-        let utf8 = value.utf8
-        var runStart = utf8.startIndex
-        var index = runStart
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            // Bytes of multi-byte characters are all >= 0x80, so they never match here.
-            guard byte == 0x22 || byte == 0x5C || byte < 0x20 else {
-                index = utf8.index(after: index)
-                continue
+        // Over the contiguous UTF-8 bytes, appending each run that needs no escape at once: a
+        // request's base64 image is one run of some hundred kilobytes.
+        var value = value
+        value.makeContiguousUTF8()
+        value.utf8.withContiguousStorageIfAvailable { bytes in
+            func run(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                // Bytes of multi-byte characters are all >= 0x80, so they never match here.
+                guard byte == 0x22 || byte == 0x5C || byte < 0x20 else { continue }
+                out += run(runStart..<index)
+                switch byte {
+                case 0x22: out += "\\\""
+                case 0x5C: out += "\\\\"
+                case 0x0A: out += "\\n"
+                case 0x0D: out += "\\r"
+                case 0x09: out += "\\t"
+                default: out += String(format: "\\u%04x", UInt32(byte))
+                }
+                runStart = index + 1
             }
-            out += value[runStart..<index]
-            switch byte {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
-            default: out += String(format: "\\u%04x", UInt32(byte))
-            }
-            index = utf8.index(after: index)
-            runStart = index
+            out += run(runStart..<bytes.count)
         }
-        out += value[runStart..<utf8.endIndex]
         out += "\""
     }
 }
