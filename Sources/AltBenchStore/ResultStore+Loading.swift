@@ -49,7 +49,7 @@ extension ResultStore {
                 return item
             }
 
-            var scores: [Int64: ScoreSet] = [:]
+            var scores: [Int64: [Score]] = [:]
             let scoreRows = try Row.fetchCursor(
                 db,
                 sql: """
@@ -57,7 +57,7 @@ extension ResultStore {
                     """, arguments: [id])
             while let row = try scoreRows.next() {
                 let score = Score(name: row["name"], value: row["value"], passed: row["passed"], detail: row["detail"])
-                scores[row["trial_id"], default: [:]][score.name] = score
+                scores[row["trial_id"], default: []].append(score)
             }
 
             var judgements: [Int64: [RunResults.JudgementRow]] = [:]
@@ -99,7 +99,7 @@ extension ResultStore {
                     variant: row["variant_name"], maxTokens: row["trial_max_tokens"], itemID: row["item_key"],
                     repeatIndex: row["repeat_index"], model: row["trial_model"],
                     answer: answered ? ResponseColumns.answer(from: row) : nil, cached: row["cached"],
-                    error: row["error"], errorKind: row["error_kind"], scores: scores.removeValue(forKey: trialID) ?? [:])
+                    error: row["error"], errorKind: row["error_kind"], scores: ScoreSet(scores.removeValue(forKey: trialID) ?? []))
                 trial.estimatedInputTokens = row["estimated_input_tokens"]
                 trial.estimatedImageTokens = row["estimated_image_tokens"]
                 trial.costUSD = row["cost_usd"]

@@ -19,10 +19,11 @@ public struct ScoreSet: Sendable, Hashable, Sequence, ExpressibleByDictionaryLit
 
     /// `scores` by name; for a name given twice, the first.
     public init(_ scores: some Sequence<Score>) {
-        var sorted: [Score] = []
-        for score in scores where !sorted.contains(where: { $0.name == score.name }) { sorted.append(score) }
-        sorted.sort { $0.name < $1.name }
-        values = sorted
+        let ordered = scores.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }
+        var values: [Score] = []
+        values.reserveCapacity(ordered.count)
+        for (_, score) in ordered where values.last?.name != score.name { values.append(score) }
+        self.values = values
     }
 
     /// As `Dictionary(uniqueKeysWithValues:)`: each score under its key, renamed to it.
