@@ -37,6 +37,8 @@ public struct OpenAIVisionModel: VisionModel {
     /// Token-limit fields a server rejected per model, so the fallback costs one extra
     /// request per model and run rather than one per trial.
     let rejectedFields = RejectedTokenFields()
+    /// The data URLs of the images sent last: the trials of one image encode it once.
+    let imageURLs = ImageURLCache()
 
     public init(
         baseURL: URL, apiKey: Secret?, apiKeyVariable: String = "OPENAI_API_KEY", timeout: Duration = .seconds(60),
@@ -79,7 +81,7 @@ public struct OpenAIVisionModel: VisionModel {
     public func complete(_ request: ModelRequest) async throws -> ModelAnswer {
         let imageURL: String
         do {
-            imageURL = try request.image.urlString()
+            imageURL = try imageURLs.urlString(for: request.image, identity: request.imageIdentity)
         } catch {
             let reference: String
             switch request.image {
@@ -143,7 +145,7 @@ public struct OpenAIVisionModel: VisionModel {
 
     /// The exact bytes sent for a request (also what tests compare against).
     public func bodyData(_ request: ModelRequest, imageURL: String) -> Data {
-        Data(request.body(imageURL: imageURL).canonicalText.utf8)
+        Data(request.body(imageURL: imageURL).canonicalBytes)
     }
 
     private func send(_ request: ModelRequest, imageURL: String) async throws -> ModelAnswer {

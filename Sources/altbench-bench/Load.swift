@@ -385,14 +385,17 @@ func loadBenchmarks(runs: Int, diagnose: Bool, scenarios: Set<LoadScenario> = Se
                     format: "  run %d: wall %6.2f s  wall÷ideal %5.2f  requests sent %d  failures %d  retries %d  "
                         + "mean in flight %4.1f", index, run.seconds, ratio, run.requestsReceived, run.failed,
                     run.retries, inFlight))
-            // Each worker's cycle: wall × workers ÷ trials; the request, the store and the rest.
+            // Each request slot's cycle: wall × slots ÷ trials = the request + the time the slot
+            // stood idle. Storing happens on the worker after its slot is given back
+            // (`Runner.workers(concurrency:)` runs a few spare workers for that).
             let cycle = run.seconds * Double(concurrency) / Double(run.trials)
             print(
                 String(
-                    format: "         per trial and worker: %5.1f ms = request %5.1f ms (server 100) + store %4.1f ms "
-                        + "+ rest %4.1f ms; CPU %.2f s of %.2f s wall (%.0f%% of 2 cores); load average %.2f → %.2f",
-                    cycle * 1000, run.meanRequest * 1000, run.meanRecord * 1000,
-                    (cycle - run.meanRequest - run.meanRecord) * 1000, run.cpuSeconds, run.seconds,
+                    format: "         per trial and request slot: %5.1f ms = request %5.1f ms (server 100) + slot idle %4.1f ms; "
+                        + "storing %4.1f ms on one of %d workers; CPU %.2f s of %.2f s wall (%.0f%% of 2 cores); "
+                        + "load average %.2f → %.2f",
+                    cycle * 1000, run.meanRequest * 1000, (cycle - run.meanRequest) * 1000, run.meanRecord * 1000,
+                    Runner.workers(concurrency: concurrency), run.cpuSeconds, run.seconds,
                     run.cpuSeconds / run.seconds / 2 * 100, loadBefore, loadAverage()))
             if let message = run.firstFailure { print("    first failure: \(message)") }
             print(
@@ -503,7 +506,7 @@ func loadDiagnostics(dataset: Dataset, folder: URL) async throws {
         urls = requests.map { try! $0.image.urlString() }
     }
     var total = 0
-    await measure("JSON body (canonicalText)", count: requests.count, unit: "req") {
+    await measure("JSON body (canonicalBytes)", count: requests.count, unit: "req") {
         for (request, url) in zip(requests, urls) { total += model.bodyData(request, imageURL: url).count }
     }
     // The bytes sent, and a string needing every kind of escape: a change to the encoder that

@@ -103,6 +103,16 @@ public struct Runner: Sendable {
         min(10, max(3, concurrency))
     }
 
+    /// How many workers run jobs for `concurrency` requests in flight: a few more than the
+    /// gate's slots, so that scoring and storing one answer never holds a request slot idle —
+    /// at concurrency 50 the answers of a 100 ms round arrive together, and scoring and
+    /// storing them one worker each left the slots idle for a tenth of the run. The gate
+    /// still lets no more than `concurrency` requests be in flight; below 8 there are no
+    /// spare workers, so a slow run's requests go out in plan order as before.
+    public static func workers(concurrency: Int) -> Int {
+        concurrency + concurrency / 8
+    }
+
     /// How recently the server must have answered a request for a 429 to be its pacing rather
     /// than a refusal: retried without using up an attempt.
     public static let pacingEvidence = Duration.seconds(30)
@@ -180,7 +190,7 @@ public struct Runner: Sendable {
         let queue = JobQueue(jobs, control: control)
         let reach = ServerReach(limit: connectFailureLimit, lostRequests: Self.serverLostRequests, lostAfter: serverLostAfter)
         let context = Context(gate: gate, tally: tally, reach: reach, costing: costing, shared: shared)
-        let workers = min(concurrency, max(jobs.count, 1))
+        let workers = min(Self.workers(concurrency: concurrency), max(jobs.count, 1))
         let start = clock.now
         do {
             try await withThrowingTaskGroup(of: Role.self) { group in

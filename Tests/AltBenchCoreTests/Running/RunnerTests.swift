@@ -400,3 +400,62 @@ private final class Mutex<Value>: @unchecked Sendable {
         return body(&value)
     }
 }
+
+/// Holds the first `held` results it is given until ``release()``; records the rest at once.
+private actor HoldingSink: ResultSink {
+    let held: Int
+    var holding = 0
+    var results: [TrialResult] = []
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(held: Int) { self.held = held }
+
+    func cachedAnswer(forKey key: String) async throws -> ModelAnswer? { nil }
+    func record(_ result: TrialResult) async throws {
+        if holding < held {
+            holding += 1
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        results.append(result)
+    }
+
+    func release() {
+        for waiter in waiting { waiter.resume() }
+        waiting.removeAll()
+    }
+}
+
+extension ScriptedModel {
+    func resetMaxInFlight() { maxInFlight = inFlight }
+}
+
+extension RunnerTests {
+    @Test func spareWorkersAboveEight() {
+        #expect(Runner.workers(concurrency: 1) == 1)
+        #expect(Runner.workers(concurrency: 4) == 4)
+        #expect(Runner.workers(concurrency: 7) == 7)
+        #expect(Runner.workers(concurrency: 8) == 9)
+        #expect(Runner.workers(concurrency: 16) == 18)
+        #expect(Runner.workers(concurrency: 50) == 56)
+    }
+
+    /// Two answers whose storing is held up do not hold two of the sixteen request slots: the
+    /// spare workers keep all sixteen busy, and never more.
+    @Test func slowStoringDoesNotIdleRequestSlots() async throws {
+        let state = ScriptedModel(delay: .milliseconds(20))
+        let sink = HoldingSink(held: 2)
+        let runner = Runner(model: FakeModel(state: state), sink: sink, concurrency: 16)
+        let run = Task { try await runner.run(Self.trials(200)) }
+        while await sink.holding < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        await state.resetMaxInFlight()
+        let calls = await state.calls
+        while await state.calls < calls + 64 { try await Task.sleep(for: .milliseconds(5)) }
+        let inFlight = await state.maxInFlight
+        await sink.release()
+        let tally = try await run.value.progress
+        #expect(inFlight == 16, "with two workers storing, the other requests in flight at most: \(inFlight)")
+        #expect(await state.maxInFlight <= 16)
+        #expect(tally.done == 200)
+        #expect(await sink.results.count == 200)
+    }
+}

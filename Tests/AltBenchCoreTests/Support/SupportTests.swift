@@ -126,6 +126,57 @@ struct SupportTests {
         #expect(row.value.canonicalText == row.text)
     }
 
+    /// The escaper reads eight bytes at a time: every character that needs escaping, at every
+    /// position of a word and across word boundaries, next to multi-byte characters, is
+    /// escaped as a byte-by-byte escaper does.
+    @Test func escapesAtEveryPositionOfAWord() {
+        func reference(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        let specials: [String] = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + ["\"", "\\"]
+        let fillers = ["A", "\u{E9}", "\u{1F600}", "~", "!", "#", "[", "]", "\u{7F}"]
+        var checked = 0
+        for special in specials {
+            for filler in fillers {
+                for position in 0..<19 {
+                    let text = String(repeating: filler, count: position) + special + String(repeating: filler, count: 19 - position)
+                    #expect(JSONValue.string(text).canonicalText == reference(text), "\(special.debugDescription) at \(position)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == 34 * 9 * 19)
+        // No byte that needs escaping goes unseen in a word, whatever its neighbours.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let word = generator.next() as UInt64
+            let needs = (0..<8).contains { shift -> Bool in
+                let byte = UInt8(truncatingIfNeeded: word >> (8 * shift))
+                return byte < 0x20 || byte == 0x22 || byte == 0x5C
+            }
+            if needs { #expect(JSONValue.mayNeedEscape(word)) }
+        }
+        for byte in 0...255 {
+            for shift in 0..<8 {
+                let word = (0x4141_4141_4141_4141 as UInt64) & ~(0xFF << (8 * UInt64(shift))) | (UInt64(byte) << (8 * UInt64(shift)))
+                let needs = byte < 0x20 || byte == 0x22 || byte == 0x5C
+                #expect(JSONValue.mayNeedEscape(word) == needs, "byte \(byte) at \(shift)")
+            }
+        }
+    }
+
     static let roundTrips: [JSONValue] = [
         ["model": "gpt-4o-mini", "max_tokens": 50, "temperature": 0.7, "stream": false, "stop": .null],
         ["messages": [["role": "user", "content": [["type": "text", "text": "What\u{2019}s in \"this\"?\n\u{01}"]]]]],
