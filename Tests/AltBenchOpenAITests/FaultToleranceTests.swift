@@ -178,8 +178,8 @@ struct FaultToleranceTests {
 
     @Test func slowAnswerTimesOutAndIsRetried() async throws {
         let server = try await OpenAITestServer.start(
-            handler: ResponseScript([ScriptedResponse.chatCompletion(content: "slow").delayed(by: .seconds(30))]).handler)
-        // 1 s: far below the server's 30 s, and enough that the fast second answer is not cut
+            handler: ResponseScript([ScriptedResponse.chatCompletion(content: "slow").delayed(by: .seconds(300))]).handler)
+        // 1 s: far below the server's 300 s, and enough that the fast second answer is not cut
         // off too on a loaded machine.
         let recording = RecordingModel(wrapped: model(server, timeout: .seconds(1)))
         let sink = CollectingSink()
@@ -198,8 +198,8 @@ struct FaultToleranceTests {
         #expect(count == 2)
         #expect(result.attempts == 2)
         #expect(result.answer?.content?.hasPrefix("A test description") == true)
-        // The client gave up long before the server's 30 s.
-        #expect(elapsed < .seconds(25), "gave up before the server's 30 s, with room for a loaded machine")
+        // The client gave up long before the server's 300 s.
+        #expect(elapsed < .seconds(150), "gave up before the server's 300 s, with room for a loaded machine")
     }
 
     @Test func connectionClosedMidBodyIsATransportFailureAndRetried() async throws {
