@@ -827,6 +827,8 @@ struct BatchObjectParsingTests {
             "\(error)" == #"the batch object batch_1: `completed_at` is neither Unix seconds nor an ISO-8601 date: "yesterday""#
         }
         #expect(BatchDate.iso8601("2024-13-01T00:00:00Z") == nil)
+        #expect(BatchDate.iso8601("2024-02-31T00:00:00Z") == nil)
+        #expect(BatchDate.iso8601("2024-02-29T00:00:00Z") != nil)
         #expect(BatchDate.iso8601("2024-07-19T21:19") == nil)
         #expect(BatchDate.iso8601("2024-07-19T21:19:42Zjunk") == nil)
     }
@@ -925,9 +927,26 @@ struct BatchObjectParsingTests {
         #expect(line.requestID == "req_c187b3")
         #expect(line.error == nil)
         #expect(line.succeeded)
-        #expect(line.body == (try batchOutputBody()))
+        // The body's bytes exactly as the line holds them.
+        let text = String(decoding: OpenAIFixtures.lines("14_batch_output_line")[0], as: UTF8.self)
+        let bodyText = String(text[try #require(text.range(of: #"{"id": "chatcmpl-9758Iw""#)).lowerBound...].dropLast(#"}, "error": null}"#.count))
+        #expect(line.body == Data(bodyText.utf8))
+        #expect(try JSONValue.parse(try #require(line.body)) == JSONValue.parse(try batchOutputBody()))
         let answer = try ChatCompletionParser.answer(from: try #require(line.body), requestID: line.requestID, redactor: Redactor(secrets: []))
         #expect(answer.content == "2 + 2 equals 4.")
+    }
+
+    @Test("the body is lifted out verbatim: braces and quotes inside strings, nested objects, keys in any order")
+    func verbatimBody() throws {
+        let body = #"{"choices":[{"message":{"content":"a } \" { ] [ \\"}}],"n":1.50,"ok":true}"#
+        let text = #"{"error" :null , "response": {"request_id":"r}","body":  "# + body + #" ,"status_code":200},"custom_id":"c{1}"}"#
+        let line = try BatchOutputLine.parse(Data(text.utf8))
+        #expect(line.customID == "c{1}")
+        #expect(line.requestID == "r}")
+        #expect(line.statusCode == 200)
+        #expect(line.body == Data(body.utf8))
+        #expect(JSONSpans.member("body", ofMember: "response", in: Array(#"{"response": null}"#.utf8)) == nil)
+        #expect(JSONSpans.member("body", ofMember: "response", in: Array(#"{"response": {"bodyx": 1}}"#.utf8)) == nil)
     }
 
     @Test("error lines: an HTTP error of the request, and a request the batch never ran")
