@@ -46,16 +46,22 @@ public final class OpenAITestServer: Sendable {
     ///     thousands of 200 KB bodies turns it off so its memory figure is the client's. The
     ///     handler sees every body either way.
     ///   - handler: produces the answer to each request.
+    ///   - batches: a simulated Batch API (see ``BatchSimulator``): it answers the files and
+    ///     batches paths of its flavour (`/v1/files…`, `/v1/batches…`, or Azure's
+    ///     `/openai/v1/…`), and `handler` answers each line of a batch; without it those paths
+    ///     reach `handler` like any other.
     public static func start(
         port: Int = 0,
         recordsBodies: Bool = true,
-        handler: @escaping Handler = OpenAITestServer.compatible()
+        handler: @escaping Handler = OpenAITestServer.compatible(),
+        batches: BatchSimulator? = nil
     ) async throws -> OpenAITestServer {
         let log = RequestLog()
         let ready = ReadySignal()
         let boundPort = BoundPort()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            await respond(to: request, port: boundPort.value, log: log, recordsBodies: recordsBodies, handler: handler)
+            await respond(
+                to: request, port: boundPort.value, log: log, recordsBodies: recordsBodies, handler: handler, batches: batches)
         }
         var app = Application(
             responder: responder,
@@ -129,13 +135,21 @@ public final class OpenAITestServer: Sendable {
     }
 
     private static func respond(
-        to request: Request, port: Int?, log: RequestLog, recordsBodies: Bool, handler: Handler
+        to request: Request, port: Int?, log: RequestLog, recordsBodies: Bool, handler: @escaping Handler, batches: BatchSimulator?
     ) async -> Response {
         var request = request
+        let batchRoute = batches?.route(method: request.method.rawValue, path: request.uri.path)
         let body: Data
         do {
-            let buffer = try await request.collectBody(upTo: maxBodySize)
-            body = Data(buffer.readableBytesView)
+            if let batches, let batchRoute, batchRoute.isUpload {
+                await batches.uploadStarted()
+                body = try await readUpload(
+                    request, limit: max(maxBodySize, batches.options.maxBytes + 1024 * 1024),
+                    bytesPerSecond: batches.options.uploadBytesPerSecond)
+            } else {
+                let buffer = try await request.collectBody(upTo: maxBodySize)
+                body = Data(buffer.readableBytesView)
+            }
         } catch {
             return makeResponse(
                 .error(status: 413, message: "Request body too large or unreadable.", type: "invalid_request_error")
@@ -157,12 +171,29 @@ public final class OpenAITestServer: Sendable {
                 : RecordedRequest(
                     number: number, method: recorded.method, path: recorded.path, query: recorded.query,
                     headers: recorded.headers, serverPort: port))
+        if let batches, let batchRoute {
+            return makeResponse(await batches.respond(to: recorded, route: batchRoute, chat: handler))
+        }
         let scripted = await handler(recorded)
         if let delay = scripted.delay {
             // Cancelled when the server stops; the connection is closed then anyway.
             try? await Task.sleep(for: delay)
         }
         return makeResponse(scripted)
+    }
+
+    /// An upload's body, read as it comes, or at `bytesPerSecond` (the client waits on TCP
+    /// flow control meanwhile).
+    private static func readUpload(_ request: Request, limit: Int, bytesPerSecond: Int?) async throws -> Data {
+        var body = Data()
+        for try await chunk in request.body {
+            body.append(contentsOf: chunk.readableBytesView)
+            guard body.count <= limit else { throw UploadTooLarge() }
+            if let bytesPerSecond, bytesPerSecond > 0 {
+                try await Task.sleep(for: .seconds(Double(chunk.readableBytes) / Double(bytesPerSecond)))
+            }
+        }
+        return body
     }
 
     private static func makeResponse(_ scripted: ScriptedResponse) -> Response {
@@ -199,6 +230,9 @@ public enum OpenAITestServerError: Error, Sendable {
     /// The server finished before it was listening.
     case stoppedBeforeListening
 }
+
+/// An upload larger than the simulator takes.
+private struct UploadTooLarge: Error {}
 
 /// Thrown from a response body writer to drop the connection mid-body.
 private struct ConnectionClosedMidBody: Error {}

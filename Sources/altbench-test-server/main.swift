@@ -39,13 +39,29 @@
 //
 // Besides chat completions it serves the Images API, POST /v1/images/generations (DALL·E and
 // GPT image models), and the generated images' URLs, GET /generated/<sha256>.png.
+//
+// --batches serves a simulated Batch API too (BatchSimulator): /v1/files and /v1/batches, or
+// with --batch-flavour azure Azure's /openai/v1/files and /openai/v1/batches. Each line of a
+// batch is answered as the chat route would answer it (--script rules included). A batch
+// moves on only when polled: --batch-polls N (default 3) polls until it is completed.
+// --batch-fault FAULT (repeatable) scripts what goes wrong:
+//   expire:ID1,ID2       those custom_ids expire; the batch ends expired
+//   fail-all             every request fails; the batch ends completed with no output file
+//   empty-error-file-id  a clean batch reports error_file_id ""
+//   gone-after:N         after N polls the batch answers 404
+//   token-limit[:N]      the first N (default 1) batches fail with token_limit_exceeded
+//   shuffle              output and error files in a shuffled order
+// --batch-upload-bytes-per-second N reads uploads slowly; --batch-max-lines N lowers the
+// lines per file. Every batch event is written to stderr as "batch: …" as it happens
+// ("batch: upload started", "batch: created batch_000001", "batch: polled batch_000001:
+// in_progress"), so a test can kill a client at a chosen point.
 
 import AltBenchTesting
 import Dispatch
 import Foundation
 
 let usage =
-    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce bucket|per-minute|quantized|none]] [--script FILE] [--removed-models M1,M2] [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2]"
+    "usage: altbench-test-server [--port N] [--api-key KEY] [--latency-ms N] [--requests-per-second R [--burst N] [--announce bucket|per-minute|quantized|none]] [--script FILE] [--removed-models M1,M2] [--azure-api-key KEY] [--azure-deployments D1,D2] [--azure-api-versions V1,V2] [--batches [--batch-flavour openai|azure] [--batch-polls N] [--batch-fault FAULT]... [--batch-upload-bytes-per-second N] [--batch-max-lines N]]"
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("altbench-test-server: \(message)\n\(usage)\n".utf8))
@@ -64,6 +80,8 @@ var removedModels: Set<String> = []
 var azureAPIKey: String?
 var azureDeployments: Set<String>?
 var azureAPIVersions: Set<String>?
+var batchesEnabled = false
+var batchOptions = BatchSimulatorOptions()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     var name = argument
@@ -128,6 +146,60 @@ while let argument = arguments.popFirst() {
             fail("--announce takes bucket, per-minute, quantized or none")
         }
         announcement = shape
+    case "--batches":
+        if inlineValue != nil { fail("--batches takes no value") }
+        batchesEnabled = true
+    case "--batch-flavour", "--batch-flavor":
+        guard let value = inlineValue ?? arguments.popFirst(), let flavour = BatchSimulatorOptions.Flavour(rawValue: value) else {
+            fail("--batch-flavour takes openai or azure")
+        }
+        batchOptions.flavour = flavour
+        batchesEnabled = true
+    case "--batch-polls":
+        guard let text = inlineValue ?? arguments.popFirst(), let value = Int(text), value >= 1 else {
+            fail("--batch-polls takes a number of polls, at least 1")
+        }
+        batchOptions.pollsUntilComplete = value
+        batchesEnabled = true
+    case "--batch-max-lines":
+        guard let text = inlineValue ?? arguments.popFirst(), let value = Int(text), value >= 1 else {
+            fail("--batch-max-lines takes a number of lines, at least 1")
+        }
+        batchOptions.maxLines = value
+        batchesEnabled = true
+    case "--batch-upload-bytes-per-second":
+        guard let text = inlineValue ?? arguments.popFirst(), let value = Int(text), value >= 1 else {
+            fail("--batch-upload-bytes-per-second takes a number of bytes, at least 1")
+        }
+        batchOptions.uploadBytesPerSecond = value
+        batchesEnabled = true
+    case "--batch-fault":
+        guard let text = inlineValue ?? arguments.popFirst() else { fail("--batch-fault needs a fault") }
+        let (fault, argument) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) }
+            ?? (text, nil)
+        switch (fault, argument) {
+        case ("expire", let ids?):
+            let names = ids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else { fail("--batch-fault expire: takes custom_ids separated by commas") }
+            batchOptions.faults.expiring.formUnion(names)
+        case ("fail-all", nil):
+            batchOptions.faults.failAllRequests = true
+        case ("empty-error-file-id", nil):
+            batchOptions.faults.emptyErrorFileID = true
+        case ("gone-after", let count?):
+            guard let value = Int(count), value >= 0 else { fail("--batch-fault gone-after: takes a number of polls") }
+            batchOptions.faults.goneAfterPolls = value
+        case ("token-limit", let count):
+            guard let value = count.map({ Int($0) }) ?? 1, value >= 1 else {
+                fail("--batch-fault token-limit takes a number of batches, e.g. token-limit:2")
+            }
+            batchOptions.faults.tokenLimitBatches = value
+        case ("shuffle", nil):
+            batchOptions.faults.shuffledOutput = true
+        default:
+            fail("--batch-fault: unknown fault '\(text)'; use expire:ID1,ID2, fail-all, empty-error-file-id, gone-after:N, token-limit[:N] or shuffle")
+        }
+        batchesEnabled = true
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -178,9 +250,20 @@ let signalSources = [SIGINT, SIGTERM].map { signalNumber in
     return source
 }
 
+var batches: BatchSimulator?
+if batchesEnabled {
+    batchOptions.apiKey = apiKey
+    batchOptions.azureAPIKey = azureAPIKey
+    batchOptions.onEvent = { event in
+        // Unbuffered, so a test watching the file sees each event as it happens.
+        FileHandle.standardError.write(Data("batch: \(event)\n".utf8))
+    }
+    batches = BatchSimulator(batchOptions)
+}
+
 let server: OpenAITestServer
 do {
-    server = try await OpenAITestServer.start(port: port, handler: handler)
+    server = try await OpenAITestServer.start(port: port, handler: handler, batches: batches)
 } catch {
     fail("cannot listen on 127.0.0.1:\(port): \(error)")
 }
@@ -189,6 +272,13 @@ FileHandle.standardOutput.write(Data("listening on \(server.baseURL)\n".utf8))
 
 for await _ in stopSignals { break }
 await server.stop()
+if let batches {
+    let counts = await batches.counts
+    FileHandle.standardError.write(
+        Data(
+            "batch: \(counts.uploads) uploads (\(counts.uploadsStarted) started), \(counts.creates) creates, \(counts.polls) polls, \(counts.cancels) cancels, \(counts.downloads) downloads, \(counts.linesRun) lines run\n"
+                .utf8))
+}
 if let script {
     // How often each rule answered: a rule that never matched is the usual surprise.
     let counts = await script.appliedCounts
