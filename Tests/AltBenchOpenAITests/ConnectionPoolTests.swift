@@ -31,11 +31,11 @@ struct ConnectionPoolTests {
         let compatible = OpenAITestServer.compatible(apiKey: testKey)
         let server = try await OpenAITestServer.start { request in
             let first = await gauge.enter()
-            // Hold each answer until 16 requests have been in flight together (or 8 s have
+            // Hold each answer until 16 requests have been in flight together (or 30 s have
             // passed), so that a machine slow to send them still shows the peak, and a client
             // that opens only 8 connections still shows 8. The runner sends its first request
             // alone, so that one is answered at once.
-            let deadline = ContinuousClock.now + .seconds(8)
+            let deadline = ContinuousClock.now + .seconds(30)
             while !first, await gauge.highest < 16, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }
