@@ -99,6 +99,10 @@ public struct CostPlanning: Sendable {
             "Model\(models.count == 1 ? "" : "s"): \(models.joined(separator: ", ")); endpoint: \(experiment.endpointIdentity) (\(experiment.providerReason)).",
         ]
         if let detail = experiment.detail { header.append("Image detail: \(detail.rawValue) for every prompt (--detail).") }
+        if experiment.batch != nil {
+            header.append(
+                "Through the Batch API (--batch): priced at each model's batch price (batch_input/batch_output under prices:, else \(Int(((experiment.prices.batchDiscount ?? 0) * 100).rounded()))% off).")
+        }
         notes.append(contentsOf: Self.providerNotes(experiment, models: models))
         let refusal = Self.refusal(plan, experiment: experiment, judge: judge)
         if let maxCost = experiment.maxCost, refusal == nil, experiment.provider != .mock, let high = plan.costHigh {
@@ -128,7 +132,10 @@ public struct CostPlanning: Sendable {
         if experiment.useCache, let store {
             cached = try await store.storedKeys(among: trials.compactMap(\.key))
         }
-        var plan = CostPlan.make(trials: trials, cachedKeys: cached, prices: experiment.prices, sendsNothing: experiment.offline)
+        // Through the Batch API every request costs the batch price, and --max-cost holds the
+        // run to that before anything is uploaded.
+        let prices = experiment.batch == nil ? experiment.prices : experiment.prices.batchTable
+        var plan = CostPlan.make(trials: trials, cachedKeys: cached, prices: prices, sendsNothing: experiment.offline)
         // The pairs as the run's reports list them: the baseline first, the other variants by
         // name, token limits ascending with "none" last.
         let names = VariantOrder.ordered(Array(Set(plan.pairs.map(\.variant))), name: { $0 }, configured: experiment.baseline)

@@ -176,7 +176,20 @@ public struct Evaluation: Sendable {
             prices: experiment.prices, maxCost: experiment.provider == .mock ? nil : experiment.maxCost,
             onProgress: { progress.update($0) })
         let runStarted = ContinuousClock.now
-        let outcome = try await runner.run(trials)
+        let outcome: Runner.Outcome
+        if let batch = experiment.batch, let httpClient {
+            let sent = try await BatchRun(
+                client: try ModelClient.batchClient(experiment, httpClient: httpClient), store: opened, recorder: sink,
+                runner: runner, runID: runID,
+                folder: resultsDirectory.appendingPathComponent("batches").appendingPathComponent(runID),
+                limits: batch.limits, retries: batch.retries, longestPoll: batch.longestPoll, prices: experiment.prices,
+                console: console, control: control, clock: SystemRunClock(), deadline: experiment.deadline,
+                redactor: redactor, cancelling: options.batchCancel
+            ).run(trials)
+            outcome = Runner.Outcome(progress: sent.progress, stopReason: sent.stopReason, pacing: RequestGate.Statistics(smallestWindow: 0))
+        } else {
+            outcome = try await runner.run(trials)
+        }
         progress.finish()
         try? await httpClient?.shutdown()
         httpClient = nil
@@ -447,6 +460,14 @@ public struct Evaluation: Sendable {
         options.tokenField = settings["token_field"]?.stringValue.flatMap(TokenField.init(rawValue:))
         options.brevityBudget = settings["brevity_budget"]?.intValue
         options.detail = settings["detail"]?.stringValue.flatMap(ImageDetail.init(rawValue:))
+        if let batch = settings["batch"], batch.objectValue != nil {
+            // A run sent through batches continues through them: its batches hold its requests.
+            options.batch = true
+            options.batchMaxLines = options.batchMaxLines ?? batch["max_lines"]?.intValue
+            options.batchMaxBytes = options.batchMaxBytes ?? batch["max_bytes"]?.intValue
+            options.batchRetries = options.batchRetries ?? batch["retries"]?.intValue
+            options.batchPoll = options.batchPoll ?? batch["poll_seconds"]?.doubleValue
+        }
         if options.offline == false, settings["offline"]?.boolValue == true {
             // A run started offline resumes offline unless asked otherwise.
             options.offline = true
@@ -678,6 +699,11 @@ extension Reporting {
         }
         if summary.isMock {
             return "cost: \(CostSummary.usd(usd)) for \(requests)\(stored), at \(models.isEmpty ? "the models'" : models + "'s") list prices; the mock bills nothing."
+        }
+        let batched = results.trials.filter { $0.batchID != nil && !$0.cached }
+        if !batched.isEmpty {
+            let batches = Set(batched.compactMap(\.batchID)).count
+            return "cost: \(CostSummary.usd(usd)) for \(requests)\(stored), from the usage the server reported; \(CostSummary.count(batched.count)) through the Batch API (\(batches) batch\(batches == 1 ? "" : "es")) at the batch price."
         }
         return "cost: \(CostSummary.usd(usd)) for \(requests)\(stored), from the usage the server reported."
     }

@@ -47,4 +47,26 @@ enum ModelClient {
             return (OpenAIVisionModel(azure: azure, timeout: experiment.requestTimeout, httpClient: client), client)
         }
     }
+
+    /// The Batch API client for a run with `--batch`: the OpenAI-compatible base with its key,
+    /// or the Azure resource's v1 API (where each request's model names a Global-Batch
+    /// deployment).
+    static func batchClient(_ experiment: Experiment, httpClient: HTTPClient) throws -> BatchClient {
+        switch experiment.provider {
+        case .azure:
+            guard let azure = experiment.azure else { preconditionFailure("Experiment.resolve gives an Azure run its settings") }
+            guard azure.deployment == nil else {
+                throw AltBenchError.invalidSetting(
+                    name: "--batch",
+                    message: "goes through Azure's v1 batch API, where each request's model names a Global-Batch deployment. Drop --azure-deployment and --azure-api-version (or azure.deployment and azure.api_version) and set --model to that deployment's name.")
+            }
+            return BatchClient(
+                base: URL(string: azure.endpoint.absoluteString + "/openai/v1")!, authorization: .azure(azure.apiKey),
+                timeout: .seconds(600), httpClient: httpClient)
+        default:
+            return BatchClient(
+                base: experiment.baseURL, authorization: .bearer(experiment.apiKey), timeout: .seconds(600),
+                httpClient: httpClient)
+        }
+    }
 }

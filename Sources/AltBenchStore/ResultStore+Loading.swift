@@ -80,7 +80,7 @@ extension ResultStore {
                 sql: """
                     SELECT t.id AS trial_id, t.max_tokens AS trial_max_tokens, t.repeat_index, t.model AS trial_model,
                       t.status, t.cached, t.error, t.error_kind, t.estimated_input_tokens, t.estimated_image_tokens,
-                      t.cost_usd, v.name AS variant_name, i.item_key,
+                      t.cost_usd, t.batch_id, v.name AS variant_name, i.item_key,
                       r.request, r.content, r.refusal, r.finish_reason, r.response_model, r.response_id, r.request_id,
                       r.system_fingerprint, r.prompt_tokens, r.completion_tokens, r.total_tokens, r.reasoning_tokens,
                       r.cached_tokens, r.image_tokens, r.token_field, r.latency_ms
@@ -103,6 +103,7 @@ extension ResultStore {
                 trial.estimatedInputTokens = row["estimated_input_tokens"]
                 trial.estimatedImageTokens = row["estimated_image_tokens"]
                 trial.costUSD = row["cost_usd"]
+                trial.batchID = row["batch_id"]
                 trial.trialID = trialID
                 trial.imageDetail = (row["request"] as String?).flatMap(Self.imageDetail(inRequest:))
                 trial.judgements = judgements[trialID] ?? []

@@ -67,15 +67,15 @@ public struct RunRecorder: ResultSink {
                 sql: """
                     INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, model, cache_key,
                       response_id, status, cached, attempts, error_kind, error_status, error_code, error, started_at,
-                      finished_at, estimated_input_tokens, estimated_image_tokens, cost_usd)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      finished_at, estimated_input_tokens, estimated_image_tokens, cost_usd, batch_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     runID, variantID, itemID, trial.maxTokens, trial.repeatIndex, trial.request?.model, trial.key,
                     responseID, failure == nil ? "answered" : "failed", result.cached, result.attempts,
                     failure?.kind.rawValue, failure?.status, failure?.code, redactor.redactIfPresent(failure?.message),
                     result.startedAt, result.finishedAt, trial.estimate?.inputTokens, trial.estimate?.imageTokens,
-                    result.costUSD,
+                    result.costUSD, result.batchID,
                 ])
             let trialID = db.lastInsertedRowID
             for score in result.scores {

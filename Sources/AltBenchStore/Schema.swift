@@ -243,6 +243,55 @@ enum Schema {
                     """)
             try db.execute(sql: trialResultView(withCost: true))
         }
+        migrator.registerMigration("v9: Batch API input files and batches") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE batch_input (
+                      run_id TEXT NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                      purpose TEXT NOT NULL CHECK (purpose IN ('trials', 'judge')),
+                      sequence INTEGER NOT NULL,
+                      generation INTEGER NOT NULL,
+                      model TEXT NOT NULL,
+                      lines INTEGER NOT NULL,
+                      bytes INTEGER NOT NULL,
+                      upload_name TEXT NOT NULL,
+                      file_id TEXT,
+                      written_at DATETIME NOT NULL,
+                      uploaded_at DATETIME,
+                      PRIMARY KEY (run_id, purpose, sequence)
+                    );
+                    CREATE TABLE batch_request (
+                      run_id TEXT NOT NULL,
+                      purpose TEXT NOT NULL,
+                      sequence INTEGER NOT NULL,
+                      custom_id TEXT NOT NULL,
+                      PRIMARY KEY (run_id, purpose, sequence, custom_id),
+                      FOREIGN KEY (run_id, purpose, sequence) REFERENCES batch_input(run_id, purpose, sequence)
+                        ON DELETE CASCADE
+                    );
+                    CREATE TABLE batch_job (
+                      batch_id TEXT PRIMARY KEY,
+                      run_id TEXT NOT NULL,
+                      purpose TEXT NOT NULL,
+                      sequence INTEGER NOT NULL,
+                      status TEXT NOT NULL,
+                      total INTEGER,
+                      completed INTEGER,
+                      failed INTEGER,
+                      output_file_id TEXT,
+                      error_file_id TEXT,
+                      created_at DATETIME NOT NULL,
+                      expires_at DATETIME,
+                      checked_at DATETIME,
+                      imported_at DATETIME,
+                      message TEXT,
+                      FOREIGN KEY (run_id, purpose, sequence) REFERENCES batch_input(run_id, purpose, sequence)
+                        ON DELETE CASCADE
+                    );
+                    CREATE INDEX batch_job_run ON batch_job (run_id, purpose);
+                    ALTER TABLE trial ADD COLUMN batch_id TEXT;
+                    """)
+        }
         return migrator
     }
 

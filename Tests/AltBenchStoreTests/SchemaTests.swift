@@ -29,6 +29,7 @@ struct SchemaTests {
             objects == [
                 "run": "table", "variant": "table", "item": "table", "response": "table", "trial": "table",
                 "score": "table", "trial_result": "view", "generation": "table", "judgement": "table",
+                "batch_input": "table", "batch_request": "table", "batch_job": "table",
             ])
     }
 
@@ -63,13 +64,14 @@ struct SchemaTests {
         #expect(try await StoreFixtures.count(reopened, "grdb_migrations") == Schema.migrator().migrations.count)
     }
 
-    @Test("migrations come in order: v2 adds the variant's description, v3 the trial indexes, v4 the score ids, v5 what stopped a run, v6 generated images, v7 usage and cost, v8 judgements")
+    @Test("migrations come in order: v2 adds the variant's description, v3 the trial indexes, v4 the score ids, v5 what stopped a run, v6 generated images, v7 usage and cost, v8 judgements, v9 Batch API state")
     func migrationOrder() {
         #expect(
             Schema.migrator().migrations == [
                 "v1: runs, variants, items, responses, trials, scores", "v2: variant description",
                 "v3: trial indexes", "v4: score ids, item text fields", "v5: what stopped a run", "v6: generated images",
                 "v7: usage, estimates and cost", "v8: judgements, form and content",
+                "v9: Batch API input files and batches",
             ])
     }
 

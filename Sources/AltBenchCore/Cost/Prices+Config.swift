@@ -3,9 +3,10 @@ import Yams
 
 extension PriceTable {
     /// The settings of one model's entry under `prices:`.
-    public static let priceKeys = ["input", "cached_input", "output"]
+    public static let priceKeys = ["input", "cached_input", "output", "batch_input", "batch_output"]
 
-    /// `prices:` in altbench.yml: `{MODEL: {input, cached_input, output}, batch_discount: 0.5}`.
+    /// `prices:` in altbench.yml: `{MODEL: {input, cached_input, output, batch_input, batch_output},
+    /// batch_discount: 0.5}`; `batch_input` and `batch_output` (the Batch API's prices) go together.
     ///
     /// `node` is the value of `prices:` and `line` the line of its key. Prices are US dollars
     /// per million tokens: `input` and `output` are required, `cached_input` is optional
@@ -82,7 +83,14 @@ extension PriceTable {
                     model,
                     "needs \(missing.map { "`\($0)`" }.joined(separator: " and ")) in US dollars per million tokens (cached_input is optional), \(shape).")
             }
-            table.models[model] = ModelPrice(input: input, cachedInput: values["cached_input"], output: output)
+            if (values["batch_input"] == nil) != (values["batch_output"] == nil) {
+                throw fail(
+                    model,
+                    "needs both `batch_input` and `batch_output` (the Batch API's prices), or neither (then batch_discount applies), e.g. {input: 2.5, output: 10, batch_input: 1.25, batch_output: 5}.")
+            }
+            table.models[model] = ModelPrice(
+                input: input, cachedInput: values["cached_input"], output: output, batchInput: values["batch_input"],
+                batchOutput: values["batch_output"])
         }
         return table
     }

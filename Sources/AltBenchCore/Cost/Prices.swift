@@ -6,11 +6,17 @@ public struct ModelPrice: Sendable, Hashable, Codable {
     /// Prompt tokens served from the provider's prompt cache; `nil` bills them as `input`.
     public var cachedInput: Double?
     public var output: Double
+    /// The Batch API's own prices (`batch_input`, `batch_output`); `nil` takes the table's
+    /// ``PriceTable/batchDiscount`` off the standard prices.
+    public var batchInput: Double?
+    public var batchOutput: Double?
 
-    public init(input: Double, cachedInput: Double? = nil, output: Double) {
+    public init(input: Double, cachedInput: Double? = nil, output: Double, batchInput: Double? = nil, batchOutput: Double? = nil) {
         self.input = input
         self.cachedInput = cachedInput
         self.output = output
+        self.batchInput = batchInput
+        self.batchOutput = batchOutput
     }
 }
 
@@ -79,6 +85,24 @@ extension PriceTable {
     /// name first (`gpt-4o-2024-05-13` has its own price), else the longest table name the
     /// model starts with followed by `-`. `name` is the table's key as written. `nil` when no
     /// name matches: a price is never guessed.
+    /// What a request through the Batch API costs: the model's `batch_input`/`batch_output`
+    /// where `prices:` gives them (cached prompt tokens then billed as batch input), else the
+    /// table's discount off every standard price; `nil` when neither is known.
+    public func batchPrice(of price: ModelPrice) -> ModelPrice? {
+        if let input = price.batchInput, let output = price.batchOutput {
+            return ModelPrice(input: input, output: output)
+        }
+        guard let discount = batchDiscount else { return nil }
+        let factor = 1 - discount
+        return ModelPrice(input: price.input * factor, cachedInput: price.cachedInput.map { $0 * factor }, output: price.output * factor)
+    }
+
+    /// The table a run through the Batch API is priced by: each model at its batch price
+    /// (``batchPrice(of:)``); a model with none is left unpriced.
+    public var batchTable: PriceTable {
+        PriceTable(models: models.compactMapValues { batchPrice(of: $0) }, batchDiscount: nil)
+    }
+
     public func price(forModel model: String) -> (name: String, price: ModelPrice)? {
         // Sorted, so that two keys differing only in case resolve the same way every time.
         guard let name = ModelNameMatch.best(for: model, among: models.keys.sorted()), let price = models[name] else {

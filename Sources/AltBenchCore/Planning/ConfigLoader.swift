@@ -176,6 +176,11 @@ extension ConfigFile {
                 config.maxCost = number
             case "prices":
                 config.prices = try PriceTable.parse(value, line: line, displayPath: displayPath)
+            case "batch":
+                guard let flag = value.scalar.flatMap({ Bool($0.string) }) else {
+                    throw fail("must be true or false: true sends every run through the provider's Batch API (as --batch does).")
+                }
+                config.batch = flag
             case "azure":
                 config.azure = try azureConfig(value, line: line, displayPath: displayPath)
             case "judge":

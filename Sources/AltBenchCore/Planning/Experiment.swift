@@ -102,6 +102,8 @@ public struct ConfigFile: Sendable, Hashable {
     public var prices: PriceTable?
     /// `judge:`: the model that judges the answers (`--judge`, `altbench judge`).
     public var judge: JudgeConfig?
+    /// `batch: true`: send runs through the provider's Batch API (`--batch`).
+    public var batch: Bool?
 
     public init() {}
 
@@ -125,7 +127,7 @@ public struct ConfigFile: Sendable, Hashable {
         "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field", "brevity_budget",
         "platform_limit", "free_hedges_per_sentence", "context_echo_threshold", "quality_weights", "hard_fails",
         "check", "baseline", "proxy", "detail", "max_cost", "prices",
-        "azure", "judge",
+        "azure", "judge", "batch",
     ]
 }
 
@@ -182,6 +184,8 @@ public struct Experiment: Sendable, Hashable {
     public var maxCost: Double? = nil
     /// `prices:` from altbench.yml, laid over ``PriceTable/builtIn`` by ``prices``.
     public var priceOverrides: PriceTable? = nil
+    /// `--batch`: the run goes through the provider's Batch API; `nil` sends live requests.
+    public var batch: BatchSettings? = nil
 
     /// The prices a run uses: the built-in table with `prices:` over it.
     public var prices: PriceTable {
@@ -240,6 +244,15 @@ public struct RunOptions: Sendable, Hashable {
     public var maxCost: Double?
     /// `--judge` and the judge flags: judge the answers once the run is done.
     public var judge = JudgeOptions()
+    /// `--batch`: through the provider's Batch API, with these file limits, retries and poll.
+    public var batch: Bool = false
+    public var batchMaxLines: Int?
+    public var batchMaxBytes: Int?
+    public var batchRetries: Int?
+    /// Seconds, the longest wait between two polls.
+    public var batchPoll: Double?
+    /// `altbench batches cancel`: cancel the resumed run's batches and import what they did.
+    public var batchCancel: Bool = false
 
     public init() {}
 }
@@ -409,7 +422,9 @@ extension Experiment {
                 protocolSettings: config.proxy?.protocolSettings ?? .default)
         }
 
-        return Experiment(
+        let batch = try resolveBatch(options: options, config: config, provider: provider)
+
+        var experiment = Experiment(
             provider: provider, providerReason: reason, model: options.model ?? config.model,
             baseURL: baseURL, baseURLConfigured: baseConfigured, apiKey: provider == .openai && !options.offline ? key : nil,
             apiKeyVariable: keyVariable,
@@ -424,6 +439,63 @@ extension Experiment {
             scoring: scoring, baseline: config.baseline, proxy: proxy, azure: azure,
             detail: options.detail ?? config.detail, maxCost: options.maxCost ?? config.maxCost,
             priceOverrides: config.prices)
+        experiment.batch = batch
+        return experiment
+    }
+
+    /// `--batch` (or `batch: true`): the file limits, retries and poll; refused where there is
+    /// no Batch API to send to.
+    static func resolveBatch(options: RunOptions, config: ConfigFile, provider: Provider) throws -> BatchSettings? {
+        guard options.batch || config.batch == true else {
+            for (flag, given) in [
+                ("--batch-max-lines", options.batchMaxLines != nil), ("--batch-max-bytes", options.batchMaxBytes != nil),
+                ("--batch-retries", options.batchRetries != nil), ("--batch-poll", options.batchPoll != nil),
+            ] where given {
+                throw AltBenchError.invalidSetting(name: flag, message: "applies to runs through the Batch API: add --batch.")
+            }
+            return nil
+        }
+        switch provider {
+        case .mock:
+            throw AltBenchError.invalidSetting(
+                name: "--batch",
+                message: "sends the run through a provider's Batch API (/v1/files and /v1/batches), and the offline mock has none. Set OPENAI_API_KEY, use --provider azure, or point --base-url at a server that offers batches (altbench-test-server does).")
+        case .proxy:
+            throw AltBenchError.invalidSetting(
+                name: "--batch",
+                message: "cannot go through the signed proxy, which forwards chat completions only. Run without --batch, or from a machine that holds the API key.")
+        case .openai, .azure:
+            break
+        }
+        if options.offline {
+            throw AltBenchError.invalidSetting(
+                name: "--batch", message: "sends requests, and --offline answers only from the store. Give one of them.")
+        }
+        let provided = provider == .azure ? BatchLimits.azure : BatchLimits.openAI
+        if let lines = options.batchMaxLines, !(1...provided.maxLines).contains(lines) {
+            throw AltBenchError.invalidSetting(
+                name: "--batch-max-lines", message: "must be between 1 and \(provided.maxLines), the provider's limit per input file (got \(lines)).")
+        }
+        if let bytes = options.batchMaxBytes, !(1024...provided.maxBytes).contains(bytes) {
+            throw AltBenchError.invalidSetting(
+                name: "--batch-max-bytes", message: "must be between 1024 and \(provided.maxBytes) bytes, the provider's limit per input file (got \(bytes)).")
+        }
+        let retries = options.batchRetries ?? BatchSettings.defaultRetries
+        guard BatchSettings.retriesRange.contains(retries) else {
+            throw AltBenchError.invalidSetting(
+                name: "--batch-retries", message: "must be between \(BatchSettings.retriesRange.lowerBound) and \(BatchSettings.retriesRange.upperBound) (got \(retries)).")
+        }
+        var poll = BatchSettings.defaultLongestPoll
+        if let seconds = options.batchPoll {
+            guard seconds > 0, seconds <= 3600, seconds.isFinite else {
+                throw AltBenchError.invalidSetting(
+                    name: "--batch-poll", message: "must be a positive number of seconds, at most 3600 (got \(seconds)).")
+            }
+            poll = .milliseconds(Int64(seconds * 1000))
+        }
+        return BatchSettings(
+            limits: provided.lowered(maxLines: options.batchMaxLines, maxBytes: options.batchMaxBytes), retries: retries,
+            longestPoll: poll)
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
@@ -523,6 +595,7 @@ extension Experiment {
         if let baseline { object["baseline"] = .string(baseline) }
         if let detail { object["detail"] = .string(detail.rawValue) }
         if let maxCost { object["max_cost"] = .double(maxCost) }
+        if let batch { object["batch"] = batch.recorded }
         if let proxy {
             object["proxy"] = .string(proxy.url.absoluteString)
             object["base_url"] = .string("")

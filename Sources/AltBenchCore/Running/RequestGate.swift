@@ -93,6 +93,8 @@ public actor RequestGate {
         /// The rate, in requests per second, the server's 429s showed it sustains (at the last
         /// 429); `nil` while no 429 came.
         public var measuredRate: Double?
+
+        public init(smallestWindow: Int) { self.smallestWindow = smallestWindow }
     }
 
     public let settings: Settings

@@ -23,6 +23,8 @@ public struct TrialResult: Sendable, Hashable {
     /// price; 0 for an answer from the store; `nil` when the model has no price or nothing
     /// was reported.
     public var costUSD: Double? = nil
+    /// The Batch API batch that answered it; `nil` for a live request or an answer from the store.
+    public var batchID: String? = nil
 
     public init(trial: Trial, outcome: TrialOutcome, scores: [Score], attempts: Int, startedAt: Date, finishedAt: Date) {
         self.trial = trial

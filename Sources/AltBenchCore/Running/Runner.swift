@@ -131,6 +131,13 @@ public struct Runner: Sendable {
         /// USD spent against `maxCost`: actual costs, and high estimates where the cost could
         /// not be known (``CostBudget/spent``); `nil` when the run had no limit.
         public var spentUSD: Double? = nil
+
+        public init(progress: RunProgress, stopReason: StopReason?, pacing: RequestGate.Statistics, spentUSD: Double? = nil) {
+            self.progress = progress
+            self.stopReason = stopReason
+            self.pacing = pacing
+            self.spentUSD = spentUSD
+        }
     }
 
     private enum Role: Sendable {
@@ -248,14 +255,7 @@ public struct Runner: Sendable {
     private func perform(_ trial: Trial, sink: any ResultSink, context: Context) async throws {
         let started = Date()
         guard let (outcome, attempts, leads) = try await outcome(for: trial, sink: sink, context: context) else { return }
-        let scores: [Score]
-        if case .answered(let answer, _) = outcome {
-            scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
-        } else {
-            scores = []
-        }
-        var result = TrialResult(
-            trial: trial, outcome: outcome, scores: scores, attempts: attempts, startedAt: started, finishedAt: Date())
+        var result = scoredResult(trial, outcome: outcome, attempts: attempts, startedAt: started)
         result.costUSD = context.costing.cost(of: outcome, model: trial.request?.model)
         do {
             try await sink.record(result)
@@ -268,6 +268,19 @@ public struct Runner: Sendable {
         if let leads { await context.shared.finish(leads, outcome) }
         let progress = await context.tally.add(failed: result.failure != nil, cached: result.cached)
         onProgress?(progress)
+    }
+
+    /// A trial's result once its outcome is known, its answer scored with the run's scorers:
+    /// the one rule for live requests and for answers from a batch.
+    public func scoredResult(_ trial: Trial, outcome: TrialOutcome, attempts: Int, startedAt: Date) -> TrialResult {
+        let scores: [Score]
+        if case .answered(let answer, _) = outcome {
+            scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
+        } else {
+            scores = []
+        }
+        return TrialResult(
+            trial: trial, outcome: outcome, scores: scores, attempts: attempts, startedAt: startedAt, finishedAt: Date())
     }
 
     private func perform(_ call: JudgeCall, sink: any JudgeSink, context: Context) async throws {

@@ -179,6 +179,13 @@ public struct CostSummary: Sendable, Hashable {
             if let model = trial.model { priced.insert(model) }
         }
 
+        let batched = sent.filter { $0.batchID != nil }
+        if !batched.isEmpty {
+            let batches = Set(batched.compactMap(\.batchID)).count
+            notes.append(
+                "\(batched.count == sent.count ? "Every request" : "\(batched.count) of the \(sent.count) requests") went through the Batch API (\(batches) batch\(batches == 1 ? "" : "es"); `altbench batches \(results.info.id)` lists them) and \(batched.count == 1 ? "is" : "are") priced at the batch price.")
+        }
+
         if results.info.isMock {
             let models = priced.intersection(Set(sent.compactMap(\.model))).sorted()
             if models.isEmpty {

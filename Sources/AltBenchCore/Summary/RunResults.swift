@@ -121,6 +121,8 @@ public struct RunResults: Sendable, Hashable {
         public var estimatedImageTokens: Int? = nil
         /// USD the trial's request cost (0 when answered from the store); `nil` when unknown.
         public var costUSD: Double? = nil
+        /// The Batch API batch that answered it (`run --batch`); `nil` for a live request.
+        public var batchID: String? = nil
 
         public init(
             variant: String, maxTokens: Int?, itemID: String, repeatIndex: Int, model: String? = nil,

@@ -186,6 +186,9 @@ struct PriceTableTests {
         #expect(table.price(forModel: "my-deployment")?.name == "azure/my-deployment")
         #expect(try Self.parse("prices: {}\n") == PriceTable())
         #expect(try Self.parse("prices: {batch_discount: 0}\n").batchDiscount == 0)
+        #expect(
+            try Self.parse("prices:\n  gpt-4o: {input: 2.5, output: 10, batch_input: 1.25, batch_output: 5}\n").models["gpt-4o"]
+                == ModelPrice(input: 2.5, output: 10, batchInput: 1.25, batchOutput: 5))
     }
 
     struct ErrorCase: Sendable, CustomTestStringConvertible {
@@ -197,6 +200,9 @@ struct PriceTableTests {
     }
 
     static let errors: [ErrorCase] = [
+        ErrorCase(
+            label: "a batch price without its pair", yaml: "prices:\n  gpt-4o: {input: 2.5, output: 10, batch_input: 1.25}\n",
+            line: 2, mentions: ["prices.gpt-4o", "batch_output", "batch_discount"]),
         ErrorCase(
             label: "a list instead of models", yaml: "prices: [gpt-4o]\n", line: 1,
             mentions: ["`prices` must map model names to prices", "{gpt-4o: {input: 2.5"]),
@@ -229,7 +235,7 @@ struct PriceTableTests {
             mentions: ["`prices.llava` needs `input` and `output`"]),
         ErrorCase(
             label: "a misspelt setting", yaml: "prices:\n  gpt-4o:\n    input: 2.5\n    ouput: 10\n", line: 4,
-            mentions: ["`prices.gpt-4o.ouput` is not a price setting.", "Did you mean `output`?", "Settings: input, cached_input, output."]),
+            mentions: ["`prices.gpt-4o.ouput` is not a price setting.", "Did you mean `output`?", "Settings: input, cached_input, output, batch_input, batch_output."]),
         ErrorCase(
             label: "a far-off setting gets no guess", yaml: "prices:\n  gpt-4o: {input: 1, output: 2, currency: eur}\n",
             line: 2, mentions: ["`prices.gpt-4o.currency` is not a price setting. Settings:"]),

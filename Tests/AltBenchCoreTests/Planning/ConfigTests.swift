@@ -97,7 +97,7 @@ struct ConfigTests {
                 "repeats", "concurrency", "timeout", "max_retries", "rpm", "tpm", "deadline", "token_field",
                 "brevity_budget", "platform_limit", "free_hedges_per_sentence", "context_echo_threshold",
                 "quality_weights", "hard_fails", "check", "baseline", "proxy", "detail", "max_cost", "prices",
-                "azure", "judge",
+                "azure", "judge", "batch",
             ])
     }
 

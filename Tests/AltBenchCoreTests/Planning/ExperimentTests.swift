@@ -572,4 +572,50 @@ struct ExperimentTests {
         #expect(high.concurrency == 256)
         #expect(high.repeats == 1000)
     }
+    // MARK: - Batch API
+
+    @Test("--batch: the provider's limits, lowered by the flags, and refused where there is no Batch API")
+    func batchSettings() throws {
+        let key = ["OPENAI_API_KEY": Self.fakeKey]
+        #expect(try Self.resolve(env: key).batch == nil)
+        let openAI = try #require(try Self.resolve(Self.options { $0.batch = true }, env: key).batch)
+        #expect(openAI == BatchSettings(limits: .openAI))
+        let fromFile = try Self.resolve(config: Self.config { $0.batch = true }, env: key).batch
+        #expect(fromFile == openAI)
+        let lowered = try #require(
+            try Self.resolve(
+                Self.options {
+                    $0.batch = true
+                    $0.batchMaxLines = 10
+                    $0.batchMaxBytes = 4096
+                    $0.batchRetries = 0
+                    $0.batchPoll = 0.5
+                }, env: key
+            ).batch)
+        #expect(lowered == BatchSettings(limits: BatchLimits(maxLines: 10, maxBytes: 4096), retries: 0, longestPoll: .milliseconds(500)))
+        #expect(try Self.resolve(Self.options { $0.batch = true }, env: key).recordedSettings["batch"]?["max_lines"]?.intValue == 50_000)
+
+        func refusal(_ options: RunOptions, env: [String: String] = key) -> String {
+            do {
+                _ = try Self.resolve(options, env: env)
+                return "accepted"
+            } catch {
+                return String(describing: error)
+            }
+        }
+        #expect(refusal(Self.options { $0.batch = true }, env: [:]).contains("mock has none"))
+        #expect(refusal(Self.options { $0.batch = true; $0.offline = true }).contains("--offline"))
+        #expect(refusal(Self.options { $0.batch = true; $0.batchMaxLines = 60_000 }).contains("--batch-max-lines"))
+        #expect(refusal(Self.options { $0.batch = true; $0.batchMaxBytes = 10 }).contains("--batch-max-bytes"))
+        #expect(refusal(Self.options { $0.batch = true; $0.batchRetries = 11 }).contains("--batch-retries"))
+        #expect(refusal(Self.options { $0.batch = true; $0.batchPoll = 0 }).contains("--batch-poll"))
+        #expect(refusal(Self.options { $0.batchMaxLines = 5 }).contains("add --batch"))
+        #expect(
+            refusal(
+                Self.options {
+                    $0.batch = true
+                    $0.proxy = "http://127.0.0.1:8787"
+                }, env: ["ALTBENCH_PROXY_APP_KEY": "k"]
+            ).contains("signed proxy"))
+    }
 }
