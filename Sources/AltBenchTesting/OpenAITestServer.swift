@@ -187,7 +187,7 @@ public final class OpenAITestServer: Sendable {
     private static func readUpload(_ request: Request, limit: Int, bytesPerSecond: Int?) async throws -> Data {
         var body = Data()
         for try await chunk in request.body {
-            body.append(contentsOf: chunk.readableBytesView)
+            chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
             guard body.count <= limit else { throw UploadTooLarge() }
             if let bytesPerSecond, bytesPerSecond > 0 {
                 try await Task.sleep(for: .seconds(Double(chunk.readableBytes) / Double(bytesPerSecond)))

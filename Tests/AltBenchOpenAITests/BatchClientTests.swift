@@ -258,7 +258,11 @@ struct BatchClientTests {
     func largeDownloadIsStreamed() async throws {
         let size = 12 * 1024 * 1024 + 5
         let input = try batchInputFile([], name: "big.jsonl")
-        let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        // Bytes 0…250 over and over (a prime period, so no chunk looks like the one before).
+        let period = Data((0..<251).map { UInt8($0) })
+        var data = Data(capacity: size + period.count)
+        while data.count < size { data.append(period) }
+        data = data.prefix(size)
         try data.write(to: input)
         let (server, _) = try await batchServer()
         let client = batchClient(server)
@@ -706,11 +710,15 @@ struct BatchErrorMappingTests {
     @Test("no server: cannot connect, retryable")
     func noServer() async throws {
         let closed = try ClosedPort()
+        // A run's HTTP client does not retry a refused connection until the timeout.
+        let http = OpenAIVisionModel.makeHTTPClient()
         let client = BatchClient(
             base: URL(string: "http://127.0.0.1:\(closed.port)/v1")!, authorization: .bearer(Secret(batchTestKey)),
-            timeout: .seconds(5))
+            timeout: .seconds(30), httpClient: http)
         let failure = await expectModelFailure { _ = try await client.listBatches() }
+        try await http.shutdown()
         #expect(failure?.kind == .transport)
+        #expect(failure?.message.contains("could not connect to 127.0.0.1:\(closed.port) (connection refused)") == true)
         #expect(failure?.cannotConnect == true)
     }
 
