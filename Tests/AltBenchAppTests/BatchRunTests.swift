@@ -28,7 +28,7 @@ final class BatchCapture: @unchecked Sendable {
 /// with `--resume` without uploading or creating anything twice.
 @Suite("run --batch")
 struct BatchRunTests {
-    static let key = ["OPENAI_API_KEY": "sk-test-batch-0123456789"]
+    static let key = ["OPENAI_API_KEY": "sk-test-batch-1"]
 
     /// Two prompts and three images of the sample: six trials.
     static func workspace() throws -> URL {

@@ -655,7 +655,7 @@ struct AzureBatchClientTests {
 struct BatchErrorMappingTests {
     @Test("401: the key redacted from the message, the advice naming the key's variable, the run stopped")
     func unauthorized() async throws {
-        let (server, _) = try await batchServer(BatchSimulatorOptions(apiKey: "sk-the-right-key-0000000000"))
+        let (server, _) = try await batchServer(BatchSimulatorOptions(apiKey: "sk-the-right-key"))
         let failure = await expectModelFailure {
             _ = try await batchClient(server).uploadFile(try batchInputFile([batchLine("a")]), filename: "a.jsonl")
         }
