@@ -691,7 +691,7 @@ public actor BatchSimulator {
     /// `lines` in input order, or shuffled (never left in order) with `shuffledOutput`.
     private func order(_ lines: [JSONValue], seed: Int) -> [JSONValue] {
         guard options.faults.shuffledOutput, lines.count > 1 else { return lines }
-        var generator = SplitMix(seed: UInt64(seed))
+        var generator = SplitMix64(seed: UInt64(seed))
         var shuffled = lines
         shuffled.shuffle(using: &generator)
         if shuffled == lines { shuffled.reverse() }
@@ -973,17 +973,3 @@ actor AsyncGate {
     }
 }
 
-/// A small seeded generator (SplitMix64), so a shuffle is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

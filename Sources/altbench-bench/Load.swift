@@ -36,27 +36,12 @@ import Foundation
 
 // MARK: - Generated images
 
-/// SplitMix64: a seeded generator, so every run writes the same images.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// PNGs of random RGB pixels (`PNGEncoder` stores them uncompressed, so the file is as large as
 /// its pixels: 224 × 224 × 3 + filter bytes ≈ 150 KB).
 enum StoredPNG {
     /// An 8-bit RGB PNG of seeded random pixels.
     static func make(width: Int, height: Int, seed: UInt64) -> Data {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         var index = 0
         while index < pixels.count {

@@ -14,7 +14,7 @@ import Foundation
 
 /// A finished run of `variants` prompts × `images` images × `limits`, every answer scored.
 func syntheticResults(variants: Int, images: Int, limits: [Int]) -> RunResults {
-    var generator = SeededGenerator(seed: 7)
+    var generator = SplitMix64(seed: 7)
     let subjects = ["a tabby cat", "a red bicycle", "two children", "a bar chart", "a street sign", "a bowl of soup", "a mountain lake", "a crowded train"]
     let places = ["on a windowsill", "against a brick wall", "in a park", "on a white background", "at dusk", "in the rain"]
     let items = (0..<images).map { index -> RunResults.Item in

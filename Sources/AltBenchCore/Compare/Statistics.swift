@@ -268,16 +268,17 @@ public struct PairedBootstrap: Sendable, Hashable {
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014; constants from Vigna's reference implementation):
-/// a tiny, fast generator whose whole state is one 64-bit word. Used only so bootstrap results
-/// are reproducible; it is not meant for anything security-related.
-private struct SplitMix64 {
+/// a tiny, fast generator whose whole state is one 64-bit word. Used so bootstrap results,
+/// generated test images and simulated orders are reproducible; it is not meant for anything
+/// security-related. The one seeded generator of the package.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
