@@ -235,6 +235,13 @@ struct RunFlags: ParsableArguments {
         }
         _ = try parsedMaxTokens()
         _ = try parsedDeadline()
+        if let shard {
+            do {
+                _ = try Shard(parsing: shard)
+            } catch let error as AltBenchError {
+                throw ValidationError(error.description)
+            }
+        }
         for (name, value) in [("--rpm", rpm), ("--tpm", tpm)] {
             if let value, !(value > 0 && value.isFinite) {
                 throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
