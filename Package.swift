@@ -101,7 +101,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "altbench-bench",
-            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy"],
+            dependencies: [
+                "AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy",
+                "AltBenchApp", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -66,7 +66,13 @@ struct BatchRun {
         var sent = 0
         /// The progress line last printed: a poll that changed nothing prints nothing.
         var lastProgress = ""
+        /// Results not yet written: recorded a few hundred to a transaction (``flush(_:)``).
+        var unwritten: [TrialResult] = []
     }
+
+    /// Results written per transaction: one each would make importing 100,000 lines spend
+    /// most of its time committing.
+    static let resultsPerWrite = 256
 
     func run(_ trials: [Trial]) async throws -> Outcome {
         let start = clock.now
@@ -88,6 +94,7 @@ struct BatchRun {
             }
             ledger.waiting[key, default: []].append(trial)
         }
+        try await flush(ledger)
         guard !ledger.waiting.isEmpty else { return Outcome(progress: progress(), stopReason: nil, sent: 0) }
 
         do {
@@ -102,10 +109,13 @@ struct BatchRun {
             }
             // 3–5.
             let stop = try await drive(inputs, ledger: ledger, start: start)
+            try await flush(ledger)
             return Outcome(progress: progress(), stopReason: stop, sent: ledger.sent)
         } catch is CancellationError where control.isStopping {
+            try await flush(ledger)
             return Outcome(progress: progress(), stopReason: control.stopReason, sent: ledger.sent)
         } catch let failure as ModelFailure {
+            try await flush(ledger)
             var stop = failure
             stop.stopsRun = true
             return Outcome(progress: progress(), stopReason: .failure(stop), sent: ledger.sent)
@@ -183,6 +193,7 @@ struct BatchRun {
             }
         }
         if let last = try writer.finishCurrent() { try await keep(last) }
+        try await flush(ledger)
         return written
     }
 
@@ -290,6 +301,7 @@ struct BatchRun {
                     active += 1
                 }
             }
+            try await flush(ledger)
             showProgress(inputs, ledger: ledger)
             if active == 0 && !inputs.contains(where: \.needsBatch) { break }
             guard try await control.sleep(until: clock.now + wait, on: clock) else {
@@ -417,11 +429,14 @@ struct BatchRun {
     private func importResults(of job: StoredBatchJob, input: StoredBatchInput, ledger: Ledger) async throws -> [String] {
         var answered: Set<String> = []
         var expired: [String] = []
+        let started = ContinuousClock.now
+        var lines = 0
         for fileID in [job.outputFileID, job.errorFileID].compactMap({ $0 }) where !fileID.isEmpty {
             let url = folder.appendingPathComponent("\(job.batchID)-\(fileID).jsonl")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             _ = try await retrying("downloading \(fileID)") { try await client.downloadContent(fileID: fileID, to: url) }
             try await forEachLine(of: url) { data in
+                lines += 1
                 let line: BatchOutputLine
                 do {
                     line = try BatchOutputLine.parse(data)
@@ -471,34 +486,53 @@ struct BatchRun {
                 }
             }
         }
+        // Every answer of the batch is written before the batch counts as imported.
+        try await flush(ledger)
         try await store.markBatchImported(job.batchID)
+        if lines > 0 {
+            let seconds = (ContinuousClock.now - started).secondsValue
+            console.err("altbench: batch \(job.batchID): \(lines) lines imported in \(String(format: "%.1f", seconds)) s\n")
+        }
         return expired.filter { ledger.waiting[$0] != nil }
     }
 
-    /// Calls `body` with each line of the file, reading a block at a time.
+    /// Calls `body` with each line of the file, reading a block at a time; each block is
+    /// scanned once and only its unfinished last line is carried to the next.
     private func forEachLine(of url: URL, _ body: (Data) async throws -> Void) async throws {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
+        let blank = { (line: Data) in line.allSatisfy { $0 == 0x20 || $0 == 0x0D } }
         var pending = Data()
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
             pending.append(block)
-            while let newline = pending.firstIndex(of: 0x0A) {
-                let line = pending[pending.startIndex..<newline]
-                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { try await body(Data(line)) }
-                pending.removeSubrange(pending.startIndex...newline)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                let line = pending[start..<newline]
+                if !blank(line) { try await body(Data(line)) }
+                start = pending.index(after: newline)
             }
+            pending = Data(pending[start...])
         }
-        if !pending.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { try await body(pending) }
+        if !blank(pending) { try await body(pending) }
     }
 
     private func record(_ trial: Trial, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
         var result = runner.scoredResult(trial, outcome: outcome, attempts: batchID == nil ? 0 : 1, startedAt: Date())
         result.batchID = batchID
         result.costUSD = cost(of: outcome, model: trial.request?.model)
-        try await recorder.record(result)
+        ledger.unwritten.append(result)
+        if ledger.unwritten.count >= Self.resultsPerWrite { try await flush(ledger) }
         ledger.done += 1
         if result.failure != nil { ledger.failed += 1 }
         if result.cached { ledger.cached += 1 }
+    }
+
+    /// Writes the results recorded so far in one transaction.
+    private func flush(_ ledger: Ledger) async throws {
+        guard !ledger.unwritten.isEmpty else { return }
+        let results = ledger.unwritten
+        ledger.unwritten.removeAll(keepingCapacity: true)
+        try await recorder.record(results)
     }
 
     /// A batch answer's cost at the batch price; 0 for one from the store or a failure.

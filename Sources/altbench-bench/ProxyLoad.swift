@@ -21,30 +21,19 @@ final class ProxyProcess: @unchecked Sendable {
     static let appKeyVariable = "ALTBENCH_BENCH_PROXY_APP_KEY"
     static let upstreamKeyVariable = "ALTBENCH_BENCH_UPSTREAM_KEY"
 
-    let process = Process()
+    let child: BenchChild
+    var process: Process { child.process }
     /// "http://127.0.0.1:PORT"
     let url: URL
 
     init(upstream: String) throws {
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = [Self.mode, upstream]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.appKeyVariable] = Self.appKey
-        environment[Self.upstreamKeyVariable] = Self.upstreamKey
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        // The proxy's log lines cost what they cost in production; nobody reads them here.
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        child = try BenchChild(
+            arguments: [Self.mode, upstream],
+            environment: [Self.appKeyVariable: Self.appKey, Self.upstreamKeyVariable: Self.upstreamKey])
+        let text = child.firstLine
         let prefix = "altbench proxy listening on "
         guard text.hasPrefix(prefix), let url = URL(string: String(text.dropFirst(prefix.count))) else {
-            process.terminate()
+            child.stop()
             throw ProxyProcessError(message: "the proxy child did not start (it printed '\(text)')")
         }
         self.url = url
@@ -59,6 +48,31 @@ final class ProxyProcess: @unchecked Sendable {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() { child.stop() }
+}
+
+/// This benchmark binary started again in a serving mode (`arguments[0]`), in a process of its
+/// own; it is ready once it printed its first line on stdout.
+final class BenchChild: @unchecked Sendable {
+    let process = Process()
+    let firstLine: String
+
+    init(arguments: [String], environment extra: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        let output = Pipe()
+        process.standardOutput = output
+        // The child's log lines cost what they cost in production; nobody reads them here.
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        firstLine = String(decoding: line, as: UTF8.self)
     }
 
     func stop() {

@@ -8,6 +8,7 @@
 //     swift run -c release --skip-build altbench-bench reports [--trials N]   the reports of 2,000 and 100,000 trials
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //     swift run -c release --skip-build altbench-bench calibration   quality on right and wrong answers
+//     swift run -c release --skip-build altbench-bench batch [--trials N]   a run through the Batch API, then 4 shards merged
 //
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
 // HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
@@ -94,6 +95,10 @@ let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == ProxyProcess.mode {
     try await serveProxy(upstream: arguments[2])
 }
+// The Batch API benchmark's server, likewise (BatchScale.swift).
+if arguments.count == 2, arguments[1] == BatchServerProcess.mode {
+    try await serveBatches()
+}
 func option(_ name: String) -> Int? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
 }
@@ -104,7 +109,7 @@ let mode = arguments.indices.dropFirst().first {
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
+let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity|batch] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
 let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose", "--corpus", "--misses", "--with-lang"]
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print(usage)
@@ -114,7 +119,7 @@ if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !know
     FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
     exit(2)
 }
-guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity"].contains(mode!), scenario != .some(nil) else {
+guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity", "batch"].contains(mode!), scenario != .some(nil) else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
@@ -211,6 +216,9 @@ if mode == nil || mode == "scoring" {
     try await scoringBenchmarks(texts: option("--texts") ?? 100_000)
     print(try calibrationFigures().line)
     if mode == nil { print("") }
+}
+if mode == "batch" {
+    try await batchScaleBenchmark(trials: option("--trials") ?? 100_000)
 }
 if mode == "calibration" {
     try calibrationReport()
