@@ -58,8 +58,16 @@ struct BatchRun {
 
     /// What one run of this type keeps while it works.
     private final class Ledger: @unchecked Sendable {
-        /// The trials still to record, by cache key (the custom id).
-        var waiting: [String: [Trial]] = [:]
+        /// The run's trials (one array, shared with the caller's: a run of 100,000 keeps one copy).
+        var trials: [Trial] = []
+        /// The trials still to record, by cache key (the custom id): their places in ``trials``.
+        var waiting: [String: [Int]] = [:]
+
+        /// The trials waiting for `key`'s answer, no longer waiting.
+        func take(_ key: String) -> [Trial] { (waiting.removeValue(forKey: key) ?? []).map { trials[$0] } }
+
+        /// The first trial waiting for `key`'s answer (the one whose request is sent).
+        func first(_ key: String) -> Trial? { waiting[key]?.first.map { trials[$0] } }
         var done = 0
         var failed = 0
         var cached = 0
@@ -82,7 +90,8 @@ struct BatchRun {
             RunProgress(done: ledger.done, total: total, failed: ledger.failed, cached: ledger.cached, elapsed: clock.now - start)
         }
         // 1. What needs no request.
-        for trial in trials {
+        ledger.trials = trials
+        for (index, trial) in trials.enumerated() {
             guard let key = trial.key, trial.request != nil else {
                 let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
                 try await record(trial, .failed(ModelFailure(kind: .image, message: message, retryable: false)), ledger: ledger)
@@ -92,7 +101,7 @@ struct BatchRun {
                 try await record(trial, .answered(answer, cached: true), ledger: ledger)
                 continue
             }
-            ledger.waiting[key, default: []].append(trial)
+            ledger.waiting[key, default: []].append(index)
         }
         try await flush(ledger)
         guard !ledger.waiting.isEmpty else { return Outcome(progress: progress(), stopReason: nil, sent: 0) }
@@ -155,7 +164,7 @@ struct BatchRun {
         var models: [String] = []
         var byModel: [String: [String]] = [:]
         for key in unique {
-            guard let model = ledger.waiting[key]?.first?.request?.model else { continue }
+            guard let model = ledger.first(key)?.request?.model else { continue }
             if byModel[model] == nil { models.append(model) }
             byModel[model, default: []].append(key)
         }
@@ -186,7 +195,7 @@ struct BatchRun {
                     failure = unreadable
                 }
                 if let failure {
-                    for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
+                    for trial in ledger.take(key) {
                         try await record(trial, .failed(failure), ledger: ledger)
                     }
                 }
@@ -199,7 +208,7 @@ struct BatchRun {
 
     /// The input line for a request: its live body, byte for byte.
     private func line(for key: String, ledger: Ledger, images: ImageURLCache) throws -> [UInt8] {
-        let trial = ledger.waiting[key]!.first!
+        let trial = ledger.first(key)!
         let request = trial.request!
         let imageURL: String
         do {
@@ -215,7 +224,7 @@ struct BatchRun {
 
     /// The file's content again, from its recorded requests (for an upload that must be
     /// repeated after the local copy was removed).
-    private func rewrite(_ input: StoredBatchInput, ledger: Ledger, all: [String: Trial]) throws -> URL {
+    private func rewrite(_ input: StoredBatchInput, ledger: Ledger) throws -> URL {
         let url = folder.appendingPathComponent(input.uploadName)
         if FileManager.default.fileExists(atPath: url.path) { return url }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -224,7 +233,7 @@ struct BatchRun {
         defer { try? handle.close() }
         let images = ImageURLCache()
         for key in input.customIDs {
-            guard let trial = all[key], let request = trial.request else { continue }
+            guard let trial = ledger.first(key), let request = trial.request else { continue }
             let imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
             try handle.write(
                 contentsOf: BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes))
@@ -237,7 +246,6 @@ struct BatchRun {
     /// ended and been imported, resubmitting expired requests; the reason it stopped early.
     private func drive(_ initial: [StoredBatchInput], ledger: Ledger, start: Duration) async throws -> StopReason? {
         var inputs = initial
-        let all = Dictionary(ledger.waiting.map { ($0.key, $0.value[0]) }, uniquingKeysWith: { first, _ in first })
         var wait = min(Duration.seconds(2), longestPoll)
         while true {
             if let reason = stopReason(start: start) { return reason }
@@ -246,7 +254,7 @@ struct BatchRun {
             let queued = inputs.contains { $0.jobs.last.map { !BatchStatus(parsing: $0.status).isTerminal } == true }
             for index in inputs.indices where inputs[index].needsBatch && !(queued && inputs[index].jobs.last != nil) {
                 if let reason = stopReason(start: start) { return reason }
-                inputs[index] = try await ensureBatch(inputs[index], ledger: ledger, all: all)
+                inputs[index] = try await ensureBatch(inputs[index], ledger: ledger)
             }
             // Ask about each batch that has not ended; import each that has.
             var active = 0
@@ -291,7 +299,7 @@ struct BatchRun {
                                 message: "the request expired unanswered in \(retries + 1) batches (the last \(job.batchID)); run again to send it again, or send it live.",
                                 code: "batch_expired", retryable: false)
                             for key in expired {
-                                for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
+                                for trial in ledger.take(key) {
                                     try await record(trial, .failed(failure), ledger: ledger)
                                 }
                             }
@@ -321,10 +329,10 @@ struct BatchRun {
 
     /// Uploads the input (unless its id is recorded) and creates a batch from it (unless one
     /// is recorded and has not failed for a reason that a new batch would fix).
-    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger, all: [String: Trial]) async throws -> StoredBatchInput {
+    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger) async throws -> StoredBatchInput {
         var input = stored
         if input.fileID == nil {
-            let url = try rewrite(input, ledger: ledger, all: all)
+            let url = try rewrite(input, ledger: ledger)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? input.bytes
             // A file uploaded before a kill: the same name and size on the server.
             let found = try? await client.listFiles(purpose: "batch").first { $0.filename == input.uploadName && $0.bytes == bytes }
@@ -449,7 +457,8 @@ struct BatchRun {
                     expired.append(line.customID)
                     return
                 }
-                guard let trials = ledger.waiting.removeValue(forKey: line.customID) else { return }
+                guard ledger.waiting[line.customID] != nil else { return }
+                let trials = ledger.take(line.customID)
                 let outcome = BatchResults.outcome(of: line, batchID: job.batchID, redactor: redactor)
                 for (index, trial) in trials.enumerated() {
                     switch outcome {
@@ -481,7 +490,7 @@ struct BatchRun {
             }
             let failure = ModelFailure(kind: .http, message: reason, retryable: false)
             for key in missing {
-                for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
+                for trial in ledger.take(key) {
                     try await record(trial, .failed(failure), ledger: ledger, batchID: job.batchID)
                 }
             }

@@ -83,12 +83,47 @@ struct BatchWorkspace {
     func remove() { try? FileManager.default.removeItem(at: root) }
 }
 
-/// What the console of one run printed, kept for its import lines.
+/// What the console of one run printed, kept for its import lines; and the most resident
+/// memory seen (sampled every 20 ms) until every planned line was imported, so that the
+/// batch's own peak is told apart from the reports written after it.
 final class CapturedLines: @unchecked Sendable {
     private let lock = NSLock()
     private var text = ""
-    func append(_ more: String) { lock.withLock { text += more } }
+    private var imported = 0
+    private let expected: Int
+    private(set) var batchPeakMB = 0.0
+
+    init(expected: Int) { self.expected = expected }
+
+    func append(_ more: String) {
+        lock.withLock {
+            text += more
+            for line in more.split(separator: "\n") { imported += ImportLine(String(line))?.lines ?? 0 }
+        }
+    }
+
     var lines: [String] { lock.withLock { text.split(separator: "\n").map(String.init) } }
+
+    /// Samples the resident memory until the batch is imported or `stop` is set.
+    func sample(until stop: @escaping @Sendable () -> Bool) async {
+        while !stop() {
+            let now = residentMB()
+            let done = lock.withLock { () -> Bool in
+                if imported < expected { batchPeakMB = max(batchPeakMB, now) }
+                return imported >= expected
+            }
+            if done { return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
 
 func batchScaleBenchmark(trials requested: Int) async throws {
@@ -98,8 +133,10 @@ func batchScaleBenchmark(trials requested: Int) async throws {
     defer { server.stop() }
     print("altbench-bench batch: \(workspace.trials) trials (\(workspace.images) images × \(workspace.prompts) prompts × \(workspace.limits.count) limits × \(workspace.repeats) repeats) through the Batch API of \(server.baseURL)\n")
 
-    func run(_ options: RunOptions) async throws -> (outcome: Evaluation.Outcome, lines: [String], seconds: Double, cpu: Double) {
-        let captured = CapturedLines()
+    func run(_ options: RunOptions, expected: Int) async throws -> (outcome: Evaluation.Outcome, lines: [String], seconds: Double, cpu: Double, batchPeakMB: Double) {
+        let captured = CapturedLines(expected: expected)
+        let finished = Flag()
+        let sampler = Task { await captured.sample(until: { finished.isSet }) }
         let console = Console(out: { _ in }, err: { captured.append($0) }, interactive: false)
         let evaluation = Evaluation(
             options: options, environment: ["OPENAI_API_KEY": "bench-key"], console: console,
@@ -108,11 +145,13 @@ func batchScaleBenchmark(trials requested: Int) async throws {
         let start = ContinuousClock.now
         let outcome = try await evaluation.run()
         let seconds = secondsOf(ContinuousClock.now - start)
-        return (outcome, captured.lines, seconds, processCPUSeconds() - cpuBefore)
+        finished.set()
+        await sampler.value
+        return (outcome, captured.lines, seconds, processCPUSeconds() - cpuBefore, captured.batchPeakMB)
     }
 
     // 1. The whole plan in one run.
-    let whole = try await run(workspace.options(baseURL: server.baseURL, results: "whole"))
+    let whole = try await run(workspace.options(baseURL: server.baseURL, results: "whole"), expected: workspace.trials)
     let imports = whole.lines.compactMap(ImportLine.init)
     let importedLines = imports.reduce(0) { $0 + $1.lines }
     let importSeconds = imports.reduce(0) { $0 + $1.seconds }
@@ -121,7 +160,8 @@ func batchScaleBenchmark(trials requested: Int) async throws {
     print(String(format: "import: %d lines in %.1f s (%.0f lines/s); target ≤ 30 s for 100,000 on one core: %@",
                  importedLines, importSeconds, Double(importedLines) / max(importSeconds, 1e-9),
                  importSeconds * 100_000 / Double(max(importedLines, 1)) <= 30 ? "met" : "NOT met"))
-    print(String(format: "memory: peak RSS %.0f MB; target ≤ 300 MB: %@", peak, peak <= 300 ? "met" : "NOT met"))
+    print(String(format: "memory: peak RSS %.0f MB until the last line was imported; target ≤ 300 MB: %@; %.0f MB with the reports written after it (docs/benchmarks.md: reports of 100,000 trials ≤ 500 MB)",
+                 whole.batchPeakMB, whole.batchPeakMB <= 300 ? "met" : "NOT met", peak))
 
     let store = try ResultStore(url: workspace.root.appendingPathComponent("whole/altbench.sqlite"))
     let files = try await store.batchState(runID: whole.outcome.runID, purpose: "trials")
@@ -135,7 +175,7 @@ func batchScaleBenchmark(trials requested: Int) async throws {
     var shardStores: [ShardStore] = []
     for index in 1...4 {
         let shard = try Shard(index: index, count: 4)
-        let result = try await run(workspace.options(baseURL: server.baseURL, results: "shard-\(index)", shard: shard))
+        let result = try await run(workspace.options(baseURL: server.baseURL, results: "shard-\(index)", shard: shard), expected: .max)
         shardSeconds.append(result.seconds)
         shardStores.append(ShardStore(url: workspace.root.appendingPathComponent("shard-\(index)/altbench.sqlite"), display: "shard-\(index)"))
     }
