@@ -198,15 +198,22 @@ public struct Evaluation: Sendable {
         } else {
             outcome = try await runner.run(trials)
         }
+        // The plan is done with; the report step reads what was stored.
+        trials = []
         progress.finish()
         try? await httpClient?.shutdown()
         httpClient = nil
 
-        let recorded = try await opened.loadRun(id: runID)
-        let complete = outcome.stopReason == nil && recorded.trials.count == recorded.plannedTrials
+        // What the run recorded, in two counts: the reports below load the run themselves, and
+        // a second copy of 100,000 results would double what the report step holds.
+        let (recordedTrials, recordedAnswers, plannedCount) = try await {
+            let loaded = try await opened.loadRun(id: runID)
+            return (loaded.trials.count, loaded.trials.count { !$0.failed }, loaded.plannedTrials)
+        }()
+        let complete = outcome.stopReason == nil && recordedTrials == plannedCount
         var message: String?
         if let reason = outcome.stopReason {
-            message = "\(reason.description) (after \(recorded.trials.count) of \(recorded.plannedTrials) trials)"
+            message = "\(reason.description) (after \(recordedTrials) of \(plannedCount) trials)"
         }
         try await opened.finishRun(
             id: runID, status: complete ? "finished" : "stopped", message: message,
@@ -242,9 +249,9 @@ public struct Evaluation: Sendable {
             .write(
                 // A run with no answer (a wrong key, a closed port) does not take latest.* over.
                 runID: runID, displayResults: experiment.resultsPath,
-                updateLatest: recorded.trials.contains { !$0.failed }, embedImages: options.embedImages,
+                updateLatest: recordedAnswers > 0, embedImages: options.embedImages,
                 truncationLimit: config.check.maxTruncationRise)
-        if !recorded.trials.contains(where: { !$0.failed }) {
+        if recordedAnswers == 0 {
             console.err(
                 "altbench: this run recorded no answer, so \(experiment.resultsPath)/latest.md and latest.html were left to the newest run with answers; `report`, `baseline save` and `check` pass it over too.\n")
         }
