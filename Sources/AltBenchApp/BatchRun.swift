@@ -48,6 +48,16 @@ struct BatchRun {
     /// `altbench batches cancel`: cancel every batch of the run still queued or running,
     /// import what they finished, and send nothing new.
     var cancelling = false
+    /// Set once the server has answered a request of this invocation: from then on a refused
+    /// connection is a lost server, retried, rather than a wrong address.
+    private let reached = ReachedFlag()
+
+    private final class ReachedFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
+    }
 
     struct Outcome {
         var progress: RunProgress
@@ -419,7 +429,13 @@ struct BatchRun {
         var attempt = 0
         while true {
             do {
-                return try await body()
+                let value = try await body()
+                reached.set()
+                return value
+            } catch let failure as ModelFailure where failure.cannotConnect && !reached.isSet {
+                // Nothing of this run reached the server yet: a wrong URL or a server that is
+                // not running, which waiting does not fix. Stop now, as a live run does.
+                throw failure
             } catch let failure as ModelFailure where failure.retryable && attempt < 4 {
                 attempt += 1
                 let wait = min(failure.retryAfter ?? .seconds(1 << attempt), .seconds(60))
