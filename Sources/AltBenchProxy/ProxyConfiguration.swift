@@ -152,6 +152,13 @@ public struct ProxyConfiguration: Sendable {
         return nil
     }
 
+    /// Why `name` cannot be a forwarded header, or nil when it can: a header field name, and
+    /// not a credential, a signing header (`signing`, lowercase), a hop-by-hop header or one the
+    /// proxy sets itself.
+    public static func forwardedHeaderProblem(_ name: String, signing: Set<String>) -> String? {
+        UpstreamForwarder.forwardProblem(name, signing: signing)
+    }
+
     /// Why `url` cannot be the public URL, or nil when it can: http(s), a host, and no
     /// credentials, query or fragment (a path prefix is kept).
     public static func publicURLProblem(_ url: URL) -> String? {

@@ -23,12 +23,15 @@ public final class SignedProxy: Sendable {
     /// "http://HOST:PORT", without `/v1`.
     public let baseURL: String
 
+    /// What the proxy remembers (sessions, replay memory, buckets), for tests.
+    let state: ProxyState
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(port: Int, host: String, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(port: Int, host: String, state: ProxyState, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.baseURL = Self.baseURL(host: host, port: port)
+        self.state = state
         self.group = group
         self.task = task
     }
@@ -51,10 +54,11 @@ public final class SignedProxy: Sendable {
         while upstream.hasSuffix("/") { upstream.removeLast() }
         let client = Self.makeHTTPClient(maxConnections: configuration.maxUpstreamConnections)
         let settings = configuration.protocolSettings
+        let state = ProxyState(configuration: configuration)
         let handler = ProxyHandler(
             configuration: configuration,
             routes: ProxyRoute.table(for: settings),
-            state: ProxyState(configuration: configuration),
+            state: state,
             images: GeneratedImages(capacity: configuration.generatedImageBytes),
             forwarder: UpstreamForwarder(
                 client: client, base: upstream, key: configuration.upstreamKey, timeout: configuration.upstreamTimeout,
@@ -102,7 +106,7 @@ public final class SignedProxy: Sendable {
         }
         do {
             let port = try await ready.wait()
-            return SignedProxy(port: port, host: configuration.host, group: group, task: task)
+            return SignedProxy(port: port, host: configuration.host, state: state, group: group, task: task)
         } catch {
             task.cancel()
             _ = await task.result
