@@ -70,7 +70,7 @@ extension AltBench {
         @Option(
             name: .customLong("max-tokens-cap"),
             help: ArgumentHelp(
-                "Refuse (403) chat requests naming no max_tokens/max_completion_tokens, or one that, times n, is above N. Default: no cap.",
+                "Refuse (403) chat requests that may use more than N tokens (max_tokens or max_completion_tokens, times n) or that name no limit. Default: no cap.",
                 valueName: "n"))
         var maxTokensCap: Int?
 
