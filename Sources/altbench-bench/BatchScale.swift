@@ -118,14 +118,6 @@ final class CapturedLines: @unchecked Sendable {
     }
 }
 
-/// A flag one task sets and another reads.
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
-}
-
 func batchScaleBenchmark(trials requested: Int) async throws {
     let workspace = try BatchWorkspace(trials: requested)
     defer { workspace.remove() }

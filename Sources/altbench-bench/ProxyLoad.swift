@@ -20,15 +20,18 @@ final class ProxyProcess: @unchecked Sendable {
     static let upstreamKey = "bench-upstream-key-0123456789"
     static let appKeyVariable = "ALTBENCH_BENCH_PROXY_APP_KEY"
     static let upstreamKeyVariable = "ALTBENCH_BENCH_UPSTREAM_KEY"
+    /// Runs the child with the proxy's own limits (not the load benchmark's unlimited rate),
+    /// trusting 127.0.0.1 as a reverse proxy (`proxy-abuse`).
+    static let abuseFlag = "--abuse"
 
     let child: BenchChild
     var process: Process { child.process }
     /// "http://127.0.0.1:PORT"
     let url: URL
 
-    init(upstream: String) throws {
+    init(upstream: String, extraArguments: [String] = []) throws {
         child = try BenchChild(
-            arguments: [Self.mode, upstream],
+            arguments: [Self.mode, upstream] + extraArguments,
             environment: [Self.appKeyVariable: Self.appKey, Self.upstreamKeyVariable: Self.upstreamKey])
         let text = child.firstLine
         let prefix = "altbench proxy listening on "
@@ -86,16 +89,22 @@ struct ProxyProcessError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The child's side: serves until it is terminated.
-func serveProxy(upstream: String) async throws -> Never {
+/// The child's side: serves until it is terminated. With `abuse`, the proxy's default limits,
+/// and 127.0.0.1 trusted as a reverse proxy so each client names its address in
+/// X-Forwarded-For.
+func serveProxy(upstream: String, abuse: Bool = false) async throws -> Never {
     guard let upstreamURL = URL(string: upstream) else { throw ProxyProcessError(message: "bad upstream \(upstream)") }
     let environment = ProcessInfo.processInfo.environment
     var configuration = ProxyConfiguration(
         upstream: upstreamURL, upstreamKey: Secret(environment[ProxyProcess.upstreamKeyVariable] ?? ""),
         appKey: Secret(environment[ProxyProcess.appKeyVariable] ?? ""))
     configuration.port = 0
-    // The benchmark measures the proxy's cost, not its rate limit.
-    configuration.requestsPerMinute = 10_000_000
+    if abuse {
+        configuration.trustedForwarders = [IPRange("127.0.0.1")!]
+    } else {
+        // The load benchmark measures the proxy's cost, not its rate limit.
+        configuration.requestsPerMinute = 10_000_000
+    }
     let proxy = try await SignedProxy.start(configuration)
     FileHandle.standardOutput.write(Data("altbench proxy listening on \(proxy.baseURL)\n".utf8))
     while true { try await Task.sleep(for: .seconds(3600)) }
