@@ -213,6 +213,11 @@ final class ConnectionGuard {
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
+            // Read at most 1 KiB first (NIO's default is 2 KiB), growing as a body keeps the
+            // reads full: a request refused on its head (or on a /auth_token body past 1 KiB)
+            // costs the proxy one small read, while a large signed body soon reads in 64 KiB.
+            try? context.channel.syncOptions?.setOption(
+                ChannelOptions.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65536))
             connection.attach(context)
             if context.channel.isActive { connection.started() }
         }

@@ -74,6 +74,7 @@ func proxyAbuseBenchmark() async throws {
         // 3. Unauthenticated bytes read.
         var total = 0.0
         var count = 0
+        var most = 0.0
         var parts: [String] = []
         for kind in UnauthenticatedKind.allCases {
             let before = readCharacters(pid: proxy.process.processIdentifier)
@@ -83,6 +84,7 @@ func proxyAbuseBenchmark() async throws {
             guard let before, let after else { continue }
             let per = Double(after - before) / Double(sent)
             total += Double(after - before)
+            most = max(most, per)
             count += sent
             parts.append(String(format: "%@ %.0f", kind.label, per))
         }
@@ -90,8 +92,8 @@ func proxyAbuseBenchmark() async throws {
             let per = total / Double(count)
             print(
                 String(
-                    format: "unauthenticated bytes read per request: %.0f (target ≤ 2,048: %@); %@", per, per <= 2048 ? "met" : "MISSED",
-                    parts.joined(separator: ", ")))
+                    format: "unauthenticated bytes read per request: %.0f on average, %.0f for the costliest kind (target ≤ 2,048 for every kind: %@); %@",
+                    per, most, most <= 2048 ? "met" : "MISSED", parts.joined(separator: ", ")))
         } else {
             print("unauthenticated bytes read per request: not measured (no /proc/PID/io)")
         }
