@@ -369,13 +369,7 @@ final class SlowClients: @unchecked Sendable {
     /// One connection, held until the proxy closes it or the benchmark stops.
     private func holdOne() async {
         let closed = ClosedFlag()
-        guard
-            let channel = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelInitializer({ channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(closed) }
-                })
-                .connect(host: "127.0.0.1", port: port).get()
-        else {
+        guard let channel = await rawConnection(port: port, closed: closed) else {
             try? await Task.sleep(for: .milliseconds(100))
             return
         }
@@ -509,13 +503,7 @@ enum UnauthenticatedKind: CaseIterable {
 
     private static func sendOne(_ bytes: [UInt8], port: Int) async -> Bool {
         let closed = ClosedFlag()
-        guard
-            let channel = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelInitializer({ channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(closed) }
-                })
-                .connect(host: "127.0.0.1", port: port).get()
-        else { return false }
+        guard let channel = await rawConnection(port: port, closed: closed) else { return false }
         channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
         // The proxy answers and closes; a client that never hears back gives up after a minute.
         let gaveUp = Task {
@@ -526,4 +514,14 @@ enum UnauthenticatedKind: CaseIterable {
         gaveUp.cancel()
         return true
     }
+}
+
+/// A raw TCP connection to the proxy on 127.0.0.1 whose closing `closed` records; nil when it
+/// could not connect.
+func rawConnection(port: Int, closed: ClosedFlag) async -> (any Channel)? {
+    try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer({ channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(closed) }
+        })
+        .connect(host: "127.0.0.1", port: port).get()
 }
