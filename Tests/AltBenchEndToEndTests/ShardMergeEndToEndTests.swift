@@ -193,18 +193,24 @@ struct ShardMergeEndToEndTests {
     @Test func aShardResumesAsItsOwnShareAndARerunReplacesItsFailures() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        // Shard 1/2 meets a server that fails each request the first time: its trials fail (exit 3).
-        let flaky = try await OpenAITestServer.start(handler: OpenAITestServer.sequencePerRequest([.html(status: 500)]))
+        // Shard 1/2 meets a server that refuses each of its requests (a 400, a per-trial failure
+        // that does not stop the run): its trials fail (exit 3). The server answers from then on.
+        let refusing = RefusalSwitch()
+        let compatible = OpenAITestServer.compatible()
+        let flaky = try await OpenAITestServer.start(handler: { request in
+            refusing.isOn ? .error(status: 400, message: "Refused for this test.") : await compatible(request)
+        })
         let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": "test-key"])
         let broken = try await AltbenchProcess.run(
             ["run", "--shard", "1/2", "--results", "s1", "--base-url", flaky.baseURL, "--max-retries", "0"] + Self.plan,
             in: workspace.root, environment: environment)
         #expect(broken.status == 3, "\(broken.stderr)")
+        refusing.turnOff()
         let runID = try #require(
             broken.stderr.split(separator: "\n").first { $0.contains("altbench: shard 1/2: ") }?.split(separator: " ").last
                 .map(String.init))
 
-        // Shard 2/2 asks the same server (the same endpoint: one plan), retrying once.
+        // Shard 2/2 asks the same server (the same endpoint: one plan).
         let other = try await AltbenchProcess.run(
             ["run", "--shard", "2/2", "--results", "s2", "--base-url", flaky.baseURL, "--max-retries", "1"] + Self.plan,
             in: workspace.root, environment: environment)
@@ -250,4 +256,12 @@ extension ShardMergeEndToEndTests {
         #expect(expected.contains { $0.contains("judge_accuracy=") && !$0.contains("judge_accuracy=NULL") })
         #expect(try await Self.resultsTable(workspace.url("results/altbench.sqlite")) == expected)
     }
+}
+
+/// Whether a test server refuses every request, until the test turns it off.
+final class RefusalSwitch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var on = true
+    var isOn: Bool { lock.withLock { on } }
+    func turnOff() { lock.withLock { on = false } }
 }
