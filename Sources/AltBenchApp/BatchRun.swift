@@ -3,11 +3,14 @@ import AltBenchOpenAI
 import AltBenchStore
 import Foundation
 
-/// Sends a run's trials through the provider's Batch API (`altbench run --batch`): half the
-/// price, its own rate-limit pool, answers within 24 hours.
+/// Sends requests through the provider's Batch API: half the price, its own rate-limit pool,
+/// answers within 24 hours. One orchestration for the two kinds of request altbench sends, a
+/// run's trials (`altbench run --batch`, ``TrialBatchSink``) and a judging pass's calls
+/// (`--judge --batch`, `altbench judge --batch`, ``JudgeBatchSink``): the sink says what a
+/// request is and where its answer goes.
 ///
 /// The steps, each durable before the next starts:
-/// 1. Trials the store can answer are recorded from it; the rest are grouped by cache key
+/// 1. Requests the store can answer are recorded from it; the rest are grouped by cache key
 ///    (one request per key, as a live run sends identical requests once).
 /// 2. Requests go into input files (``BatchInputWriter``: the line and byte limits, one model
 ///    per file), one line at a time; a completed file and its requests are recorded before it
@@ -21,16 +24,14 @@ import Foundation
 ///    rows, scores and cache), then it is marked imported.
 /// 5. Requests that expired unanswered go into a new file, up to `retries` times.
 ///
-/// A run killed at any point continues with `altbench run --resume RUN`: what was written,
-/// uploaded, created or imported is not done again.
-struct BatchRun {
-    static let purpose = "trials"
-
+/// A pass killed at any point continues with the sink's resume command (`altbench run
+/// --resume RUN`, `altbench judge RUN --batch`): what was written, uploaded, created or
+/// imported is not done again.
+struct BatchRun<Sink: BatchSink> {
     let client: BatchClient
     let store: ResultStore
-    let recorder: RunRecorder
-    /// The run's scoring rule (``Runner/scoredResult(_:outcome:attempts:startedAt:)``) and cache use.
-    let runner: Runner
+    /// What the requests are and where their answers are recorded.
+    let sink: Sink
     let runID: String
     /// Where input and output files are written (`results/batches/RUN`).
     let folder: URL
@@ -39,7 +40,6 @@ struct BatchRun {
     let retries: Int
     /// The longest wait between two polls; the first is shorter.
     let longestPoll: Duration
-    let prices: PriceTable?
     let console: Console
     let control: RunControl
     let clock: any RunClock
@@ -49,6 +49,8 @@ struct BatchRun {
     /// import what they finished, and send nothing new.
     var cancelling = false
 
+    private var purpose: String { sink.purpose }
+
     struct Outcome {
         var progress: RunProgress
         var stopReason: StopReason?
@@ -56,10 +58,10 @@ struct BatchRun {
         var sent: Int
     }
 
-    /// What one run of this type keeps while it works.
+    /// What one pass keeps while it works.
     private final class Ledger: @unchecked Sendable {
-        /// The trials still to record, by cache key (the custom id).
-        var waiting: [String: [Trial]] = [:]
+        /// The requests still to record, by cache key (the custom id).
+        var waiting: [String: [Sink.Unit]] = [:]
         var done = 0
         var failed = 0
         var cached = 0
@@ -68,36 +70,37 @@ struct BatchRun {
         var lastProgress = ""
     }
 
-    func run(_ trials: [Trial]) async throws -> Outcome {
+    func run(_ units: [Sink.Unit]) async throws -> Outcome {
         let start = clock.now
         let ledger = Ledger()
-        let total = trials.count
+        let total = units.count
         func progress() -> RunProgress {
             RunProgress(done: ledger.done, total: total, failed: ledger.failed, cached: ledger.cached, elapsed: clock.now - start)
         }
         // 1. What needs no request.
-        for trial in trials {
-            guard let key = trial.key, trial.request != nil else {
-                let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
-                try await record(trial, .failed(ModelFailure(kind: .image, message: message, retryable: false)), ledger: ledger)
+        var order: [String] = []
+        for unit in units {
+            guard let key = sink.key(of: unit), sink.request(of: unit) != nil else {
+                try await record(unit, .failed(sink.unsendable(unit)), ledger: ledger)
                 continue
             }
-            if runner.useCache, let answer = try await recorder.cachedAnswer(forKey: key) {
-                try await record(trial, .answered(answer, cached: true), ledger: ledger)
+            if sink.useCache, let answer = try await sink.cachedAnswer(forKey: key) {
+                try await record(unit, .answered(answer, cached: true), ledger: ledger)
                 continue
             }
-            ledger.waiting[key, default: []].append(trial)
+            if ledger.waiting[key] == nil { order.append(key) }
+            ledger.waiting[key, default: []].append(unit)
         }
         guard !ledger.waiting.isEmpty else { return Outcome(progress: progress(), stopReason: nil, sent: 0) }
 
         do {
             // 2. Input files for requests no unfinished batch holds.
-            var inputs = try await store.batchState(runID: runID, purpose: Self.purpose)
+            var inputs = try await store.batchState(runID: runID, purpose: purpose)
             if cancelling {
                 try await cancelAll(&inputs)
             } else {
                 let covered = Set(inputs.filter(\.isUnfinished).flatMap(\.customIDs))
-                let uncovered = trials.compactMap(\.key).filter { ledger.waiting[$0] != nil && !covered.contains($0) }
+                let uncovered = order.filter { !covered.contains($0) }
                 inputs += try await write(keys: uncovered, generation: 0, after: inputs, ledger: ledger)
             }
             // 3–5.
@@ -145,20 +148,20 @@ struct BatchRun {
         var models: [String] = []
         var byModel: [String: [String]] = [:]
         for key in unique {
-            guard let model = ledger.waiting[key]?.first?.request?.model else { continue }
+            guard let model = ledger.waiting[key]?.first.flatMap(sink.request(of:))?.model else { continue }
             if byModel[model] == nil { models.append(model) }
             byModel[model, default: []].append(key)
         }
         let writer = try BatchInputWriter(
-            folder: folder, limits: limits, runID: runID, purpose: Self.purpose,
+            folder: folder, limits: limits, runID: runID, purpose: purpose,
             firstSequence: (existing.map(\.sequence).max() ?? 0) + 1)
         let images = ImageURLCache()
         var written: [StoredBatchInput] = []
         func keep(_ file: BatchInputFile) async throws {
-            try await store.recordBatchInput(runID: runID, purpose: Self.purpose, file: file, generation: generation)
+            try await store.recordBatchInput(runID: runID, purpose: purpose, file: file, generation: generation)
             written.append(
                 StoredBatchInput(
-                    purpose: Self.purpose, sequence: file.sequence, generation: generation, model: file.model,
+                    purpose: purpose, sequence: file.sequence, generation: generation, model: file.model,
                     lines: file.customIDs.count, bytes: file.bytes, uploadName: file.url.lastPathComponent, fileID: nil,
                     customIDs: file.customIDs, jobs: []))
         }
@@ -176,8 +179,8 @@ struct BatchRun {
                     failure = unreadable
                 }
                 if let failure {
-                    for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
-                        try await record(trial, .failed(failure), ledger: ledger)
+                    for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                        try await record(unit, .failed(failure), ledger: ledger)
                     }
                 }
             }
@@ -188,15 +191,15 @@ struct BatchRun {
 
     /// The input line for a request: its live body, byte for byte.
     private func line(for key: String, ledger: Ledger, images: ImageURLCache) throws -> [UInt8] {
-        let trial = ledger.waiting[key]!.first!
-        let request = trial.request!
+        let unit = ledger.waiting[key]!.first!
+        let request = sink.request(of: unit)!
         let imageURL: String
         do {
             imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
         } catch {
             throw ModelFailure(
                 kind: .image,
-                message: "could not read the image of item '\(trial.item.id)' to write it into a batch input file: \(error.localizedDescription) Check that the file still exists and is readable.",
+                message: "could not read the image of \(sink.imageOwner(unit)) to write it into a batch input file: \(error.localizedDescription) Check that the file still exists and is readable.",
                 retryable: false)
         }
         return BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes)
@@ -204,16 +207,16 @@ struct BatchRun {
 
     /// The file's content again, from its recorded requests (for an upload that must be
     /// repeated after the local copy was removed).
-    private func rewrite(_ input: StoredBatchInput, ledger: Ledger, all: [String: Trial]) throws -> URL {
+    private func rewrite(_ input: StoredBatchInput, ledger: Ledger, all: [String: Sink.Unit]) throws -> URL {
         let url = folder.appendingPathComponent(input.uploadName)
         if FileManager.default.fileExists(atPath: url.path) { return url }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let images = ImageURLCache()
         for key in input.customIDs {
-            guard let trial = all[key], let request = trial.request else { continue }
+            guard let unit = all[key], let request = sink.request(of: unit) else { continue }
             let imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
             try handle.write(
                 contentsOf: BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes))
@@ -280,8 +283,8 @@ struct BatchRun {
                                 message: "the request expired unanswered in \(retries + 1) batches (the last \(job.batchID)); run again to send it again, or send it live.",
                                 code: "batch_expired", retryable: false)
                             for key in expired {
-                                for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
-                                    try await record(trial, .failed(failure), ledger: ledger)
+                                for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                                    try await record(unit, .failed(failure), ledger: ledger)
                                 }
                             }
                         }
@@ -294,7 +297,7 @@ struct BatchRun {
             if active == 0 && !inputs.contains(where: \.needsBatch) { break }
             guard try await control.sleep(until: clock.now + wait, on: clock) else {
                 console.err(
-                    "altbench: \(active) batch\(active == 1 ? "" : "es") of run \(runID) keep\(active == 1 ? "s" : "") running at the provider; `altbench run --resume \(runID)` imports \(active == 1 ? "its" : "their") answers later, `altbench batches cancel \(runID)` cancels \(active == 1 ? "it" : "them").\n")
+                    "altbench: \(active) batch\(active == 1 ? "" : "es") of run \(runID)\(sink.purpose == BatchPurpose.trials ? "" : " (\(sink.noun))") keep\(active == 1 ? "s" : "") running at the provider; \(sink.resumeCommand(runID: runID)) imports \(active == 1 ? "its" : "their") answers later, `altbench batches cancel \(runID)` cancels \(active == 1 ? "it" : "them").\n")
                 return stopReason(start: start)
             }
             wait = min(longestPoll, wait * 3 / 2)
@@ -309,7 +312,7 @@ struct BatchRun {
 
     /// Uploads the input (unless its id is recorded) and creates a batch from it (unless one
     /// is recorded and has not failed for a reason that a new batch would fix).
-    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger, all: [String: Trial]) async throws -> StoredBatchInput {
+    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger, all: [String: Sink.Unit]) async throws -> StoredBatchInput {
         var input = stored
         if input.fileID == nil {
             let url = try rewrite(input, ledger: ledger, all: all)
@@ -322,18 +325,18 @@ struct BatchRun {
             } else {
                 file = try await retrying("uploading \(input.uploadName)") { try await client.uploadFile(url, filename: input.uploadName) }
             }
-            try await store.recordBatchFileID(file.id, runID: runID, purpose: Self.purpose, sequence: input.sequence)
+            try await store.recordBatchFileID(file.id, runID: runID, purpose: purpose, sequence: input.sequence)
             input.fileID = file.id
         }
         let fileID = input.fileID!
-        let metadata = ["altbench_run": runID, "altbench_file": String(input.sequence)]
+        let metadata = ["altbench_run": runID, "altbench_purpose": purpose, "altbench_file": String(input.sequence)]
         // A batch created before a kill: the same input file on the server.
         var created = try? await findBatch(inputFileID: fileID, metadata: metadata, known: Set(input.jobs.map(\.batchID)))
         if created == nil {
             created = try await retrying("creating a batch from \(fileID)") { try await client.createBatch(inputFileID: fileID, metadata: metadata) }
         }
         let job = Self.job(created!, sequence: input.sequence, checked: Date())
-        try await store.recordBatchJob(job, runID: runID, purpose: Self.purpose)
+        try await store.recordBatchJob(job, runID: runID, purpose: purpose)
         input.jobs.append(job)
         ledger.sent += input.customIDs.count
         // The local copy is no longer needed: the server holds the file.
@@ -349,6 +352,7 @@ struct BatchRun {
             let page = try await client.listBatches(limit: 100, after: after)
             if let found = page.batches.first(where: {
                 $0.inputFileID == inputFileID && $0.metadata["altbench_run"] == metadata["altbench_run"]
+                    && $0.metadata["altbench_file"] == metadata["altbench_file"]
                     && !known.contains($0.id) && $0.status != .failed && $0.status != .cancelled
             }) {
                 return found
@@ -411,8 +415,8 @@ struct BatchRun {
 
     // MARK: Importing
 
-    /// Reads an ended batch's output and error files and records every line for a trial still
-    /// waiting; returns the keys that expired unanswered (to send again). Requests the batch
+    /// Reads an ended batch's output and error files and records every line for a request
+    /// still waiting; returns the keys that expired unanswered (to send again). Requests the batch
     /// left unanswered for another reason fail with it.
     private func importResults(of job: StoredBatchJob, input: StoredBatchInput, ledger: Ledger) async throws -> [String] {
         var answered: Set<String> = []
@@ -434,15 +438,17 @@ struct BatchRun {
                     expired.append(line.customID)
                     return
                 }
-                guard let trials = ledger.waiting.removeValue(forKey: line.customID) else { return }
+                guard let units = ledger.waiting.removeValue(forKey: line.customID) else { return }
                 let outcome = BatchResults.outcome(of: line, batchID: job.batchID, redactor: redactor)
-                for (index, trial) in trials.enumerated() {
+                for (index, unit) in units.enumerated() {
                     switch outcome {
                     case .answered(var answer, _):
-                        answer.tokenField = trial.request?.maxTokens == nil ? nil : trial.request?.tokenField.rawValue
-                        try await record(trial, .answered(answer, cached: index > 0), ledger: ledger, batchID: job.batchID)
+                        let request = sink.request(of: unit)
+                        answer.tokenField = request?.maxTokens == nil ? nil : request?.tokenField.rawValue
+                        // The others sharing the key take the answer as from the store (sent once, billed once).
+                        try await record(unit, .answered(answer, cached: index > 0), ledger: ledger, batchID: job.batchID)
                     case .failed:
-                        try await record(trial, outcome, ledger: ledger, batchID: job.batchID)
+                        try await record(unit, outcome, ledger: ledger, batchID: job.batchID)
                     }
                 }
             }
@@ -466,8 +472,8 @@ struct BatchRun {
             }
             let failure = ModelFailure(kind: .http, message: reason, retryable: false)
             for key in missing {
-                for trial in ledger.waiting.removeValue(forKey: key) ?? [] {
-                    try await record(trial, .failed(failure), ledger: ledger, batchID: job.batchID)
+                for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                    try await record(unit, .failed(failure), ledger: ledger, batchID: job.batchID)
                 }
             }
         }
@@ -491,18 +497,18 @@ struct BatchRun {
         if !pending.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { try await body(pending) }
     }
 
-    private func record(_ trial: Trial, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
-        var result = runner.scoredResult(trial, outcome: outcome, attempts: batchID == nil ? 0 : 1, startedAt: Date())
-        result.batchID = batchID
-        result.costUSD = cost(of: outcome, model: trial.request?.model)
-        try await recorder.record(result)
+    private func record(_ unit: Sink.Unit, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
+        try await sink.record(
+            unit, outcome, batchID: batchID,
+            costUSD: Self.batchCost(of: outcome, model: sink.request(of: unit)?.model, prices: sink.prices))
         ledger.done += 1
-        if result.failure != nil { ledger.failed += 1 }
-        if result.cached { ledger.cached += 1 }
+        if outcome.failure != nil { ledger.failed += 1 }
+        if outcome.cached { ledger.cached += 1 }
     }
 
-    /// A batch answer's cost at the batch price; 0 for one from the store or a failure.
-    private func cost(of outcome: TrialOutcome, model: String?) -> Double? {
+    /// A batch answer's cost at the batch price; 0 for one from the store or a failure (an
+    /// error line is not billed); `nil` when the model or its usage has no price.
+    static func batchCost(of outcome: TrialOutcome, model: String?, prices: PriceTable?) -> Double? {
         guard case .answered(let answer, cached: false) = outcome else { return 0 }
         guard let model, let table = prices,
             let price = table.price(forModel: model)?.price ?? answer.responseModel.flatMap({ table.price(forModel: $0)?.price }),
@@ -527,8 +533,9 @@ struct BatchRun {
             sum.done += (job.completed ?? 0) + (job.failed ?? 0)
         }
         let shown = states.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let what = sink.purpose == BatchPurpose.trials ? "batches" : "\(sink.purpose) batches"
         return (
-            "altbench: batches: \(jobs.count - states.values.reduce(0, +)) of \(jobs.count) done\(shown.isEmpty ? "" : " (\(shown))"); requests \(requests.done)/\(requests.total) answered by the server; \(ledger.done) trials recorded, \(ledger.failed) failed\n")
+            "altbench: \(what): \(jobs.count - states.values.reduce(0, +)) of \(jobs.count) done\(shown.isEmpty ? "" : " (\(shown))"); requests \(requests.done)/\(requests.total) answered by the server; \(ledger.done) \(sink.noun) recorded, \(ledger.failed) failed\n")
     }
 }
 
