@@ -74,6 +74,7 @@ public struct Evaluation: Sendable {
             let opened = try openExistingStore()
             let run = try await opened.resumableRun(id: try await opened.resolveRunID(resume))
             try Self.applyResumedSettings(run, to: &options)
+            try await Judging.resumeJudge(run.info, store: opened, options: &options)
             resumable = run
             store = opened
         }
@@ -161,6 +162,8 @@ public struct Evaluation: Sendable {
             console.err(
                 "altbench: \(plannedTrials) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
         }
+        // Recorded now, so that `--resume` judges a run stopped before its judge began.
+        if let judge { try await opened.recordJudge(runID: runID, judge: judge.prepared.settings.recorded) }
 
         var sink = recorder
         sink.cachesScripted = experiment.cachesScripted
