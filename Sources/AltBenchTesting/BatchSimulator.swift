@@ -45,6 +45,9 @@ public struct BatchSimulatorOptions: Sendable {
     /// When set, an upload's body is read at this many bytes per second (the client is held
     /// back by TCP flow control): a slow upload, to kill a client midway.
     public var uploadBytesPerSecond: Int?
+    /// With `uploadBytesPerSecond`, only the first this many uploads are slow (`nil`: every
+    /// one), so a client killed during a slow upload uploads again at full speed.
+    public var slowUploads: Int?
     /// Called for each event (synchronously, on the simulator), e.g. to print it.
     public var onEvent: (@Sendable (BatchEvent) -> Void)?
 
@@ -57,6 +60,7 @@ public struct BatchSimulatorOptions: Sendable {
         azureAPIKey: String? = nil,
         faults: BatchFaults = BatchFaults(),
         uploadBytesPerSecond: Int? = nil,
+        slowUploads: Int? = nil,
         onEvent: (@Sendable (BatchEvent) -> Void)? = nil
     ) {
         self.flavour = flavour
@@ -67,6 +71,7 @@ public struct BatchSimulatorOptions: Sendable {
         self.azureAPIKey = azureAPIKey
         self.faults = faults
         self.uploadBytesPerSecond = uploadBytesPerSecond
+        self.slowUploads = slowUploads
         self.onEvent = onEvent
     }
 
@@ -228,10 +233,12 @@ public actor BatchSimulator {
         return answer.adding(headers: [id])
     }
 
-    /// Counts an upload whose head has arrived.
-    func uploadStarted() {
+    /// Counts an upload whose head has arrived; the rate its body is read at (`nil`: at once).
+    func uploadStarted() -> Int? {
         tally.uploadsStarted += 1
         emit(.uploadStarted)
+        if let slow = options.slowUploads, tally.uploadsStarted > slow { return nil }
+        return options.uploadBytesPerSecond
     }
 
     private func emit(_ event: BatchEvent) {
