@@ -461,8 +461,13 @@ struct BatchRun<Sink: BatchSink> {
             // Requests the batch never reached are in no file: they expired too.
             expired += missing
         case .cancelled:
-            // Cancelled on purpose: left unrecorded, so a later run or --resume asks them again.
+            // Left unrecorded, so a later run or --resume asks them again.
             for key in missing { ledger.waiting.removeValue(forKey: key) }
+            if !cancelling && !missing.isEmpty {
+                // Not by this run: someone cancelled it at the provider.
+                console.err(
+                    "altbench: batch \(job.batchID) was cancelled at the provider; its \(missing.count) unanswered request\(missing.count == 1 ? " stays" : "s stay") unrecorded, and \(sink.resumeCommand(runID: runID)) sends \(missing.count == 1 ? "it" : "them") again.\n")
+            }
         default:
             let reason: String
             if status == .failed {
