@@ -190,4 +190,47 @@ struct BatchKillTests {
         #expect(try count("SELECT count(*) FROM run WHERE status = 'finished'") == 1)
         #expect(try Self.answers(workspace) == expected)
     }
+
+    @Test("run --judge --batch killed once the server created a judge batch: run --resume finds it by its metadata and judges every answer once")
+    func killAfterTheJudgesBatchWasCreated() async throws {
+        let compatible = OpenAITestServer.compatible()
+        let verdict = #"{"accuracy": 4, "completeness": 4, "concision": 5, "errors": []}"#
+        let handler: OpenAITestServer.Handler = { request in
+            guard (try? request.json())?["response_format"] != nil else { return await compatible(request) }
+            return .chatCompletion(content: verdict, promptTokens: 900, completionTokens: 30)
+        }
+        let killer = Killer(.batchCreated)
+        // The run's two batches come first; the judge's first is the third.
+        let batches = BatchSimulator(
+            BatchSimulatorOptions(
+                pollsUntilComplete: 2,
+                onEvent: { event in if case .created("batch_000003") = event { killer.handle(event) } }))
+        let server = try await OpenAITestServer.start(handler: handler, batches: batches)
+        defer { Task { await server.stop() } }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let running = try RunningAltbench(
+            Self.arguments(server) + ["--judge", "--judge-model", "gpt-4o"], in: workspace.root, environment: Self.environment())
+        killer.attach(running.process)
+        let killed = try await running.wait()
+        #expect(running.termination == .signalled(SIGKILL), "\(killed.stderr)")
+        let count = { (sql: String) in try InterruptionTests.count(workspace, sql) }
+        #expect(try count("SELECT count(*) FROM trial") == Self.planned)
+        #expect(try count("SELECT count(*) FROM batch_input WHERE purpose = 'judge' AND file_id IS NOT NULL") == 1)
+        #expect(try count("SELECT count(*) FROM batch_job WHERE purpose = 'judge'") == 0, "the judge batch's id never reached the store")
+        let runID = try #require(try await InterruptionTests.database(workspace).read { try String.fetchOne($0, sql: "SELECT id FROM run") })
+
+        let resumed = try await AltbenchProcess.run(["run", "--resume", runID], in: workspace.root, environment: Self.environment())
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        // Eight judge calls at four lines a file: two judge files, as for the run's trials.
+        let counts = await batches.counts
+        #expect(try count("SELECT count(*) FROM batch_input WHERE purpose = 'judge'") == 2)
+        #expect(counts.uploads == 2 * Self.files, "\(resumed.stderr)")
+        #expect(counts.creates == 2 * Self.files, "the judge's first batch is not created twice")
+        #expect(try count("SELECT count(*) FROM batch_job WHERE purpose = 'judge' AND imported_at IS NOT NULL") == 2)
+        #expect(try count("SELECT count(*) FROM batch_job WHERE batch_id = 'batch_000003'") == 1)
+        #expect(try count("SELECT count(*) FROM judgement") == Self.planned, "every answer judged once")
+        #expect(try count("SELECT count(*) FROM judgement WHERE status = 'judged' AND accuracy = 4") == Self.planned)
+        #expect(await server.requests(path: "/v1/chat/completions").isEmpty, "nothing was sent live")
+    }
 }
