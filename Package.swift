@@ -70,8 +70,10 @@ let package = Package(
             dependencies: [
                 "AltBenchCore", "AltBenchOpenAI",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -101,7 +103,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "altbench-bench",
-            dependencies: ["AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy"],
+            dependencies: [
+                "AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy",
+                "AltBenchApp", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -48,6 +48,16 @@ struct BatchRun<Sink: BatchSink> {
     /// `altbench batches cancel`: cancel every batch of the run still queued or running,
     /// import what they finished, and send nothing new.
     var cancelling = false
+    /// Set once the server has answered a request of this invocation: from then on a refused
+    /// connection is a lost server, retried, rather than a wrong address.
+    private let reached = ReachedFlag()
+
+    private final class ReachedFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        func set() { lock.withLock { value = true } }
+        var isSet: Bool { lock.withLock { value } }
+    }
 
     private var purpose: String { sink.purpose }
 
@@ -60,15 +70,29 @@ struct BatchRun<Sink: BatchSink> {
 
     /// What one pass keeps while it works.
     private final class Ledger: @unchecked Sendable {
-        /// The requests still to record, by cache key (the custom id).
-        var waiting: [String: [Sink.Unit]] = [:]
+        /// The pass's units (one array, shared with the caller's: a run of 100,000 keeps one copy).
+        var units: [Sink.Unit] = []
+        /// The units still to record, by cache key (the custom id): their places in ``units``.
+        var waiting: [String: [Int]] = [:]
+
+        /// The units waiting for `key`'s answer, no longer waiting.
+        func take(_ key: String) -> [Sink.Unit] { (waiting.removeValue(forKey: key) ?? []).map { units[$0] } }
+
+        /// The first unit waiting for `key`'s answer (the one whose request is sent).
+        func first(_ key: String) -> Sink.Unit? { waiting[key]?.first.map { units[$0] } }
         var done = 0
         var failed = 0
         var cached = 0
         var sent = 0
         /// The progress line last printed: a poll that changed nothing prints nothing.
         var lastProgress = ""
+        /// Results not yet written: recorded a few hundred to a transaction (``flush(_:)``).
+        var unwritten: [Sink.Result] = []
     }
+
+    /// Results written per transaction: one each would make importing 100,000 lines spend
+    /// most of its time committing.
+    static var resultsPerWrite: Int { 256 }
 
     func run(_ units: [Sink.Unit]) async throws -> Outcome {
         let start = clock.now
@@ -78,8 +102,9 @@ struct BatchRun<Sink: BatchSink> {
             RunProgress(done: ledger.done, total: total, failed: ledger.failed, cached: ledger.cached, elapsed: clock.now - start)
         }
         // 1. What needs no request.
+        ledger.units = units
         var order: [String] = []
-        for unit in units {
+        for (index, unit) in units.enumerated() {
             guard let key = sink.key(of: unit), sink.request(of: unit) != nil else {
                 try await record(unit, .failed(sink.unsendable(unit)), ledger: ledger)
                 continue
@@ -89,8 +114,9 @@ struct BatchRun<Sink: BatchSink> {
                 continue
             }
             if ledger.waiting[key] == nil { order.append(key) }
-            ledger.waiting[key, default: []].append(unit)
+            ledger.waiting[key, default: []].append(index)
         }
+        try await flush(ledger)
         guard !ledger.waiting.isEmpty else { return Outcome(progress: progress(), stopReason: nil, sent: 0) }
 
         do {
@@ -105,10 +131,13 @@ struct BatchRun<Sink: BatchSink> {
             }
             // 3–5.
             let stop = try await drive(inputs, ledger: ledger, start: start)
+            try await flush(ledger)
             return Outcome(progress: progress(), stopReason: stop, sent: ledger.sent)
         } catch is CancellationError where control.isStopping {
+            try await flush(ledger)
             return Outcome(progress: progress(), stopReason: control.stopReason, sent: ledger.sent)
         } catch let failure as ModelFailure {
+            try await flush(ledger)
             var stop = failure
             stop.stopsRun = true
             return Outcome(progress: progress(), stopReason: .failure(stop), sent: ledger.sent)
@@ -148,7 +177,7 @@ struct BatchRun<Sink: BatchSink> {
         var models: [String] = []
         var byModel: [String: [String]] = [:]
         for key in unique {
-            guard let model = ledger.waiting[key]?.first.flatMap(sink.request(of:))?.model else { continue }
+            guard let model = ledger.first(key).flatMap(sink.request(of:))?.model else { continue }
             if byModel[model] == nil { models.append(model) }
             byModel[model, default: []].append(key)
         }
@@ -179,19 +208,20 @@ struct BatchRun<Sink: BatchSink> {
                     failure = unreadable
                 }
                 if let failure {
-                    for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                    for unit in ledger.take(key) {
                         try await record(unit, .failed(failure), ledger: ledger)
                     }
                 }
             }
         }
         if let last = try writer.finishCurrent() { try await keep(last) }
+        try await flush(ledger)
         return written
     }
 
     /// The input line for a request: its live body, byte for byte.
     private func line(for key: String, ledger: Ledger, images: ImageURLCache) throws -> [UInt8] {
-        let unit = ledger.waiting[key]!.first!
+        let unit = ledger.first(key)!
         let request = sink.request(of: unit)!
         let imageURL: String
         do {
@@ -207,7 +237,7 @@ struct BatchRun<Sink: BatchSink> {
 
     /// The file's content again, from its recorded requests (for an upload that must be
     /// repeated after the local copy was removed).
-    private func rewrite(_ input: StoredBatchInput, ledger: Ledger, all: [String: Sink.Unit]) throws -> URL {
+    private func rewrite(_ input: StoredBatchInput, ledger: Ledger) throws -> URL {
         let url = folder.appendingPathComponent(input.uploadName)
         if FileManager.default.fileExists(atPath: url.path) { return url }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -216,7 +246,7 @@ struct BatchRun<Sink: BatchSink> {
         defer { try? handle.close() }
         let images = ImageURLCache()
         for key in input.customIDs {
-            guard let unit = all[key], let request = sink.request(of: unit) else { continue }
+            guard let unit = ledger.first(key), let request = sink.request(of: unit) else { continue }
             let imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
             try handle.write(
                 contentsOf: BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes))
@@ -229,7 +259,6 @@ struct BatchRun<Sink: BatchSink> {
     /// ended and been imported, resubmitting expired requests; the reason it stopped early.
     private func drive(_ initial: [StoredBatchInput], ledger: Ledger, start: Duration) async throws -> StopReason? {
         var inputs = initial
-        let all = Dictionary(ledger.waiting.map { ($0.key, $0.value[0]) }, uniquingKeysWith: { first, _ in first })
         var wait = min(Duration.seconds(2), longestPoll)
         while true {
             if let reason = stopReason(start: start) { return reason }
@@ -238,7 +267,7 @@ struct BatchRun<Sink: BatchSink> {
             let queued = inputs.contains { $0.jobs.last.map { !BatchStatus(parsing: $0.status).isTerminal } == true }
             for index in inputs.indices where inputs[index].needsBatch && !(queued && inputs[index].jobs.last != nil) {
                 if let reason = stopReason(start: start) { return reason }
-                inputs[index] = try await ensureBatch(inputs[index], ledger: ledger, all: all)
+                inputs[index] = try await ensureBatch(inputs[index], ledger: ledger)
             }
             // Ask about each batch that has not ended; import each that has.
             var active = 0
@@ -283,7 +312,7 @@ struct BatchRun<Sink: BatchSink> {
                                 message: "the request expired unanswered in \(retries + 1) batches (the last \(job.batchID)); run again to send it again, or send it live.",
                                 code: "batch_expired", retryable: false)
                             for key in expired {
-                                for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                                for unit in ledger.take(key) {
                                     try await record(unit, .failed(failure), ledger: ledger)
                                 }
                             }
@@ -293,6 +322,7 @@ struct BatchRun<Sink: BatchSink> {
                     active += 1
                 }
             }
+            try await flush(ledger)
             showProgress(inputs, ledger: ledger)
             if active == 0 && !inputs.contains(where: \.needsBatch) { break }
             guard try await control.sleep(until: clock.now + wait, on: clock) else {
@@ -312,10 +342,10 @@ struct BatchRun<Sink: BatchSink> {
 
     /// Uploads the input (unless its id is recorded) and creates a batch from it (unless one
     /// is recorded and has not failed for a reason that a new batch would fix).
-    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger, all: [String: Sink.Unit]) async throws -> StoredBatchInput {
+    private func ensureBatch(_ stored: StoredBatchInput, ledger: Ledger) async throws -> StoredBatchInput {
         var input = stored
         if input.fileID == nil {
-            let url = try rewrite(input, ledger: ledger, all: all)
+            let url = try rewrite(input, ledger: ledger)
             let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? input.bytes
             // A file uploaded before a kill: the same name and size on the server.
             let found = try? await client.listFiles(purpose: "batch").first { $0.filename == input.uploadName && $0.bytes == bytes }
@@ -403,7 +433,13 @@ struct BatchRun<Sink: BatchSink> {
         var attempt = 0
         while true {
             do {
-                return try await body()
+                let value = try await body()
+                reached.set()
+                return value
+            } catch let failure as ModelFailure where failure.cannotConnect && !reached.isSet {
+                // Nothing of this run reached the server yet: a wrong URL or a server that is
+                // not running, which waiting does not fix. Stop now, as a live run does.
+                throw failure
             } catch let failure as ModelFailure where failure.retryable && attempt < 4 {
                 attempt += 1
                 let wait = min(failure.retryAfter ?? .seconds(1 << attempt), .seconds(60))
@@ -421,11 +457,14 @@ struct BatchRun<Sink: BatchSink> {
     private func importResults(of job: StoredBatchJob, input: StoredBatchInput, ledger: Ledger) async throws -> [String] {
         var answered: Set<String> = []
         var expired: [String] = []
+        let started = ContinuousClock.now
+        var lines = 0
         for fileID in [job.outputFileID, job.errorFileID].compactMap({ $0 }) where !fileID.isEmpty {
             let url = folder.appendingPathComponent("\(job.batchID)-\(fileID).jsonl")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             _ = try await retrying("downloading \(fileID)") { try await client.downloadContent(fileID: fileID, to: url) }
             try await forEachLine(of: url) { data in
+                lines += 1
                 let line: BatchOutputLine
                 do {
                     line = try BatchOutputLine.parse(data)
@@ -438,7 +477,8 @@ struct BatchRun<Sink: BatchSink> {
                     expired.append(line.customID)
                     return
                 }
-                guard let units = ledger.waiting.removeValue(forKey: line.customID) else { return }
+                guard ledger.waiting[line.customID] != nil else { return }
+                let units = ledger.take(line.customID)
                 let outcome = BatchResults.outcome(of: line, batchID: job.batchID, redactor: redactor)
                 for (index, unit) in units.enumerated() {
                     switch outcome {
@@ -477,38 +517,58 @@ struct BatchRun<Sink: BatchSink> {
             }
             let failure = ModelFailure(kind: .http, message: reason, retryable: false)
             for key in missing {
-                for unit in ledger.waiting.removeValue(forKey: key) ?? [] {
+                for unit in ledger.take(key) {
                     try await record(unit, .failed(failure), ledger: ledger, batchID: job.batchID)
                 }
             }
         }
+        // Every answer of the batch is written before the batch counts as imported.
+        try await flush(ledger)
         try await store.markBatchImported(job.batchID)
+        if lines > 0 {
+            let seconds = (ContinuousClock.now - started).secondsValue
+            console.err("altbench: batch \(job.batchID): \(lines) lines imported in \(String(format: "%.1f", seconds)) s\n")
+        }
         return expired.filter { ledger.waiting[$0] != nil }
     }
 
-    /// Calls `body` with each line of the file, reading a block at a time.
+    /// Calls `body` with each line of the file, reading a block at a time; each block is
+    /// scanned once and only its unfinished last line is carried to the next.
     private func forEachLine(of url: URL, _ body: (Data) async throws -> Void) async throws {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
+        let blank = { (line: Data) in line.allSatisfy { $0 == 0x20 || $0 == 0x0D } }
         var pending = Data()
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
             pending.append(block)
-            while let newline = pending.firstIndex(of: 0x0A) {
-                let line = pending[pending.startIndex..<newline]
-                if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { try await body(Data(line)) }
-                pending.removeSubrange(pending.startIndex...newline)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                let line = pending[start..<newline]
+                if !blank(line) { try await body(Data(line)) }
+                start = pending.index(after: newline)
             }
+            pending = Data(pending[start...])
         }
-        if !pending.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) { try await body(pending) }
+        if !blank(pending) { try await body(pending) }
     }
 
     private func record(_ unit: Sink.Unit, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
-        try await sink.record(
-            unit, outcome, batchID: batchID,
-            costUSD: Self.batchCost(of: outcome, model: sink.request(of: unit)?.model, prices: sink.prices))
+        ledger.unwritten.append(
+            sink.result(
+                unit, outcome, batchID: batchID,
+                costUSD: Self.batchCost(of: outcome, model: sink.request(of: unit)?.model, prices: sink.prices)))
+        if ledger.unwritten.count >= Self.resultsPerWrite { try await flush(ledger) }
         ledger.done += 1
         if outcome.failure != nil { ledger.failed += 1 }
         if outcome.cached { ledger.cached += 1 }
+    }
+
+    /// Writes the results recorded so far, in order, in one transaction.
+    private func flush(_ ledger: Ledger) async throws {
+        guard !ledger.unwritten.isEmpty else { return }
+        let results = ledger.unwritten
+        ledger.unwritten.removeAll(keepingCapacity: true)
+        try await sink.record(results)
     }
 
     /// A batch answer's cost at the batch price; 0 for one from the store or a failure (an

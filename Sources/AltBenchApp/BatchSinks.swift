@@ -16,6 +16,8 @@ enum BatchPurpose {
 protocol BatchSink: Sendable {
     /// One thing to ask: a trial, a judge call.
     associatedtype Unit: Sendable
+    /// How one ended, as the store records it.
+    associatedtype Result: Sendable
 
     /// `batch_input.purpose` (``BatchPurpose``), also part of each input file's name.
     var purpose: String { get }
@@ -39,9 +41,12 @@ protocol BatchSink: Sendable {
     func imageOwner(_ unit: Unit) -> String
     /// A stored answer for `key`, if the store has one it would reuse.
     func cachedAnswer(forKey key: String) async throws -> ModelAnswer?
-    /// Records the unit's outcome durably before returning: `batchID` when a batch answered it,
-    /// `costUSD` its cost at the batch price.
-    func record(_ unit: Unit, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) async throws
+    /// The unit's outcome as a result to record: `batchID` when a batch answered it, `costUSD`
+    /// its cost at the batch price.
+    func result(_ unit: Unit, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) -> Result
+    /// Records `results` durably, in order (a unit sharing an earlier one's answer finds it),
+    /// before returning.
+    func record(_ results: [Result]) async throws
 }
 
 /// A run's trials through the Batch API (`altbench run --batch`): each answer scored by the
@@ -75,11 +80,15 @@ struct TrialBatchSink: BatchSink {
         try await recorder.cachedAnswer(forKey: key)
     }
 
-    func record(_ trial: Trial, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) async throws {
+    func result(_ trial: Trial, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) -> TrialResult {
         var result = runner.scoredResult(trial, outcome: outcome, attempts: batchID == nil ? 0 : 1, startedAt: Date())
         result.batchID = batchID
         result.costUSD = costUSD
-        try await recorder.record(result)
+        return result
+    }
+
+    func record(_ results: [TrialResult]) async throws {
+        try await recorder.record(results)
     }
 }
 
@@ -113,11 +122,15 @@ struct JudgeBatchSink: BatchSink {
         try await recorder.cachedJudgeAnswer(forKey: key)
     }
 
-    func record(_ call: JudgeCall, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) async throws {
+    func result(_ call: JudgeCall, _ outcome: TrialOutcome, batchID: String?, costUSD: Double?) -> JudgeCallResult {
         var result = JudgeCallResult(
             call: call, outcome: outcome, attempts: batchID == nil ? 0 : 1, startedAt: Date(), finishedAt: Date())
         result.costUSD = costUSD
-        try await recorder.record(result)
+        return result
+    }
+
+    func record(_ results: [JudgeCallResult]) async throws {
+        try await recorder.record(results)
     }
 }
 

@@ -78,7 +78,9 @@ public struct CostPlanning: Sendable {
         let dataset = try DatasetLoader().load(
             directory: URL.resolving(experiment.datasetPath, against: workingDirectory), displayPath: experiment.datasetPath)
         let planner = Planner(experiment: experiment, endpoint: experiment.endpointIdentity)
-        let trials = planner.plan(variants: prompts, dataset: dataset)
+        var trials = planner.plan(variants: prompts, dataset: dataset)
+        let wholePlan = trials.count
+        if let shard = experiment.shard { trials = trials.filter(shard.includes) }
 
         // Only an existing store is read: a plan creates no results folder.
         let database = URL.resolving(experiment.resultsPath, against: workingDirectory)
@@ -95,7 +97,7 @@ public struct CostPlanning: Sendable {
         let shape = Evaluation.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats)
         let models = Set(trials.compactMap { $0.request?.model }).sorted()
         var header = [
-            "altbench plan: \(trials.count) trial\(trials.count == 1 ? "" : "s") (\(shape)); nothing is sent.",
+            "altbench plan: \(trials.count) trial\(trials.count == 1 ? "" : "s")\(experiment.shard.map { " (shard \($0) of \(wholePlan))" } ?? "") (\(shape)); nothing is sent.",
             "Model\(models.count == 1 ? "" : "s"): \(models.joined(separator: ", ")); endpoint: \(experiment.endpointIdentity) (\(experiment.providerReason)).",
         ]
         if let detail = experiment.detail { header.append("Image detail: \(detail.rawValue) for every prompt (--detail).") }

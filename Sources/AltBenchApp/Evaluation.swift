@@ -123,6 +123,9 @@ public struct Evaluation: Sendable {
 
         let planner = Planner(experiment: experiment, endpoint: model.endpoint)
         var trials = planner.plan(variants: prompts, dataset: dataset)
+        // `--shard K/N`: this job's share of the plan; `altbench merge` joins the shares.
+        let wholePlan = trials.count
+        if let shard = experiment.shard { trials = trials.filter(shard.includes) }
         let resultsDirectory = resolve(experiment.resultsPath)
         let redactor = Redactor(secrets: [experiment.apiKey?.value, experiment.proxy?.appKey?.value, experiment.azure?.apiKey?.value])
         if let resumable {
@@ -155,12 +158,17 @@ public struct Evaluation: Sendable {
                 id: Self.newRunID(), startedAt: Date(), status: "running", provider: experiment.provider,
                 providerReason: experiment.providerReason, endpoint: model.endpoint, datasetPath: experiment.datasetPath,
                 promptsPath: experiment.promptsPath,
-                settings: Self.recordedSettings(experiment, models: trials.compactMap { $0.request?.model }))
+                settings: Self.recordedSettings(
+                    experiment, models: trials.compactMap { $0.request?.model }, plannedTotal: wholePlan))
             runID = info.id
             recorder = try await opened.beginRun(
                 info, variants: prompts, dataset: dataset, plannedTrials: plannedTrials, redactor: redactor)
-            console.err(
-                "altbench: \(plannedTrials) trials (\(Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats))), run \(runID)\n")
+            let shape = Self.planShape(prompts: prompts, planner: planner, images: dataset.items.count, repeats: experiment.repeats)
+            if let shard = experiment.shard {
+                console.err("altbench: shard \(shard): \(plannedTrials) of \(wholePlan) trials (\(shape)), run \(runID)\n")
+            } else {
+                console.err("altbench: \(plannedTrials) trials (\(shape)), run \(runID)\n")
+            }
         }
         // Recorded now, so that `--resume` judges a run stopped before its judge began.
         if let judge { try await opened.recordJudge(runID: runID, judge: judge.prepared.settings.recorded) }
@@ -193,15 +201,22 @@ public struct Evaluation: Sendable {
         } else {
             outcome = try await runner.run(trials)
         }
+        // The plan is done with; the report step reads what was stored.
+        trials = []
         progress.finish()
         try? await httpClient?.shutdown()
         httpClient = nil
 
-        let recorded = try await opened.loadRun(id: runID)
-        let complete = outcome.stopReason == nil && recorded.trials.count == recorded.plannedTrials
+        // What the run recorded, in two counts: the reports below load the run themselves, and
+        // a second copy of 100,000 results would double what the report step holds.
+        let (recordedTrials, recordedAnswers, plannedCount) = try await {
+            let loaded = try await opened.loadRun(id: runID)
+            return (loaded.trials.count, loaded.trials.count { !$0.failed }, loaded.plannedTrials)
+        }()
+        let complete = outcome.stopReason == nil && recordedTrials == plannedCount
         var message: String?
         if let reason = outcome.stopReason {
-            message = "\(reason.description) (after \(recorded.trials.count) of \(recorded.plannedTrials) trials)"
+            message = "\(reason.description) (after \(recordedTrials) of \(plannedCount) trials)"
         }
         try await opened.finishRun(
             id: runID, status: complete ? "finished" : "stopped", message: message,
@@ -237,9 +252,9 @@ public struct Evaluation: Sendable {
             .write(
                 // A run with no answer (a wrong key, a closed port) does not take latest.* over.
                 runID: runID, displayResults: experiment.resultsPath,
-                updateLatest: recorded.trials.contains { !$0.failed }, embedImages: options.embedImages,
+                updateLatest: recordedAnswers > 0, embedImages: options.embedImages,
                 truncationLimit: config.check.maxTruncationRise)
-        if !recorded.trials.contains(where: { !$0.failed }) {
+        if recordedAnswers == 0 {
             console.err(
                 "altbench: this run recorded no answer, so \(experiment.resultsPath)/latest.md and latest.html were left to the newest run with answers; `report`, `baseline save` and `check` pass it over too.\n")
         }
@@ -357,8 +372,9 @@ public struct Evaluation: Sendable {
 
     /// The run's settings as stored, with the price of each model it asks (so a report can say
     /// what the costs were computed from).
-    static func recordedSettings(_ experiment: Experiment, models: [String]) -> JSONValue {
+    static func recordedSettings(_ experiment: Experiment, models: [String], plannedTotal: Int? = nil) -> JSONValue {
         guard case .object(var object) = experiment.recordedSettings else { return experiment.recordedSettings }
+        if let shard = experiment.shard { object["shard"] = shard.recorded(plannedTotal: plannedTotal ?? 0) }
         var prices: [String: JSONValue] = [:]
         for model in Set(models) {
             guard let (_, price) = experiment.prices.price(forModel: model) else { continue }
@@ -471,6 +487,10 @@ public struct Evaluation: Sendable {
             options.batchRetries = options.batchRetries ?? batch["retries"]?.intValue
             options.batchPoll = options.batchPoll ?? batch["poll_seconds"]?.doubleValue
         }
+        if let shard = settings["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue {
+            // A shard continues as the same share of the plan.
+            options.shard = try Shard(index: index, count: count)
+        }
         if options.offline == false, settings["offline"]?.boolValue == true {
             // A run started offline resumes offline unless asked otherwise.
             options.offline = true
@@ -538,6 +558,11 @@ public struct Evaluation: Sendable {
         check("--azure-deployment", options.azureDeployment, recorded: deployment ?? "none (the v1 API)") { $0 == deployment }
         let apiVersion = azure?["api_version"]?.stringValue
         check("--azure-api-version", options.azureAPIVersion, recorded: apiVersion ?? "none") { $0 == apiVersion }
+        let shard = settings["shard"].flatMap { shard -> String? in
+            guard let index = shard["index"]?.intValue, let count = shard["count"]?.intValue else { return nil }
+            return "\(index)/\(count)"
+        }
+        check("--shard", options.shard?.description, recorded: shard ?? "none (the whole plan)") { $0 == shard }
         let repeats = settings["repeats"]?.intValue ?? 1
         check("--repeats", options.repeats.map(String.init), recorded: String(repeats)) { _ in options.repeats == repeats }
         let field = settings["token_field"]?.stringValue

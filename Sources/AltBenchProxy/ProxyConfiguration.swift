@@ -26,16 +26,44 @@ public struct ProxyConfiguration: Sendable {
     public var authRequestsPerMinute: Double = 30
     /// Models a chat, images or `/dalle` request may name; empty allows any model.
     public var allowedModels: [String] = []
+    /// With a value, a chat request must name `max_tokens` or `max_completion_tokens`, and
+    /// each (times `n`) at most this; others are refused (403 `max_tokens_not_allowed`).
+    public var maxTokensCap: Int?
+    /// Client headers forwarded besides Content-Type, Accept and User-Agent (any case), e.g.
+    /// `OpenAI-Beta`. Credentials, signing and hop-by-hop headers cannot be named.
+    public var forwardedHeaders: [String] = []
     /// Largest request body, checked from `Content-Length` and again while reading.
     public var maxBodyBytes: Int = 32 * 1024 * 1024
     /// How long an upstream answer (head and body) may take.
     public var upstreamTimeout: Duration = .seconds(300)
-    /// How many (session, signature) pairs the proxy remembers at most. When it is full of
-    /// pairs still inside the replay window, requests are refused (429) rather than a pair
-    /// forgotten early, which would reopen the window to a replay.
-    public var replayCapacity: Int = 200_000
+    /// How many (session, signature) pairs the proxy remembers at most (the pool). Each owner
+    /// (a session, or a client address's token requests) holds at most its share: what its
+    /// rate allows in the replay window, and never more than 1% of the pool (at least 100).
+    /// When a share or the pool is full of pairs still inside the replay window, requests are
+    /// refused (429) rather than a pair forgotten early, which would reopen the window to a
+    /// replay. About 70 bytes a pair.
+    public var replayCapacity: Int = 1_000_000
     /// How many sessions may be alive at once; token requests beyond it get a 429.
     public var maxSessions: Int = 10_000
+    /// How many sessions one client address may have alive at once; its token requests
+    /// beyond it get a 429.
+    public var maxSessionsPerClient: Int = 50
+    /// Client addresses whose token-request bucket is kept; beyond it the least recently
+    /// seen is forgotten.
+    public var trackedClients: Int = 4096
+    /// Reverse proxies whose `X-Forwarded-For` names the client: a connection from one of
+    /// these ranges is charged to the rightmost address in the header outside them. Empty: the
+    /// header is ignored and the connection's peer is the client.
+    public var trustedForwarders: [IPRange] = []
+    /// How long a client has to send a request's head (request line and headers), from the
+    /// connection's start or the first byte after an idle keep-alive.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a client has to send a request's body, from the moment the proxy reads it.
+    public var bodyTimeout: Duration = .seconds(60)
+    /// How long a keep-alive connection may sit idle between requests.
+    public var idleTimeout: Duration = .seconds(75)
+    /// Client connections open at once at most; beyond it new ones wait in the listen backlog.
+    public var maxClientConnections: Int = 1024
     /// Connections the proxy keeps open to the upstream at most. Each request in flight holds
     /// one for the model's whole answer time, so this caps the proxy's concurrency: a run at
     /// `--concurrency 50` through a pool of AsyncHTTPClient's default 8 would take six times
@@ -81,6 +109,15 @@ public struct ProxyConfiguration: Sendable {
         if !(0...65535).contains(port) { return "the port must be between 0 and 65535 (got \(port))." }
         if tokenTTL <= .zero { return "the token lifetime must be positive." }
         if upstreamTimeout <= .zero { return "the upstream timeout must be positive." }
+        for (name, value) in [("header timeout", headerTimeout), ("body timeout", bodyTimeout), ("idle timeout", idleTimeout)]
+        where value <= .zero {
+            return "the \(name) must be positive."
+        }
+        if let maxTokensCap, maxTokensCap < 1 { return "the token cap must be at least 1 (got \(maxTokensCap))." }
+        let signing = Set([protocolSettings.sessionHeader, protocolSettings.timestampHeader, protocolSettings.signatureHeader].map { $0.lowercased() })
+        for name in forwardedHeaders {
+            if let problem = UpstreamForwarder.forwardProblem(name, signing: signing) { return problem }
+        }
         for (name, value) in [("requests per minute", requestsPerMinute), ("token requests per minute", authRequestsPerMinute)]
         where !(value > 0 && value.isFinite) {
             return "\(name) must be a positive number (got \(value))."
@@ -88,7 +125,8 @@ public struct ProxyConfiguration: Sendable {
         for (name, value) in [
             ("the body cap", maxBodyBytes), ("the replay capacity", replayCapacity), ("the session cap", maxSessions),
             ("the answer cap", maxResponseBytes), ("the upstream connection cap", maxUpstreamConnections),
-            ("the generated image store", generatedImageBytes),
+            ("the generated image store", generatedImageBytes), ("the per-client session cap", maxSessionsPerClient),
+            ("the number of tracked clients", trackedClients), ("the client connection cap", maxClientConnections),
         ] where value < 1 {
             return "\(name) must be at least 1 (got \(value))."
         }
@@ -112,6 +150,13 @@ public struct ProxyConfiguration: Sendable {
             return "the upstream URL takes no query or fragment; give the API base, e.g. https://api.openai.com/v1."
         }
         return nil
+    }
+
+    /// Why `name` cannot be a forwarded header, or nil when it can: a header field name, and
+    /// not a credential, a signing header (`signing`, lowercase), a hop-by-hop header or one the
+    /// proxy sets itself.
+    public static func forwardedHeaderProblem(_ name: String, signing: Set<String>) -> String? {
+        UpstreamForwarder.forwardProblem(name, signing: signing)
     }
 
     /// Why `url` cannot be the public URL, or nil when it can: http(s), a host, and no

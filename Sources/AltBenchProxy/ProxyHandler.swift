@@ -8,19 +8,24 @@ import NIOCore
 /// so the order below is the order a request meets them:
 ///
 /// 1. the route: method and path on the allowlist, byte for byte (403 `path_not_allowed`);
-/// 2. `Content-Length` over the body cap (413 `body_too_large`, before a byte is read);
+/// 2. `Content-Length` over the body cap, 1 KiB on the token route (413 `body_too_large`,
+///    before a byte is read);
 /// 3. the signing headers, each exactly once (401 `missing_headers`);
 /// 4. the timestamp: well formed and within 300 s of the proxy's clock (401 `stale_timestamp`);
 /// 5. the session: known (401 `invalid_session`) and not expired (401 `token_expired`);
-/// 6. the body, read with the cap enforced while reading (413 `body_too_large`);
+/// 6. the body, read only now and with the cap enforced while reading (413 `body_too_large`);
 /// 7. the signature (401 `invalid_signature`);
 /// 8. replay: the signature not seen in the last 600 s (401 `replayed_request`);
-/// 9. the rate: the session's bucket, or the client address's for token requests (429);
+/// 9. the rate: the session's bucket, or the client address's for token requests (429); only
+///    a request within its rate has its signature remembered, in its owner's share of the
+///    replay memory (429 when the share or the memory is full);
 /// 10. the body's content: a token request's nonce (400), a chat, images or `/dalle`
-///     request's model (403).
+///     request's model (403), a chat request's token limit under the cap (403).
 ///
 /// Cheap checks come first and nothing reaches the upstream before all of them pass. The
-/// unsigned routes (`/healthz`, the kept images) are answered right after step 1.
+/// unsigned routes (`/healthz`, the kept images) are answered right after step 1. A request
+/// refused before its body was read to its end closes its connection (``ConnectionGuard``), so
+/// the rest of that body is never read.
 struct ProxyHandler: Sendable {
     let configuration: ProxyConfiguration
     let routes: [ProxyRoute]
@@ -28,6 +33,13 @@ struct ProxyHandler: Sendable {
     /// The images kept for `/dalle` answers.
     let images: GeneratedImages
     let forwarder: UpstreamForwarder
+    /// Which address a request comes from (the peer, or `X-Forwarded-For` behind a trusted
+    /// reverse proxy).
+    let clients: ClientAddressResolver
+
+    /// The largest token request body: `{"nonce": "<32 hex>"}` is 45 bytes, so a kibibyte is
+    /// room for any spelling of it and nothing more is read before the app key is checked.
+    static let maxTokenRequestBytes = 1024
 
     /// The headers of a signed request.
     struct SigningHeaders {
@@ -36,8 +48,12 @@ struct ProxyHandler: Sendable {
         var signature: String
     }
 
-    /// Answers `request`, which arrived on `listeningPort`, and writes its log line.
-    func respond(to request: Request, clientAddress: String, listeningPort: Int) async -> Response {
+    /// Answers `request`, which arrived from `peerAddress` on `listeningPort` over `channel`
+    /// (told when the body is wanted; nil reads it at once), and writes its log line.
+    func respond(
+        to request: Request, peerAddress: String, listeningPort: Int, channel: (any Channel)? = nil
+    ) async -> Response {
+        let clientAddress = clients.client(peer: peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
         let started = ContinuousClock.now
         let time = Date()
         let target = request.head.path ?? ""
@@ -45,7 +61,8 @@ struct ProxyHandler: Sendable {
         var response: Response
         do {
             response = try await handle(
-                request, target: target, clientAddress: clientAddress, listeningPort: listeningPort, record: &record)
+                request, target: target, clientAddress: clientAddress, listeningPort: listeningPort, channel: channel,
+                record: &record)
         } catch {
             record.code = error.code
             response = Self.response(for: error)
@@ -56,7 +73,8 @@ struct ProxyHandler: Sendable {
     }
 
     private func handle(
-        _ request: Request, target: String, clientAddress: String, listeningPort: Int, record: inout AccessLogRecord
+        _ request: Request, target: String, clientAddress: String, listeningPort: Int, channel: (any Channel)?,
+        record: inout AccessLogRecord
     ) async throws(ProxyRefusal) -> Response {
         let (path, query) = ProxyRoute.split(target: target)
         guard let route = routes.match(method: request.method.rawValue, path: path) else { throw pathNotAllowed() }
@@ -69,17 +87,18 @@ struct ProxyHandler: Sendable {
             break
         }
 
-        try checkDeclaredLength(request.headers)
+        let bodyLimit = route.needsSession ? configuration.maxBodyBytes : Self.maxTokenRequestBytes
+        try checkDeclaredLength(request.headers, limit: bodyLimit)
         let headers = try signingHeaders(request.headers, needsSession: route.needsSession)
         if let session = headers.session { record.session = AccessLogRecord.loggable(session: session) }
         let now = configuration.now()
         try checkTimestamp(headers.timestamp, now: now)
         let key = try await signingKey(for: headers.session, now: now)
         if let session = headers.session { record.session = session }
-        let body = try await readBody(request.body)
+        channel?.triggerUserOutboundEvent(ConnectionGuard.BodyWanted(), promise: nil)
+        let body = try await readBody(request.body, limit: bodyLimit)
         try checkSignature(headers, key: key, method: request.method.rawValue, target: target, body: body)
-        try await checkReplay(headers, now: now)
-        try await checkRate(session: headers.session, clientAddress: clientAddress, now: now)
+        try await admit(headers, clientAddress: clientAddress, now: now)
 
         switch route.action {
         case .health, .generatedImage:
@@ -87,9 +106,10 @@ struct ProxyHandler: Sendable {
             throw pathNotAllowed()
         case .issueToken:
             try Self.checkNonce(body)
-            return try await issueToken(now: now)
-        case .forward(let upstreamPath, let checksModel):
+            return try await issueToken(client: clientAddress, now: now)
+        case .forward(let upstreamPath, let checksModel, let capsTokens):
             if checksModel { try checkModel(body) }
+            if capsTokens { try checkTokenCap(body) }
             let answer = try await forwarder.forward(
                 method: request.method.rawValue, upstreamPath: upstreamPath, query: query, headers: request.headers, body: body)
             record.upstreamStatus = answer.upstreamStatus
@@ -113,12 +133,12 @@ struct ProxyHandler: Sendable {
 
     // MARK: The checks, in order
 
-    /// A declared `Content-Length` over the cap is refused before a byte of the body is read.
+    /// A declared `Content-Length` over `limit` is refused before a byte of the body is read.
     /// (A body without one, chunked, is capped while it is read.)
-    func checkDeclaredLength(_ headers: HTTPFields) throws(ProxyRefusal) {
+    func checkDeclaredLength(_ headers: HTTPFields, limit: Int) throws(ProxyRefusal) {
         for value in headers[values: .contentLength] {
-            guard let length = Int(value.trimmingCharacters(in: .whitespaces)), length <= configuration.maxBodyBytes else {
-                throw bodyTooLarge()
+            guard let length = Int(value.trimmingCharacters(in: .whitespaces)), length <= limit else {
+                throw bodyTooLarge(limit: limit)
             }
         }
     }
@@ -181,13 +201,13 @@ struct ProxyHandler: Sendable {
         }
     }
 
-    /// The whole body, refused as soon as it grows past the cap (a chunked body declares no
+    /// The whole body, refused as soon as it grows past `limit` (a chunked body declares no
     /// length), and before it is hashed.
-    func readBody(_ body: RequestBody) async throws(ProxyRefusal) -> ByteBuffer {
+    func readBody(_ body: RequestBody, limit: Int) async throws(ProxyRefusal) -> ByteBuffer {
         var collected = ByteBuffer()
         do {
             for try await chunk in body {
-                guard collected.readableBytes + chunk.readableBytes <= configuration.maxBodyBytes else { throw bodyTooLarge() }
+                guard collected.readableBytes + chunk.readableBytes <= limit else { throw bodyTooLarge(limit: limit) }
                 collected.writeImmutableBuffer(chunk)
             }
         } catch let refusal as ProxyRefusal {
@@ -215,40 +235,38 @@ struct ProxyHandler: Sendable {
         }
     }
 
-    /// A verified signature is remembered for the replay window, per session (token requests
-    /// by the signature alone). A second use is a replay. Remembering happens here, before
-    /// the rate and content checks, so a refused request's signature is spent too.
-    func checkReplay(_ headers: SigningHeaders, now: Double) async throws(ProxyRefusal) {
-        switch await state.remember(signature: headers.signature, session: headers.session, now: now) {
-        case .fresh:
+    /// A verified request is checked against the replay memory, then charged to its bucket
+    /// (its session's, or its client address's for a token request), and only then is its
+    /// signature remembered, for the replay window, in its owner's share of the memory. A
+    /// replay costs its session's rate nothing; a request over the rate costs no memory; a
+    /// request refused later (model, token cap) has spent its signature.
+    func admit(_ headers: SigningHeaders, clientAddress: String, now: Double) async throws(ProxyRefusal) {
+        let session = headers.session
+        switch await state.admit(signature: headers.signature, session: session, client: clientAddress, now: now) {
+        case .admitted:
             return
         case .replayed:
             throw ProxyRefusal(
                 401, .replayedRequest,
                 "This signed request was already received; sign every request afresh (a new timestamp or body gives a new signature).")
-        case .full(let retryAfter):
-            throw ProxyRefusal(
-                429, .rateLimitExceeded,
-                "The proxy is remembering as many recent requests as it can; retry after \(retryAfter) s.",
-                retryAfter: retryAfter)
-        }
-    }
-
-    /// A session's requests share its token bucket; token requests share their client
-    /// address's.
-    func checkRate(session: String?, clientAddress: String, now: Double) async throws(ProxyRefusal) {
-        let wait: Int?
-        if let session {
-            wait = await state.takeSessionToken(session: session, now: now)
-        } else {
-            wait = await state.takeAuthToken(address: clientAddress, now: now)
-        }
-        if let wait {
+        case .rateLimited(let wait):
             throw ProxyRefusal(
                 429, .rateLimitExceeded,
                 session == nil
                     ? "Too many token requests from this address; retry after \(wait) s, and reuse a token until it expires."
                     : "This session sent more requests than the proxy allows per minute; retry after \(wait) s.",
+                retryAfter: wait)
+        case .shareFull(let wait):
+            throw ProxyRefusal(
+                429, .rateLimitExceeded,
+                session == nil
+                    ? "The proxy remembers as many recent token requests from this address as it allows one address; retry after \(wait) s."
+                    : "The proxy remembers as many recent requests of this session as it allows one session; retry after \(wait) s.",
+                retryAfter: wait)
+        case .memoryFull(let wait):
+            throw ProxyRefusal(
+                429, .rateLimitExceeded,
+                "The proxy is remembering as many recent requests as it can; retry after \(wait) s.",
                 retryAfter: wait)
         }
     }
@@ -266,6 +284,34 @@ struct ProxyHandler: Sendable {
         }
     }
 
+    /// With a token cap, a chat request must be a JSON object naming `max_tokens` or
+    /// `max_completion_tokens` (whole numbers), and each of them times `n` (the number of
+    /// answers, 1 when absent) must be at most the cap. A request over it is refused, not
+    /// clamped: a clamped answer would be cut short where the app did not ask for it, and
+    /// look like the model's choice.
+    func checkTokenCap(_ body: ByteBuffer) throws(ProxyRefusal) {
+        guard let cap = configuration.maxTokensCap else { return }
+        let refusal = ProxyRefusal(
+            403, ProxyCode.maxTokensNotAllowed,
+            "This proxy forwards chat requests asking for at most \(cap) tokens: set \"max_tokens\" (or \"max_completion_tokens\") to a whole number, times \"n\" when you ask for several answers, no larger than \(cap)."
+        )
+        guard let limits = try? JSONDecoder().decode(TokenLimits.self, from: Data(body.readableBytesView)) else { throw refusal }
+        let answers = max(1, limits.n ?? 1)
+        let named = [limits.max_tokens, limits.max_completion_tokens].compactMap { $0 }
+        guard !named.isEmpty else { throw refusal }
+        for limit in named {
+            let (total, overflow) = limit.multipliedReportingOverflow(by: answers)
+            guard limit >= 0, !overflow, total <= cap else { throw refusal }
+        }
+    }
+
+    /// The fields of a chat request that bound what it can cost.
+    private struct TokenLimits: Decodable {
+        var max_tokens: Int?
+        var max_completion_tokens: Int?
+        var n: Int?
+    }
+
     /// A token request's body is `{"nonce": "<32 lowercase hex>"}`: the nonce keeps two token
     /// requests in one second apart, so neither looks like a replay of the other.
     static func checkNonce(_ body: ByteBuffer) throws(ProxyRefusal) {
@@ -277,18 +323,25 @@ struct ProxyHandler: Sendable {
         }
     }
 
-    /// Mints a session: `{"token","session_id","expires_at","server_time"}`.
-    func issueToken(now: Double) async throws(ProxyRefusal) -> Response {
-        let issued = try await state.issueSession(now: now).get()
+    /// Mints a session for `client`: `{"token","session_id","expires_at","server_time"}`.
+    func issueToken(client: String, now: Double) async throws(ProxyRefusal) -> Response {
+        let issued = try await state.issueSession(client: client, now: now).get()
         return Self.json(
             200,
             "{\"token\":\(JSONText.quoted(issued.token)),\"session_id\":\(JSONText.quoted(issued.id)),\"expires_at\":\(issued.expiresAt),\"server_time\":\(Int64(now.rounded(.down)))}"
         )
     }
 
-    private func bodyTooLarge() -> ProxyRefusal {
-        ProxyRefusal(413, .bodyTooLarge, "The request body is larger than this proxy accepts (\(configuration.maxBodyBytes) bytes).")
+    private func bodyTooLarge(limit: Int) -> ProxyRefusal {
+        ProxyRefusal(
+            413, .bodyTooLarge,
+            limit == Self.maxTokenRequestBytes && limit != configuration.maxBodyBytes
+                ? "A token request's body is larger than this proxy accepts (\(limit) bytes); send {\"nonce\": \"<32 random hex>\"}."
+                : "The request body is larger than this proxy accepts (\(limit) bytes).")
     }
+
+    /// `X-Forwarded-For`, read only from a trusted reverse proxy.
+    static let forwardedFor = HTTPFields.Element.Name("X-Forwarded-For")!
 
     // MARK: Responses
 

@@ -58,6 +58,9 @@ enum ProxyCode {
     /// 400: a token request whose body is not `{"nonce": "<32 lowercase hex>"}`, or a query
     /// that cannot be forwarded.
     static let invalidRequest = "invalid_request"
+    /// 403: with `--max-tokens-cap`, a chat request naming no token limit, or one that (times
+    /// `n`) is over the cap.
+    static let maxTokensNotAllowed = "max_tokens_not_allowed"
     /// 502: the upstream could not be reached or its answer could not be read.
     static let upstreamUnreachable = "upstream_unreachable"
     /// 502: the upstream answered with more than the answer cap.

@@ -21,8 +21,9 @@ struct ProxyRoute: Sendable {
         case issueToken
         /// Signed with a session token; forwarded to `{upstream}{upstreamPath}?{query}`, and
         /// the upstream's answer passed back. `checksModel`: the body's `model` must be on the
-        /// allowlist when there is one.
-        case forward(upstreamPath: String, checksModel: Bool)
+        /// allowlist when there is one; `capsTokens`: its token limit must be under the cap
+        /// when there is one.
+        case forward(upstreamPath: String, checksModel: Bool, capsTokens: Bool = false)
         /// ShipThatApp's `/dalle`: signed with a session token, the model checked, forwarded to
         /// `{upstream}{upstreamPath}?{query}`; a successful answer becomes `{"url": "…"}`
         /// (see `ProxyHandler.dalleAnswer`).
@@ -62,7 +63,7 @@ struct ProxyRoute: Sendable {
             ProxyRoute(method: "GET", path: "/healthz", action: .health),
             ProxyRoute(method: "POST", path: settings.authPath, action: .issueToken),
             ProxyRoute(
-                method: "POST", path: settings.chatPath, action: .forward(upstreamPath: "/chat/completions", checksModel: true)),
+                method: "POST", path: settings.chatPath, action: .forward(upstreamPath: "/chat/completions", checksModel: true, capsTokens: true)),
             ProxyRoute(
                 method: "POST", path: settings.imagesPath, action: .forward(upstreamPath: "/images/generations", checksModel: true)),
             ProxyRoute(method: "POST", path: settings.dallePath, action: .dalle(upstreamPath: "/images/generations")),

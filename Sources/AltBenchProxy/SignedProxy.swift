@@ -2,6 +2,7 @@ import AltBenchCore
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
@@ -22,12 +23,15 @@ public final class SignedProxy: Sendable {
     /// "http://HOST:PORT", without `/v1`.
     public let baseURL: String
 
+    /// What the proxy remembers (sessions, replay memory, buckets), for tests.
+    let state: ProxyState
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(port: Int, host: String, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(port: Int, host: String, state: ProxyState, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
         self.baseURL = Self.baseURL(host: host, port: port)
+        self.state = state
         self.group = group
         self.task = task
     }
@@ -50,24 +54,34 @@ public final class SignedProxy: Sendable {
         while upstream.hasSuffix("/") { upstream.removeLast() }
         let client = Self.makeHTTPClient(maxConnections: configuration.maxUpstreamConnections)
         let settings = configuration.protocolSettings
+        let state = ProxyState(configuration: configuration)
         let handler = ProxyHandler(
             configuration: configuration,
             routes: ProxyRoute.table(for: settings),
-            state: ProxyState(configuration: configuration),
+            state: state,
             images: GeneratedImages(capacity: configuration.generatedImageBytes),
             forwarder: UpstreamForwarder(
                 client: client, base: upstream, key: configuration.upstreamKey, timeout: configuration.upstreamTimeout,
                 maxResponseBytes: configuration.maxResponseBytes,
-                signingHeaders: Set([settings.sessionHeader, settings.timestampHeader, settings.signatureHeader].map { $0.lowercased() })))
+                forwardedHeaderNames: UpstreamForwarder.forwardedByDefault.union(configuration.forwardedHeaders.map { $0.lowercased() })),
+            clients: ClientAddressResolver(trusted: configuration.trustedForwarders))
 
         let ready = ReadySignal()
         let responder = CallbackResponder<ProxyRequestContext> { request, context in
             await handler.respond(
-                to: request, clientAddress: context.clientAddress, listeningPort: context.localPort ?? configuration.port)
+                to: request, peerAddress: context.clientAddress, listeningPort: context.localPort ?? configuration.port,
+                channel: context.channel)
         }
+        let limits = ConnectionLimits(configuration)
         var app = Application(
             responder: responder,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(
+                    base: HTTP1Channel(responder: responder, configuration: Self.http1Configuration), limits: limits)
+            },
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxClientConnections)),
             onServerRunning: { channel in
                 await ready.succeed(port: channel.localAddress?.port ?? configuration.port)
             }
@@ -92,7 +106,7 @@ public final class SignedProxy: Sendable {
         }
         do {
             let port = try await ready.wait()
-            return SignedProxy(port: port, host: configuration.host, group: group, task: task)
+            return SignedProxy(port: port, host: configuration.host, state: state, group: group, task: task)
         } catch {
             task.cancel()
             _ = await task.result
@@ -112,6 +126,11 @@ public final class SignedProxy: Sendable {
     public func waitUntilStopped() async {
         _ = await task.result
     }
+
+    /// HTTP/1.1 with a request head of at most 16 KiB (Hummingbird's default is 80 KiB): an
+    /// unsigned client may make the proxy read a head, and a real one is under a kilobyte.
+    static let http1Configuration = HTTP1Channel.Configuration(
+        httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100))
 
     /// One client for every upstream request. Redirects are not followed: the request carries
     /// the upstream key, and a redirect must not carry it to another host.
@@ -139,19 +158,22 @@ public enum SignedProxyError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The request context: Hummingbird's core plus the client's address, which the token
-/// route's rate limit is keyed by, and the port the request arrived on (with `--port 0`,
-/// the one picked), which the proxy's own URL is made of.
+/// The request context: Hummingbird's core plus the peer's address (the client's, or a
+/// reverse proxy's), the port the request arrived on (with `--port 0`, the one picked), which
+/// the proxy's own URL is made of, and the connection, told when a body is wanted.
 struct ProxyRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address without its port ("unknown" if the channel has none).
     let clientAddress: String
     /// The proxy's bound port, as the connection's local address says.
     let localPort: Int?
+    /// The client connection (its ``ConnectionGuard`` reads a body only when asked).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         self.localPort = source.channel.localAddress?.port
+        self.channel = source.channel
     }
 }

@@ -15,13 +15,22 @@ struct UpstreamForwarder: Sendable {
     let key: Secret
     let timeout: Duration
     let maxResponseBytes: Int
-    /// The client's signing headers, lowercase: they mean nothing upstream.
-    let signingHeaders: Set<String>
+    /// The client headers forwarded, lowercase: ``forwardedByDefault`` and the operator's
+    /// `--forward-header` names.
+    let forwardedHeaderNames: Set<String>
 
-    /// Request headers never forwarded: the client's credentials (the upstream gets the
-    /// proxy's key instead), the signing headers, what the HTTP client sets itself, and
-    /// `accept-encoding`, so that the answer comes uncompressed and the key can be found in
-    /// it and removed.
+    /// The client headers forwarded unless the operator names more: what the upstream needs
+    /// to read the body and shape the answer, and the client's name (useful in the upstream's
+    /// logs). Everything else stays at the proxy: the client's credentials (the upstream gets
+    /// the proxy's key instead), the signing headers, and, above all, `OpenAI-Organization`
+    /// and `OpenAI-Project`, which would let a client choose which organisation or project the
+    /// proxy's key bills. `OpenAI-Beta` is not forwarded either: it opts into beta APIs
+    /// (Assistants, Realtime), none of which the proxy's routes serve.
+    static let forwardedByDefault: Set<String> = ["content-type", "accept", "user-agent"]
+
+    /// Request headers that `--forward-header` may not name: the client's credentials, what
+    /// the HTTP client sets itself, and `accept-encoding`, so that the answer comes
+    /// uncompressed and the key can be found in it and removed.
     static let droppedRequestHeaders: Set<String> = [
         "authorization", "api-key", "cookie", "host", "content-length", "accept-encoding", "expect",
     ]
@@ -80,7 +89,7 @@ struct UpstreamForwarder: Sendable {
         }
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
-        request.headers = Self.forwardedHeaders(headers, dropping: signingHeaders)
+        request.headers = Self.forwardedHeaders(headers, allowing: forwardedHeaderNames)
         request.headers.add(name: "Authorization", value: "Bearer \(key.value)")
         request.body = .bytes(body)
 
@@ -151,21 +160,32 @@ struct UpstreamForwarder: Sendable {
         return out
     }
 
-    /// The client's headers as forwarded: without the dropped, signing and hop-by-hop
-    /// headers, nor any header the client's `Connection` header names.
-    static func forwardedHeaders(_ fields: HTTPFields, dropping signing: Set<String>) -> HTTPHeaders {
+    /// The client's headers as forwarded: only those named in `allowed` (lowercase), and
+    /// never one the client's `Connection` header names (it is the connection's, not the
+    /// message's).
+    static func forwardedHeaders(_ fields: HTTPFields, allowing allowed: Set<String>) -> HTTPHeaders {
         let named = connectionNamed(fields[values: .connection])
         var headers = HTTPHeaders()
         for field in fields {
             let name = field.name.canonicalName
-            if droppedRequestHeaders.contains(name) || signing.contains(name) || hopByHopHeaders.contains(name)
-                || named.contains(name)
-            {
-                continue
-            }
+            guard allowed.contains(name), !named.contains(name) else { continue }
             headers.add(name: field.name.rawName, value: field.value)
         }
         return headers
+    }
+
+    /// Why `name` cannot be forwarded with `--forward-header`, or nil when it can: a header
+    /// field name, and not a credential, a signing header (`signing`, lowercase), a hop-by-hop
+    /// header or one the proxy sets itself.
+    static func forwardProblem(_ name: String, signing: Set<String>) -> String? {
+        let lower = name.lowercased()
+        guard !name.isEmpty, HTTPFields.Element.Name(name) != nil else {
+            return "'\(name)' is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)."
+        }
+        if droppedRequestHeaders.contains(lower) || signing.contains(lower) || hopByHopHeaders.contains(lower) {
+            return "\(name) is never forwarded: it is a credential, a signing header, hop-by-hop, or set by the proxy itself."
+        }
+        return nil
     }
 
     /// The upstream's headers as passed back: without hop-by-hop, `content-length`,

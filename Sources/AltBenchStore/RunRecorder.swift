@@ -32,57 +32,69 @@ public struct RunRecorder: ResultSink {
     }
 
     public func record(_ result: TrialResult) async throws {
+        try await writer.write { db in try insert(result, db: db) }
+    }
+
+    /// Records `results` in one transaction, in order (a trial sharing an earlier one's
+    /// answer finds it): for many results at once, such as a batch's output file.
+    public func record(_ results: [TrialResult]) async throws {
+        guard !results.isEmpty else { return }
+        try await writer.write { db in
+            for result in results { try insert(result, db: db) }
+        }
+    }
+
+    /// Writes one trial, its answer and its scores.
+    func insert(_ result: TrialResult, db: Database) throws {
         let trial = result.trial
         guard let variantID = variantIDs[trial.variant.name], let itemID = itemIDs[trial.item.id] else {
             preconditionFailure("trial for a variant or item that beginRun did not record")
         }
-        try await writer.write { [redactor, endpoint, runID] db in
-            var responseID: Int64?
-            switch result.outcome {
-            case .answered(_, cached: true):
-                // From the store, or shared with a trial of this run that sent the same request
-                // (whose answer may be a scripted one, stored apart).
-                responseID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM response WHERE cache_key IN (?, ?) ORDER BY id DESC LIMIT 1",
-                    arguments: [trial.key, trial.key.map { Self.scriptedKeyPrefix + $0 }])
-            case .answered(let answer, cached: false):
-                let key = answer.scripted == true && !cachesScripted ? Self.scriptedKeyPrefix + (trial.key ?? "") : trial.key ?? ""
-                responseID = try ResponseColumns.insert(
-                    answer, key: key, endpoint: endpoint, request: trial.request, at: result.finishedAt,
-                    redactor: redactor, db: db)
-            case .failed:
-                responseID = nil
-            }
-            // A trial asked again (`--resume` after a failure) replaces its earlier row.
-            if replacesEarlierRows {
-                try db.execute(
-                sql: """
-                    DELETE FROM trial WHERE run_id = ? AND variant_id = ? AND item_id = ? AND max_tokens IS ?
-                      AND repeat_index = ?
-                    """,
-                    arguments: [runID, variantID, itemID, trial.maxTokens, trial.repeatIndex])
-            }
-            let failure = result.failure
+        var responseID: Int64?
+        switch result.outcome {
+        case .answered(_, cached: true):
+            // From the store, or shared with a trial of this run that sent the same request
+            // (whose answer may be a scripted one, stored apart).
+            responseID = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM response WHERE cache_key IN (?, ?) ORDER BY id DESC LIMIT 1"),
+                arguments: [trial.key, trial.key.map { Self.scriptedKeyPrefix + $0 }])
+        case .answered(let answer, cached: false):
+            let key = answer.scripted == true && !cachesScripted ? Self.scriptedKeyPrefix + (trial.key ?? "") : trial.key ?? ""
+            responseID = try ResponseColumns.insert(
+                answer, key: key, endpoint: endpoint, request: trial.request, at: result.finishedAt,
+                redactor: redactor, db: db)
+        case .failed:
+            responseID = nil
+        }
+        // A trial asked again (`--resume` after a failure) replaces its earlier row.
+        if replacesEarlierRows {
             try db.execute(
-                sql: """
-                    INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, model, cache_key,
-                      response_id, status, cached, attempts, error_kind, error_status, error_code, error, started_at,
-                      finished_at, estimated_input_tokens, estimated_image_tokens, cost_usd, batch_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    runID, variantID, itemID, trial.maxTokens, trial.repeatIndex, trial.request?.model, trial.key,
-                    responseID, failure == nil ? "answered" : "failed", result.cached, result.attempts,
-                    failure?.kind.rawValue, failure?.status, failure?.code, redactor.redactIfPresent(failure?.message),
-                    result.startedAt, result.finishedAt, trial.estimate?.inputTokens, trial.estimate?.imageTokens,
-                    result.costUSD, result.batchID,
-                ])
-            let trialID = db.lastInsertedRowID
-            for score in result.scores {
-                try db.execute(
-                    sql: "INSERT INTO score (trial_id, name, value, passed, detail) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [trialID, score.name, score.value, score.passed, redactor.redactIfPresent(score.detail)])
-            }
+            sql: """
+                DELETE FROM trial WHERE run_id = ? AND variant_id = ? AND item_id = ? AND max_tokens IS ?
+                  AND repeat_index = ?
+                """,
+                arguments: [runID, variantID, itemID, trial.maxTokens, trial.repeatIndex])
+        }
+        let failure = result.failure
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO trial (run_id, variant_id, item_id, max_tokens, repeat_index, model, cache_key,
+                  response_id, status, cached, attempts, error_kind, error_status, error_code, error, started_at,
+                  finished_at, estimated_input_tokens, estimated_image_tokens, cost_usd, batch_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                runID, variantID, itemID, trial.maxTokens, trial.repeatIndex, trial.request?.model, trial.key,
+                responseID, failure == nil ? "answered" : "failed", result.cached, result.attempts,
+                failure?.kind.rawValue, failure?.status, failure?.code, redactor.redactIfPresent(failure?.message),
+                result.startedAt, result.finishedAt, trial.estimate?.inputTokens, trial.estimate?.imageTokens,
+                result.costUSD, result.batchID,
+            ])
+        let trialID = db.lastInsertedRowID
+        for score in result.scores {
+            try db.cachedStatement(sql: "INSERT INTO score (trial_id, name, value, passed, detail) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [trialID, score.name, score.value, score.passed, redactor.redactIfPresent(score.detail)])
         }
     }
 }
@@ -94,14 +106,15 @@ enum ResponseColumns {
         _ answer: ModelAnswer, key: String, endpoint: String, request: ModelRequest?, at date: Date, redactor: Redactor,
         db: Database
     ) throws -> Int64 {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO response (cache_key, endpoint, model, request, content, refusal, finish_reason,
                   response_model, response_id, request_id, system_fingerprint, prompt_tokens,
                   completion_tokens, total_tokens, reasoning_tokens, cached_tokens, image_tokens, token_field,
                   latency_ms, raw_body, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 key, endpoint, request?.model ?? "", redactor.redact(request?.keyBody().canonicalText ?? "{}"),
                 redactor.redactIfPresent(answer.content), redactor.redactIfPresent(answer.refusal), answer.finishReason,

@@ -20,31 +20,23 @@ final class ProxyProcess: @unchecked Sendable {
     static let upstreamKey = "bench-upstream-key-0123456789"
     static let appKeyVariable = "ALTBENCH_BENCH_PROXY_APP_KEY"
     static let upstreamKeyVariable = "ALTBENCH_BENCH_UPSTREAM_KEY"
+    /// Runs the child with the proxy's own limits (not the load benchmark's unlimited rate),
+    /// trusting 127.0.0.1 as a reverse proxy (`proxy-abuse`).
+    static let abuseFlag = "--abuse"
 
-    let process = Process()
+    let child: BenchChild
+    var process: Process { child.process }
     /// "http://127.0.0.1:PORT"
     let url: URL
 
-    init(upstream: String) throws {
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = [Self.mode, upstream]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.appKeyVariable] = Self.appKey
-        environment[Self.upstreamKeyVariable] = Self.upstreamKey
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        // The proxy's log lines cost what they cost in production; nobody reads them here.
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+    init(upstream: String, extraArguments: [String] = []) throws {
+        child = try BenchChild(
+            arguments: [Self.mode, upstream] + extraArguments,
+            environment: [Self.appKeyVariable: Self.appKey, Self.upstreamKeyVariable: Self.upstreamKey])
+        let text = child.firstLine
         let prefix = "altbench proxy listening on "
         guard text.hasPrefix(prefix), let url = URL(string: String(text.dropFirst(prefix.count))) else {
-            process.terminate()
+            child.stop()
             throw ProxyProcessError(message: "the proxy child did not start (it printed '\(text)')")
         }
         self.url = url
@@ -61,6 +53,31 @@ final class ProxyProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    func stop() { child.stop() }
+}
+
+/// This benchmark binary started again in a serving mode (`arguments[0]`), in a process of its
+/// own; it is ready once it printed its first line on stdout.
+final class BenchChild: @unchecked Sendable {
+    let process = Process()
+    let firstLine: String
+
+    init(arguments: [String], environment extra: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        let output = Pipe()
+        process.standardOutput = output
+        // The child's log lines cost what they cost in production; nobody reads them here.
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        firstLine = String(decoding: line, as: UTF8.self)
+    }
+
     func stop() {
         process.terminate()
         process.waitUntilExit()
@@ -72,16 +89,22 @@ struct ProxyProcessError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The child's side: serves until it is terminated.
-func serveProxy(upstream: String) async throws -> Never {
+/// The child's side: serves until it is terminated. With `abuse`, the proxy's default limits,
+/// and 127.0.0.1 trusted as a reverse proxy so each client names its address in
+/// X-Forwarded-For.
+func serveProxy(upstream: String, abuse: Bool = false) async throws -> Never {
     guard let upstreamURL = URL(string: upstream) else { throw ProxyProcessError(message: "bad upstream \(upstream)") }
     let environment = ProcessInfo.processInfo.environment
     var configuration = ProxyConfiguration(
         upstream: upstreamURL, upstreamKey: Secret(environment[ProxyProcess.upstreamKeyVariable] ?? ""),
         appKey: Secret(environment[ProxyProcess.appKeyVariable] ?? ""))
     configuration.port = 0
-    // The benchmark measures the proxy's cost, not its rate limit.
-    configuration.requestsPerMinute = 10_000_000
+    if abuse {
+        configuration.trustedForwarders = [IPRange("127.0.0.1")!]
+    } else {
+        // The load benchmark measures the proxy's cost, not its rate limit.
+        configuration.requestsPerMinute = 10_000_000
+    }
     let proxy = try await SignedProxy.start(configuration)
     FileHandle.standardOutput.write(Data("altbench proxy listening on \(proxy.baseURL)\n".utf8))
     while true { try await Task.sleep(for: .seconds(3600)) }

@@ -8,6 +8,8 @@
 //     swift run -c release --skip-build altbench-bench reports [--trials N]   the reports of 2,000 and 100,000 trials
 //     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
 //     swift run -c release --skip-build altbench-bench calibration   quality on right and wrong answers
+//     swift run -c release --skip-build altbench-bench batch [--trials N]   a run through the Batch API, then 4 shards merged
+//     swift run -c release --skip-build altbench-bench proxy-abuse   the signed proxy under hostile load
 //
 // Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
 // HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
@@ -31,6 +33,11 @@
 //   `--scenario latency|rate|overstated|quantized|silent` runs one alone; each runs `--runs` times.
 //   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
 //   throughput with no server latency, at concurrency 8 and 50.
+//
+// Proxy abuse (ProxyAbuse.swift): the signed proxy, in a child process, while one client floods
+// 20,000 token requests and 5,000 replayed or unsigned requests and holds 500 slow connections;
+// targets: an honest session at 10 requests/s ≥ 99% answered with p99 ≤ 2× its idle p99, the
+// proxy's RSS ≤ 150 MB, ≤ 2 KiB read per unauthenticated request. About a minute and a half.
 //
 // It prints figures and judges nothing beyond saying whether a target was met: targets live
 // here, not in timed unit tests, because shared machines are too noisy for a test to fail on
@@ -91,8 +98,12 @@ func measure(_ name: String, count: Int, unit: String = "op", _ body: () async t
 let arguments = CommandLine.arguments
 // The signed proxy of the latency-bound load runs as a child process of this binary, so that
 // its CPU time is its own (ProxyLoad.swift).
-if arguments.count == 3, arguments[1] == ProxyProcess.mode {
-    try await serveProxy(upstream: arguments[2])
+if (3...4).contains(arguments.count), arguments[1] == ProxyProcess.mode {
+    try await serveProxy(upstream: arguments[2], abuse: arguments.dropFirst(3).contains(ProxyProcess.abuseFlag))
+}
+// The Batch API benchmark's server, likewise (BatchScale.swift).
+if arguments.count == 2, arguments[1] == BatchServerProcess.mode {
+    try await serveBatches()
 }
 func option(_ name: String) -> Int? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
@@ -104,7 +115,7 @@ let mode = arguments.indices.dropFirst().first {
 }.map { arguments[$0] }
 let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
 let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
+let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity|batch|proxy-abuse] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
 let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose", "--corpus", "--misses", "--with-lang"]
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print(usage)
@@ -114,7 +125,7 @@ if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !know
     FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
     exit(2)
 }
-guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity"].contains(mode!), scenario != .some(nil) else {
+guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity", "batch", "proxy-abuse"].contains(mode!), scenario != .some(nil) else {
     FileHandle.standardError.write(Data("\(usage)\n".utf8))
     exit(2)
 }
@@ -211,6 +222,12 @@ if mode == nil || mode == "scoring" {
     try await scoringBenchmarks(texts: option("--texts") ?? 100_000)
     print(try calibrationFigures().line)
     if mode == nil { print("") }
+}
+if mode == "batch" {
+    try await batchScaleBenchmark(trials: option("--trials") ?? 100_000)
+}
+if mode == "proxy-abuse" {
+    try await proxyAbuseBenchmark()
 }
 if mode == "calibration" {
     try calibrationReport()

@@ -16,7 +16,7 @@ struct AltBench: AsyncParsableCommand {
             argument, a value out of range or in conflict); see each command's help for the others.
             """,
         version: AltBenchVersion.description(commit: buildCommit),
-        subcommands: [Init.self, Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Batches.self, Proxy.self])
+        subcommands: [Init.self, Run.self, Judge.self, Plan.self, Report.self, Score.self, Baseline.self, Compare.self, Check.self, Datasets.self, Cache.self, Runs.self, Batches.self, Merge.self, Proxy.self])
 
     /// `altbench frobnicate`: the commands there are, and the nearest when it looks like a typo,
     /// rather than ArgumentParser's bare "Unexpected argument".

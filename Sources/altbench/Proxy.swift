@@ -21,6 +21,17 @@ extension AltBench {
                 reach the proxy through TLS). GET /healthz answers {"status":"ok"} without a signature. \
                 Any other method or path spelling is refused (403).
 
+                Under load from clients holding the app key: a request is charged to its session's rate \
+                before its signature is remembered, and each session (and each address's token requests) \
+                holds only its share of the replay memory (--replay-capacity); /auth_token bodies over 1 KiB \
+                are refused before they are read; slow clients are cut off (--header-timeout, --body-timeout, \
+                --idle-timeout) and connections capped (--max-client-connections); sessions are capped per \
+                client address (--max-sessions-per-client), read from X-Forwarded-For only behind a reverse \
+                proxy in a --trust-forwarded-for range. Only Content-Type, Accept and User-Agent are forwarded \
+                upstream (--forward-header adds one): a client cannot pick the organisation or project the \
+                key bills. Without --allow-model the proxy warns at start; --max-tokens-cap bounds what a chat \
+                request may ask for.
+
                 The keys come from the environment, never from flags (which other users can read in the \
                 process list): the upstream API key from OPENAI_API_KEY and the app key from \
                 ALTBENCH_PROXY_APP_KEY, or the variables --upstream-key-env and --app-key-env name. Clients \
@@ -56,6 +67,20 @@ extension AltBench {
             help: ArgumentHelp("A model chat, images and /dalle requests may name; repeat for more. Default: any model.", valueName: "model"))
         var allowModel: [String] = []
 
+        @Option(
+            name: .customLong("max-tokens-cap"),
+            help: ArgumentHelp(
+                "Refuse (403) chat requests that may use more than N tokens (max_tokens or max_completion_tokens, times n) or that name no limit. Default: no cap.",
+                valueName: "n"))
+        var maxTokensCap: Int?
+
+        @Option(
+            name: .customLong("forward-header"),
+            help: ArgumentHelp(
+                "A client header to forward upstream besides Content-Type, Accept and User-Agent (e.g. OpenAI-Beta); repeat for more. Never a credential or signing header.",
+                valueName: "name"))
+        var forwardHeader: [String] = []
+
         @Option(name: .customLong("max-body"), help: ArgumentHelp("Largest request body: 32MB, 512KB or bytes.", valueName: "size"))
         var maxBody = "32MB"
 
@@ -63,6 +88,45 @@ extension AltBench {
             name: .customLong("max-connections"),
             help: ArgumentHelp("Connections to the upstream at most, so requests in flight at most.", valueName: "n"))
         var maxConnections = 256
+
+        @Option(
+            name: .customLong("max-client-connections"),
+            help: ArgumentHelp("Client connections open at once at most; more wait in the listen backlog.", valueName: "n"))
+        var maxClientConnections = 1024
+
+        @Option(
+            name: .customLong("header-timeout"),
+            help: ArgumentHelp("Time a client has to send a request's head (from connecting, or its first byte after idling).", valueName: "duration"))
+        var headerTimeout = "10s"
+
+        @Option(
+            name: .customLong("body-timeout"),
+            help: ArgumentHelp("Time a client has to send a request's body, once the proxy reads it.", valueName: "duration"))
+        var bodyTimeout = "60s"
+
+        @Option(
+            name: .customLong("idle-timeout"),
+            help: ArgumentHelp("Time a keep-alive connection may sit idle between requests.", valueName: "duration"))
+        var idleTimeout = "75s"
+
+        @Option(
+            name: .customLong("replay-capacity"),
+            help: ArgumentHelp(
+                "Signatures remembered at most (about 70 bytes each); one session holds at most what its rate allows in 600 s, and at most 1% of them.",
+                valueName: "n"))
+        var replayCapacity = 1_000_000
+
+        @Option(
+            name: .customLong("max-sessions-per-client"),
+            help: ArgumentHelp("Live sessions one client address may hold.", valueName: "n"))
+        var maxSessionsPerClient = 50
+
+        @Option(
+            name: .customLong("trust-forwarded-for"),
+            help: ArgumentHelp(
+                "A reverse proxy's address range (CIDR, e.g. 10.0.0.0/8 or 127.0.0.1): requests from it are charged to the client X-Forwarded-For names (the rightmost address outside the trusted ranges). Repeat for more. Default: X-Forwarded-For is ignored.",
+                valueName: "cidr"))
+        var trustForwardedFor: [String] = []
 
         @Option(
             name: .customLong("public-url"),
@@ -106,6 +170,25 @@ extension AltBench {
                 throw ValidationError("--allow-model needs a model name, e.g. --allow-model gpt-4o-mini.")
             }
             _ = try parsedMaxBody()
+            if let maxTokensCap, maxTokensCap < 1 {
+                throw ValidationError("--max-tokens-cap takes a whole number of tokens of at least 1 (got \(maxTokensCap)).")
+            }
+            let signing = Set(
+                [SignedProxyProtocol.default.sessionHeader, SignedProxyProtocol.default.timestampHeader, SignedProxyProtocol.default.signatureHeader]
+                    .map { $0.lowercased() })
+            for name in forwardHeader {
+                if let problem = ProxyConfiguration.forwardedHeaderProblem(name, signing: signing) {
+                    throw ValidationError("--forward-header: \(problem)")
+                }
+            }
+            for (name, value, range) in [
+                ("--max-client-connections", maxClientConnections, 1...1_000_000), ("--replay-capacity", replayCapacity, 1...1_000_000_000),
+                ("--max-sessions-per-client", maxSessionsPerClient, 1...1_000_000),
+            ] where !range.contains(value) {
+                throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(value)).")
+            }
+            _ = try parsedTimeouts()
+            _ = try parsedTrustedRanges()
             _ = try parsedPublicURL()
             _ = try parsedGeneratedImageBytes()
             for (name, value) in [("--upstream-key-env", upstreamKeyEnv), ("--app-key-env", appKeyEnv)] where !Self.isVariableName(value) {
@@ -136,6 +219,30 @@ extension AltBench {
                 throw ValidationError("--max-body takes a size such as 32MB, 512KB or a number of bytes (got '\(maxBody)').")
             }
             return bytes
+        }
+
+        /// The header, body and idle timeouts, each at least a second.
+        func parsedTimeouts() throws -> (header: Duration, body: Duration, idle: Duration) {
+            func parse(_ text: String, _ flag: String) throws -> Duration {
+                guard let duration = DurationText.parse(text), duration >= .seconds(1) else {
+                    throw ValidationError("\(flag) takes a duration of at least 1 s, such as 10s or 2m (got '\(text)').")
+                }
+                return duration
+            }
+            return (
+                try parse(headerTimeout, "--header-timeout"), try parse(bodyTimeout, "--body-timeout"),
+                try parse(idleTimeout, "--idle-timeout")
+            )
+        }
+
+        func parsedTrustedRanges() throws -> [IPRange] {
+            try trustForwardedFor.map { text in
+                guard let range = IPRange(text) else {
+                    throw ValidationError(
+                        "--trust-forwarded-for takes an address or a CIDR range, such as 10.0.0.0/8, 127.0.0.1 or fd00::/8 (got '\(text)').")
+                }
+                return range
+            }
         }
 
         /// The `--public-url`, checked, or nil when not given.
@@ -207,7 +314,17 @@ extension AltBench {
             configuration.requestsPerMinute = rpm
             configuration.authRequestsPerMinute = authRPM
             configuration.allowedModels = allowModel
+            configuration.maxTokensCap = maxTokensCap
+            configuration.forwardedHeaders = forwardHeader
             configuration.maxBodyBytes = try parsedMaxBody()
+            let timeouts = try parsedTimeouts()
+            configuration.headerTimeout = timeouts.header
+            configuration.bodyTimeout = timeouts.body
+            configuration.idleTimeout = timeouts.idle
+            configuration.maxClientConnections = maxClientConnections
+            configuration.replayCapacity = replayCapacity
+            configuration.maxSessionsPerClient = maxSessionsPerClient
+            configuration.trustedForwarders = try parsedTrustedRanges()
             configuration.maxUpstreamConnections = maxConnections
             configuration.publicURL = try parsedPublicURL()
             configuration.generatedImageBytes = try parsedGeneratedImageBytes()
@@ -222,6 +339,12 @@ extension AltBench {
                 throw fail("cannot start the proxy on \(host):\(port): \(error)")
             }
             FileHandle.standardOutput.write(Data("altbench proxy listening on \(proxy.baseURL)\n".utf8))
+            if allowModel.isEmpty {
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: no --allow-model: clients may ask for any model, at its price; name the models your app uses, e.g. --allow-model gpt-4o-mini.\n"
+                            .utf8))
+            }
             if !Self.isLoopback(host) {
                 FileHandle.standardError.write(
                     Data("note: the proxy speaks plain HTTP; on \(host) put it behind TLS (a reverse proxy) before clients use it.\n".utf8))

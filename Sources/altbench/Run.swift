@@ -190,6 +190,13 @@ struct RunFlags: ParsableArguments {
     var batchPoll: Double?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Ask only share K of N of the trials (by trial key: the same share on every machine), into this results folder; altbench merge joins the shares.",
+            valueName: "K/N"))
+    var shard: String?
+
+    @Option(
         name: .customLong("token-field"),
         help: ArgumentHelp("max_tokens, max_completion_tokens or auto (by model name). Default: auto.", valueName: "field"))
     var tokenField: String?
@@ -228,6 +235,13 @@ struct RunFlags: ParsableArguments {
         }
         _ = try parsedMaxTokens()
         _ = try parsedDeadline()
+        if let shard {
+            do {
+                _ = try Shard(parsing: shard)
+            } catch let error as AltBenchError {
+                throw ValidationError(error.description)
+            }
+        }
         for (name, value) in [("--rpm", rpm), ("--tpm", tpm)] {
             if let value, !(value > 0 && value.isFinite) {
                 throw ValidationError("\(name) takes a positive number per minute (got \(value)).")
@@ -336,6 +350,7 @@ struct RunFlags: ParsableArguments {
         options.batchMaxBytes = batchMaxBytes
         options.batchRetries = batchRetries
         options.batchPoll = batchPoll
+        options.shard = try shard.map(Shard.init(parsing:))
         return options
     }
 }

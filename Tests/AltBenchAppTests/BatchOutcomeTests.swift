@@ -7,8 +7,8 @@ import Testing
 
 @testable import AltBenchApp
 
-/// Every way a batch or one of its lines can end, as `altbench run --batch` records it: the
-/// outcomes table of docs/batch.md, one test per row not covered by ``BatchRunTests``.
+/// Ways a batch can end, as `altbench run --batch` records them: rows of docs/batch.md's
+/// outcomes table beyond those ``BatchRunTests`` covers.
 @Suite("run --batch: every outcome")
 struct BatchOutcomeTests {
     static func store(_ root: URL) throws -> ResultStore {
@@ -50,31 +50,6 @@ struct BatchOutcomeTests {
         #expect(listing.out.contains("batch_000001: \(line)"), "\(listing.out)")
     }
 
-    @Test("a line answered with a 4xx is a failed trial with the server's reason; the others are answers")
-    func perRequestClientError() async throws {
-        let root = try BatchRunTests.workspace()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let compatible = OpenAITestServer.compatible()
-        let handler: OpenAITestServer.Handler = { request in
-            // Batch lines count from 1 in the order the batch runs them.
-            if request.number == 2 {
-                return .error(status: 400, message: "Invalid image: the image data could not be decoded.", code: "invalid_image", param: "messages")
-            }
-            return await compatible(request)
-        }
-        let (server, _, _) = try await Self.serve(root, handler: handler) { _ in BatchSimulatorOptions(pollsUntilComplete: 2) }
-        defer { Task { await server.stop() } }
-        let (outcome, capture) = try await BatchRunTests.run(root, BatchRunTests.options(server))
-        #expect(outcome.exitCode == Evaluation.partialFailureExitCode, "\(capture.err)")
-        let failed = outcome.results.trials.filter(\.failed)
-        #expect(failed.count == 1)
-        #expect(failed.first?.error?.contains("Invalid image: the image data could not be decoded.") == true, "\(failed)")
-        #expect(failed.first?.error?.contains("400") == true, "\(failed)")
-        #expect(failed.first?.batchID == "batch_000001")
-        #expect(outcome.results.trials.filter { !$0.failed }.count == 5)
-        #expect(capture.err.contains("1 of 6 trials failed"), "\(capture.err)")
-    }
-
     @Test("a batch that ends completed with no output file: every trial fails with the reason in the error file")
     func completedWithoutOutputFile() async throws {
         let root = try BatchRunTests.workspace()
@@ -93,24 +68,7 @@ struct BatchOutcomeTests {
             }, "\(outcome.results.trials.map(\.error))")
     }
 
-    @Test("error_file_id \"\" is no error file: nothing more is downloaded, every trial answered")
-    func emptyErrorFileID() async throws {
-        let root = try BatchRunTests.workspace()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let (server, batches, _) = try await Self.serve(root) { _ in
-            BatchSimulatorOptions(pollsUntilComplete: 2, faults: BatchFaults(emptyErrorFileID: true))
-        }
-        defer { Task { await server.stop() } }
-        let (outcome, capture) = try await BatchRunTests.run(root, BatchRunTests.options(server))
-        #expect(outcome.exitCode == 0, "\(capture.err)")
-        #expect(outcome.results.trials.allSatisfy { !$0.failed })
-        // Read as no error file at all.
-        let job = try #require(try await Self.store(root).batchJobs(runID: outcome.runID).first?.job)
-        #expect(job.errorFileID == nil && job.outputFileID != nil)
-        #expect(await batches.counts.downloads == 1, "the output file only")
-    }
-
-    @Test("a batch that answers 404 after some polls fails its trials, saying it is gone", arguments: [1, 2])
+    @Test("a batch that answers 404 after some polls fails its trials, saying it is gone", arguments: [2])
     func goneAfterPolls(polls: Int) async throws {
         let root = try BatchRunTests.workspace()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -171,6 +171,90 @@ struct BatchRunTests {
         #expect(outcome.results.trials.allSatisfy { $0.failed && $0.error?.isEmpty == false })
     }
 
+    @Test func aBatchThatFailsValidationFailsItsTrialsNamingTheProblem() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The server takes 2 requests a file; altbench writes 6 into one (as a provider with a
+        // lower limit than the documented one would refuse it).
+        let batches = BatchSimulator(BatchSimulatorOptions(pollsUntilComplete: 2, maxLines: 2))
+        let server = try await OpenAITestServer.start(batches: batches)
+        defer { Task { await server.stop() } }
+        let (outcome, capture) = try await Self.run(root, Self.options(server))
+        #expect(outcome.exitCode == Evaluation.partialFailureExitCode, "\(capture.err)")
+        #expect(outcome.results.trials.count == 6)
+        for trial in outcome.results.trials {
+            #expect(trial.failed)
+            #expect(trial.error?.contains("failed") == true, "\(trial.error ?? "")")
+            #expect(trial.error?.contains("too_many_requests: The input file has 6 lines") == true, "\(trial.error ?? "")")
+        }
+        #expect(capture.err.contains("too_many_requests"), "the reason is printed: \(capture.err)")
+    }
+
+    @Test func aRequestTheServerRefusesIsAFailedTrialWithItsReason() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The 30-token requests are refused (400, an OpenAI error body); the others answered.
+        let compatible = OpenAITestServer.compatible()
+        let handler: OpenAITestServer.Handler = { request in
+            request.bodyText.contains(#""max_tokens":30"#)
+                ? .error(status: 400, message: "max_tokens is too small for this model.", param: "max_tokens")
+                : await compatible(request)
+        }
+        let batches = BatchSimulator(BatchSimulatorOptions(pollsUntilComplete: 2))
+        let server = try await OpenAITestServer.start(handler: handler, batches: batches)
+        defer { Task { await server.stop() } }
+        let (outcome, capture) = try await Self.run(root, Self.options(server) { $0.maxTokens = [30, 60] })
+        #expect(outcome.exitCode == Evaluation.partialFailureExitCode, "\(capture.err)")
+        let trials = outcome.results.trials
+        #expect(trials.count == 12)
+        #expect(trials.filter { $0.maxTokens == 30 }.allSatisfy {
+            $0.failed && $0.error?.contains("max_tokens is too small for this model.") == true
+        })
+        #expect(trials.filter { $0.maxTokens == 60 }.allSatisfy { !$0.failed })
+        // A failure is not an answer: a later run asks it again.
+        let store = try ResultStore(url: root.appendingPathComponent("results/altbench.sqlite"))
+        let stats = try await store.cacheStatistics()
+        #expect(stats.answers == 6)
+    }
+
+    @Test func anEmptyErrorFileIDIsNoErrorFile() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let batches = BatchSimulator(BatchSimulatorOptions(pollsUntilComplete: 2, faults: BatchFaults(emptyErrorFileID: true)))
+        let server = try await OpenAITestServer.start(batches: batches)
+        defer { Task { await server.stop() } }
+        let (outcome, capture) = try await Self.run(root, Self.options(server))
+        #expect(outcome.exitCode == 0, "\(capture.err)")
+        #expect(outcome.results.trials.allSatisfy { !$0.failed })
+        #expect(await batches.counts.downloads == 1, "the output file only")
+    }
+
+    @Test func azureGlobalBatchThroughTheV1API() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let azureKey = "azure-test-key"
+        let batches = BatchSimulator(BatchSimulatorOptions(flavour: .azure, pollsUntilComplete: 2, azureAPIKey: azureKey))
+        let server = try await OpenAITestServer.start(batches: batches)
+        defer { Task { await server.stop() } }
+        var options = RunOptions()
+        options.provider = .azure
+        options.azureEndpoint = "http://127.0.0.1:\(server.port)"
+        options.model = "alt-text-batch"
+        options.batch = true
+        options.batchPoll = 0.02
+        let capture = BatchCapture()
+        let outcome = try await Evaluation(
+            options: options, environment: ["AZURE_OPENAI_API_KEY": azureKey], console: capture.console,
+            workingDirectory: root
+        ).run()
+        #expect(outcome.exitCode == 0, "\(capture.err)")
+        #expect(outcome.results.trials.count == 6)
+        #expect(outcome.results.trials.allSatisfy { !$0.failed && $0.batchID != nil })
+        let counts = await batches.counts
+        #expect(counts.uploads == 1 && counts.creates == 1)
+        #expect(!capture.err.contains(azureKey))
+    }
+
     @Test func aBatchThatIsGoneFailsItsTrialsSayingSo() async throws {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }

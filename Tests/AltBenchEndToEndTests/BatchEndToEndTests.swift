@@ -5,8 +5,8 @@ import GRDB
 import Testing
 
 /// The built `altbench` through a Batch API: Azure's global batch served by the built
-/// `altbench-test-server`, the batch price in `altbench plan --batch`, and a batch run's
-/// answers the same as a live run's and replayed by `--offline`.
+/// `altbench-test-server`, and a batch run's answers the same as a live run's and replayed by
+/// `--offline`.
 @Suite("run --batch end to end")
 struct BatchEndToEndTests {
     static let key = "sk-batch-e2e"
@@ -79,33 +79,6 @@ struct BatchEndToEndTests {
         let replayed = try Self.answers(workspace)
         #expect(replayed.values.allSatisfy { $0.cached })
         #expect(replayed.mapValues(\.content) == answers.mapValues(\.content))
-    }
-
-    @Test("altbench plan --batch prices every request at the batch price and says so")
-    func planShowsTheBatchPrice() async throws {
-        let workspace = try Workspace()
-        defer { workspace.remove() }
-        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.key])
-        let flags = ["--base-url", "http://127.0.0.1:9/v1", "--max-tokens", "30,80"]
-        let live = try await AltbenchProcess.run(["plan", "--format", "json"] + flags, in: workspace.root, environment: environment)
-        let batch = try await AltbenchProcess.run(
-            ["plan", "--format", "json", "--batch"] + flags, in: workspace.root, environment: environment)
-        #expect(live.status == 0 && batch.status == 0, "\(live.stderr)\(batch.stderr)")
-        let (liveJSON, batchJSON) = (try JSONValue.parse(Data(live.stdout.utf8)), try JSONValue.parse(Data(batch.stdout.utf8)))
-        #expect(batchJSON["to_send"] == liveJSON["to_send"])
-        for end in ["low", "high"] {
-            let full = try #require(liveJSON["cost_usd"]?[end]?.doubleValue)
-            let half = try #require(batchJSON["cost_usd"]?[end]?.doubleValue)
-            #expect(full > 0)
-            #expect(abs(half - full / 2) < 1e-9, "\(end): \(half) is not half of \(full)")
-        }
-
-        let text = try await AltbenchProcess.run(["plan", "--batch"] + flags, in: workspace.root, environment: environment)
-        #expect(text.status == 0, "\(text.stderr)")
-        #expect(
-            text.stdout.contains("Through the Batch API (--batch): priced at each model's batch price (batch_input/batch_output under prices:, else 50% off)."),
-            "\(text.stdout)")
-        #expect(!text.stdout.contains("with the Batch API (−50%)"), "the table's figures are the batch price already")
     }
 
     @Test("a batch run stores the answers a live run stores, and a later --offline run takes them from the store")

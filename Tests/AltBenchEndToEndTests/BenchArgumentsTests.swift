@@ -13,7 +13,7 @@ struct BenchArgumentsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = try await AltbenchProcess.run(arguments, in: folder, executable: Self.bench)
         #expect(output.status == 0)
-        #expect(output.stdout == "usage: altbench-bench [hot|load|reports|scoring|calibration|validity] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]\n")
+        #expect(output.stdout == "usage: altbench-bench [hot|load|reports|scoring|calibration|validity|batch|proxy-abuse] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]\n")
     }
 
     @Test(arguments: [["load", "--bogus"], ["fast"], ["load", "--scenario", "slow"]])

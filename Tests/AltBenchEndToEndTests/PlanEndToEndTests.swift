@@ -271,3 +271,40 @@ struct PlanEndToEndTests {
         }
     }
 }
+
+extension PlanEndToEndTests {
+    /// `plan --batch` prices every request at the batch price (half the list price for
+    /// gpt-4o-mini), says so, and a run's `--max-cost` between the two prices passes only
+    /// with `--batch` (checked before anything is uploaded).
+    @Test func theBatchPlanIsPricedAtTheBatchPrice() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let environment = AltbenchProcess.cleanEnvironment(["OPENAI_API_KEY": Self.fakeKey])
+        let (live, liveJSON) = try await Self.plan(["--max-tokens", "50"], in: workspace, environment: environment)
+        let (batch, batchJSON) = try await Self.plan(["--max-tokens", "50", "--batch"], in: workspace, environment: environment)
+        #expect(live.status == 0 && batch.status == 0, "\(live.stderr)\(batch.stderr)")
+        let liveHigh = try #require(liveJSON["cost_usd"]?["high"]?.doubleValue, "\(liveJSON)")
+        let batchHigh = try #require(batchJSON["cost_usd"]?["high"]?.doubleValue, "\(batchJSON)")
+        #expect(abs(batchHigh - liveHigh / 2) < 1e-9, "\(batchHigh) against \(liveHigh)")
+
+        let text = try await AltbenchProcess.run(["plan", "--max-tokens", "50", "--batch"], in: workspace.root, environment: environment)
+        #expect(text.stdout.contains("Through the Batch API (--batch): priced at each model's batch price"), "\(text.stdout)")
+
+        // A limit between the batch and the live estimate: refused live, allowed through batch
+        // (the run then stops at the closed port, after the check).
+        let limit = String(format: "%.6f", (liveHigh + batchHigh) / 2)
+        let refused = try await AltbenchProcess.run(
+            ["run", "--max-tokens", "50", "--max-cost", limit, "--base-url", "http://127.0.0.1:9/v1"], in: workspace.root,
+            environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("--max-cost"), "\(refused.stderr)")
+        let allowed = try await AltbenchProcess.run(
+            ["run", "--max-tokens", "50", "--max-cost", limit, "--batch", "--base-url", "http://127.0.0.1:9/v1"],
+            in: workspace.root, environment: environment)
+        #expect(!allowed.stderr.contains("may cost more than --max-cost"), "\(allowed.stderr)")
+        // Nothing listens there: the batch run stops at its first request, as a live one does.
+        #expect(allowed.status == 1)
+        #expect(allowed.stderr.contains("could not connect to 127.0.0.1:9"), "\(allowed.stderr)")
+        #expect(!allowed.stderr.contains("trying again"), "a wrong address is not retried: \(allowed.stderr)")
+    }
+}

@@ -189,3 +189,24 @@ struct ProxyCommandTests {
         await occupant.stop()
     }
 }
+
+extension ProxyCommandTests {
+    /// Without `--allow-model` any client holding the app key may ask for any model at its
+    /// price: the proxy says so on stderr when it starts, and not when a model is named.
+    @Test("a proxy started without --allow-model warns on stderr; with it, it does not")
+    func warnsWithoutAnAllowedModel() async throws {
+        let upstream = try await OpenAITestServer.start()
+        defer { Task { await upstream.stop() } }
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (extra, warns) in [([String](), true), (["--allow-model", "gpt-4o-mini"], false)] {
+            let running = try RunningAltbench(
+                ["proxy", "--upstream", upstream.baseURL, "--port", "0"] + extra, in: folder, environment: Self.environment())
+            _ = try #require(try await Self.baseURL(of: running), "the proxy did not start")
+            running.process.send(SIGTERM)
+            _ = await running.process.wait()
+            let stderr = (try? String(contentsOf: running.errURL, encoding: .utf8)) ?? ""
+            #expect(stderr.contains("warning: no --allow-model: clients may ask for any model") == warns, "\(extra): \(stderr)")
+        }
+    }
+}

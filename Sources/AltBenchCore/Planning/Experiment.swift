@@ -186,6 +186,8 @@ public struct Experiment: Sendable, Hashable {
     public var priceOverrides: PriceTable? = nil
     /// `--batch`: the run goes through the provider's Batch API; `nil` sends live requests.
     public var batch: BatchSettings? = nil
+    /// `--shard K/N`: the run asks only its share of the plan's trials.
+    public var shard: Shard? = nil
 
     /// The prices a run uses: the built-in table with `prices:` over it.
     public var prices: PriceTable {
@@ -253,6 +255,8 @@ public struct RunOptions: Sendable, Hashable {
     public var batchPoll: Double?
     /// `altbench batches cancel`: cancel the resumed run's batches and import what they did.
     public var batchCancel: Bool = false
+    /// `--shard K/N`: only this share of the plan's trials.
+    public var shard: Shard?
 
     public init() {}
 }
@@ -440,6 +444,7 @@ extension Experiment {
             detail: options.detail ?? config.detail, maxCost: options.maxCost ?? config.maxCost,
             priceOverrides: config.prices)
         experiment.batch = batch
+        experiment.shard = options.shard
         return experiment
     }
 

@@ -42,9 +42,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// Parses one JSON document.
+    /// Parses one JSON document (see ``JSONParser``).
     public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+        try JSONParser.parse(data)
     }
 
     public subscript(key: String) -> JSONValue? {
