@@ -3,11 +3,14 @@ import AltBenchOpenAI
 import AltBenchStore
 import Foundation
 
-/// Sends a run's trials through the provider's Batch API (`altbench run --batch`): half the
-/// price, its own rate-limit pool, answers within 24 hours.
+/// Sends requests through the provider's Batch API: half the price, its own rate-limit pool,
+/// answers within 24 hours. One orchestration for the two kinds of request altbench sends, a
+/// run's trials (`altbench run --batch`, ``TrialBatchSink``) and a judging pass's calls
+/// (`--judge --batch`, `altbench judge --batch`, ``JudgeBatchSink``): the sink says what a
+/// request is and where its answer goes.
 ///
 /// The steps, each durable before the next starts:
-/// 1. Trials the store can answer are recorded from it; the rest are grouped by cache key
+/// 1. Requests the store can answer are recorded from it; the rest are grouped by cache key
 ///    (one request per key, as a live run sends identical requests once).
 /// 2. Requests go into input files (``BatchInputWriter``: the line and byte limits, one model
 ///    per file), one line at a time; a completed file and its requests are recorded before it
@@ -21,16 +24,14 @@ import Foundation
 ///    rows, scores and cache), then it is marked imported.
 /// 5. Requests that expired unanswered go into a new file, up to `retries` times.
 ///
-/// A run killed at any point continues with `altbench run --resume RUN`: what was written,
-/// uploaded, created or imported is not done again.
-struct BatchRun {
-    static let purpose = "trials"
-
+/// A pass killed at any point continues with the sink's resume command (`altbench run
+/// --resume RUN`, `altbench judge RUN --batch`): what was written, uploaded, created or
+/// imported is not done again.
+struct BatchRun<Sink: BatchSink> {
     let client: BatchClient
     let store: ResultStore
-    let recorder: RunRecorder
-    /// The run's scoring rule (``Runner/scoredResult(_:outcome:attempts:startedAt:)``) and cache use.
-    let runner: Runner
+    /// What the requests are and where their answers are recorded.
+    let sink: Sink
     let runID: String
     /// Where input and output files are written (`results/batches/RUN`).
     let folder: URL
@@ -39,7 +40,6 @@ struct BatchRun {
     let retries: Int
     /// The longest wait between two polls; the first is shorter.
     let longestPoll: Duration
-    let prices: PriceTable?
     let console: Console
     let control: RunControl
     let clock: any RunClock
@@ -59,6 +59,8 @@ struct BatchRun {
         var isSet: Bool { lock.withLock { value } }
     }
 
+    private var purpose: String { sink.purpose }
+
     struct Outcome {
         var progress: RunProgress
         var stopReason: StopReason?
@@ -66,18 +68,18 @@ struct BatchRun {
         var sent: Int
     }
 
-    /// What one run of this type keeps while it works.
+    /// What one pass keeps while it works.
     private final class Ledger: @unchecked Sendable {
-        /// The run's trials (one array, shared with the caller's: a run of 100,000 keeps one copy).
-        var trials: [Trial] = []
-        /// The trials still to record, by cache key (the custom id): their places in ``trials``.
+        /// The pass's units (one array, shared with the caller's: a run of 100,000 keeps one copy).
+        var units: [Sink.Unit] = []
+        /// The units still to record, by cache key (the custom id): their places in ``units``.
         var waiting: [String: [Int]] = [:]
 
-        /// The trials waiting for `key`'s answer, no longer waiting.
-        func take(_ key: String) -> [Trial] { (waiting.removeValue(forKey: key) ?? []).map { trials[$0] } }
+        /// The units waiting for `key`'s answer, no longer waiting.
+        func take(_ key: String) -> [Sink.Unit] { (waiting.removeValue(forKey: key) ?? []).map { units[$0] } }
 
-        /// The first trial waiting for `key`'s answer (the one whose request is sent).
-        func first(_ key: String) -> Trial? { waiting[key]?.first.map { trials[$0] } }
+        /// The first unit waiting for `key`'s answer (the one whose request is sent).
+        func first(_ key: String) -> Sink.Unit? { waiting[key]?.first.map { units[$0] } }
         var done = 0
         var failed = 0
         var cached = 0
@@ -85,32 +87,33 @@ struct BatchRun {
         /// The progress line last printed: a poll that changed nothing prints nothing.
         var lastProgress = ""
         /// Results not yet written: recorded a few hundred to a transaction (``flush(_:)``).
-        var unwritten: [TrialResult] = []
+        var unwritten: [Sink.Result] = []
     }
 
     /// Results written per transaction: one each would make importing 100,000 lines spend
     /// most of its time committing.
-    static let resultsPerWrite = 256
+    static var resultsPerWrite: Int { 256 }
 
-    func run(_ trials: [Trial]) async throws -> Outcome {
+    func run(_ units: [Sink.Unit]) async throws -> Outcome {
         let start = clock.now
         let ledger = Ledger()
-        let total = trials.count
+        let total = units.count
         func progress() -> RunProgress {
             RunProgress(done: ledger.done, total: total, failed: ledger.failed, cached: ledger.cached, elapsed: clock.now - start)
         }
         // 1. What needs no request.
-        ledger.trials = trials
-        for (index, trial) in trials.enumerated() {
-            guard let key = trial.key, trial.request != nil else {
-                let message = trial.item.problem?.message ?? "the image of item '\(trial.item.id)' cannot be sent."
-                try await record(trial, .failed(ModelFailure(kind: .image, message: message, retryable: false)), ledger: ledger)
+        ledger.units = units
+        var order: [String] = []
+        for (index, unit) in units.enumerated() {
+            guard let key = sink.key(of: unit), sink.request(of: unit) != nil else {
+                try await record(unit, .failed(sink.unsendable(unit)), ledger: ledger)
                 continue
             }
-            if runner.useCache, let answer = try await recorder.cachedAnswer(forKey: key) {
-                try await record(trial, .answered(answer, cached: true), ledger: ledger)
+            if sink.useCache, let answer = try await sink.cachedAnswer(forKey: key) {
+                try await record(unit, .answered(answer, cached: true), ledger: ledger)
                 continue
             }
+            if ledger.waiting[key] == nil { order.append(key) }
             ledger.waiting[key, default: []].append(index)
         }
         try await flush(ledger)
@@ -118,12 +121,12 @@ struct BatchRun {
 
         do {
             // 2. Input files for requests no unfinished batch holds.
-            var inputs = try await store.batchState(runID: runID, purpose: Self.purpose)
+            var inputs = try await store.batchState(runID: runID, purpose: purpose)
             if cancelling {
                 try await cancelAll(&inputs)
             } else {
                 let covered = Set(inputs.filter(\.isUnfinished).flatMap(\.customIDs))
-                let uncovered = trials.compactMap(\.key).filter { ledger.waiting[$0] != nil && !covered.contains($0) }
+                let uncovered = order.filter { !covered.contains($0) }
                 inputs += try await write(keys: uncovered, generation: 0, after: inputs, ledger: ledger)
             }
             // 3–5.
@@ -174,20 +177,20 @@ struct BatchRun {
         var models: [String] = []
         var byModel: [String: [String]] = [:]
         for key in unique {
-            guard let model = ledger.first(key)?.request?.model else { continue }
+            guard let model = ledger.first(key).flatMap(sink.request(of:))?.model else { continue }
             if byModel[model] == nil { models.append(model) }
             byModel[model, default: []].append(key)
         }
         let writer = try BatchInputWriter(
-            folder: folder, limits: limits, runID: runID, purpose: Self.purpose,
+            folder: folder, limits: limits, runID: runID, purpose: purpose,
             firstSequence: (existing.map(\.sequence).max() ?? 0) + 1)
         let images = ImageURLCache()
         var written: [StoredBatchInput] = []
         func keep(_ file: BatchInputFile) async throws {
-            try await store.recordBatchInput(runID: runID, purpose: Self.purpose, file: file, generation: generation)
+            try await store.recordBatchInput(runID: runID, purpose: purpose, file: file, generation: generation)
             written.append(
                 StoredBatchInput(
-                    purpose: Self.purpose, sequence: file.sequence, generation: generation, model: file.model,
+                    purpose: purpose, sequence: file.sequence, generation: generation, model: file.model,
                     lines: file.customIDs.count, bytes: file.bytes, uploadName: file.url.lastPathComponent, fileID: nil,
                     customIDs: file.customIDs, jobs: []))
         }
@@ -205,8 +208,8 @@ struct BatchRun {
                     failure = unreadable
                 }
                 if let failure {
-                    for trial in ledger.take(key) {
-                        try await record(trial, .failed(failure), ledger: ledger)
+                    for unit in ledger.take(key) {
+                        try await record(unit, .failed(failure), ledger: ledger)
                     }
                 }
             }
@@ -218,15 +221,15 @@ struct BatchRun {
 
     /// The input line for a request: its live body, byte for byte.
     private func line(for key: String, ledger: Ledger, images: ImageURLCache) throws -> [UInt8] {
-        let trial = ledger.first(key)!
-        let request = trial.request!
+        let unit = ledger.first(key)!
+        let request = sink.request(of: unit)!
         let imageURL: String
         do {
             imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
         } catch {
             throw ModelFailure(
                 kind: .image,
-                message: "could not read the image of item '\(trial.item.id)' to write it into a batch input file: \(error.localizedDescription) Check that the file still exists and is readable.",
+                message: "could not read the image of \(sink.imageOwner(unit)) to write it into a batch input file: \(error.localizedDescription) Check that the file still exists and is readable.",
                 retryable: false)
         }
         return BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes)
@@ -238,12 +241,12 @@ struct BatchRun {
         let url = folder.appendingPathComponent(input.uploadName)
         if FileManager.default.fileExists(atPath: url.path) { return url }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let images = ImageURLCache()
         for key in input.customIDs {
-            guard let trial = ledger.first(key), let request = trial.request else { continue }
+            guard let unit = ledger.first(key), let request = sink.request(of: unit) else { continue }
             let imageURL = try images.urlString(for: request.image, identity: request.imageIdentity)
             try handle.write(
                 contentsOf: BatchLine.encode(customID: key, url: client.chatEndpoint, body: request.body(imageURL: imageURL).canonicalBytes))
@@ -309,8 +312,8 @@ struct BatchRun {
                                 message: "the request expired unanswered in \(retries + 1) batches (the last \(job.batchID)); run again to send it again, or send it live.",
                                 code: "batch_expired", retryable: false)
                             for key in expired {
-                                for trial in ledger.take(key) {
-                                    try await record(trial, .failed(failure), ledger: ledger)
+                                for unit in ledger.take(key) {
+                                    try await record(unit, .failed(failure), ledger: ledger)
                                 }
                             }
                         }
@@ -324,7 +327,7 @@ struct BatchRun {
             if active == 0 && !inputs.contains(where: \.needsBatch) { break }
             guard try await control.sleep(until: clock.now + wait, on: clock) else {
                 console.err(
-                    "altbench: \(active) batch\(active == 1 ? "" : "es") of run \(runID) keep\(active == 1 ? "s" : "") running at the provider; `altbench run --resume \(runID)` imports \(active == 1 ? "its" : "their") answers later, `altbench batches cancel \(runID)` cancels \(active == 1 ? "it" : "them").\n")
+                    "altbench: \(active) batch\(active == 1 ? "" : "es") of run \(runID)\(sink.purpose == BatchPurpose.trials ? "" : " (\(sink.noun))") keep\(active == 1 ? "s" : "") running at the provider; \(sink.resumeCommand(runID: runID)) imports \(active == 1 ? "its" : "their") answers later, `altbench batches cancel \(runID)` cancels \(active == 1 ? "it" : "them").\n")
                 return stopReason(start: start)
             }
             wait = min(longestPoll, wait * 3 / 2)
@@ -352,18 +355,18 @@ struct BatchRun {
             } else {
                 file = try await retrying("uploading \(input.uploadName)") { try await client.uploadFile(url, filename: input.uploadName) }
             }
-            try await store.recordBatchFileID(file.id, runID: runID, purpose: Self.purpose, sequence: input.sequence)
+            try await store.recordBatchFileID(file.id, runID: runID, purpose: purpose, sequence: input.sequence)
             input.fileID = file.id
         }
         let fileID = input.fileID!
-        let metadata = ["altbench_run": runID, "altbench_file": String(input.sequence)]
+        let metadata = ["altbench_run": runID, "altbench_purpose": purpose, "altbench_file": String(input.sequence)]
         // A batch created before a kill: the same input file on the server.
         var created = try? await findBatch(inputFileID: fileID, metadata: metadata, known: Set(input.jobs.map(\.batchID)))
         if created == nil {
             created = try await retrying("creating a batch from \(fileID)") { try await client.createBatch(inputFileID: fileID, metadata: metadata) }
         }
         let job = Self.job(created!, sequence: input.sequence, checked: Date())
-        try await store.recordBatchJob(job, runID: runID, purpose: Self.purpose)
+        try await store.recordBatchJob(job, runID: runID, purpose: purpose)
         input.jobs.append(job)
         ledger.sent += input.customIDs.count
         // The local copy is no longer needed: the server holds the file.
@@ -379,6 +382,7 @@ struct BatchRun {
             let page = try await client.listBatches(limit: 100, after: after)
             if let found = page.batches.first(where: {
                 $0.inputFileID == inputFileID && $0.metadata["altbench_run"] == metadata["altbench_run"]
+                    && $0.metadata["altbench_file"] == metadata["altbench_file"]
                     && !known.contains($0.id) && $0.status != .failed && $0.status != .cancelled
             }) {
                 return found
@@ -447,8 +451,8 @@ struct BatchRun {
 
     // MARK: Importing
 
-    /// Reads an ended batch's output and error files and records every line for a trial still
-    /// waiting; returns the keys that expired unanswered (to send again). Requests the batch
+    /// Reads an ended batch's output and error files and records every line for a request
+    /// still waiting; returns the keys that expired unanswered (to send again). Requests the batch
     /// left unanswered for another reason fail with it.
     private func importResults(of job: StoredBatchJob, input: StoredBatchInput, ledger: Ledger) async throws -> [String] {
         var answered: Set<String> = []
@@ -474,15 +478,17 @@ struct BatchRun {
                     return
                 }
                 guard ledger.waiting[line.customID] != nil else { return }
-                let trials = ledger.take(line.customID)
+                let units = ledger.take(line.customID)
                 let outcome = BatchResults.outcome(of: line, batchID: job.batchID, redactor: redactor)
-                for (index, trial) in trials.enumerated() {
+                for (index, unit) in units.enumerated() {
                     switch outcome {
                     case .answered(var answer, _):
-                        answer.tokenField = trial.request?.maxTokens == nil ? nil : trial.request?.tokenField.rawValue
-                        try await record(trial, .answered(answer, cached: index > 0), ledger: ledger, batchID: job.batchID)
+                        let request = sink.request(of: unit)
+                        answer.tokenField = request?.maxTokens == nil ? nil : request?.tokenField.rawValue
+                        // The others sharing the key take the answer as from the store (sent once, billed once).
+                        try await record(unit, .answered(answer, cached: index > 0), ledger: ledger, batchID: job.batchID)
                     case .failed:
-                        try await record(trial, outcome, ledger: ledger, batchID: job.batchID)
+                        try await record(unit, outcome, ledger: ledger, batchID: job.batchID)
                     }
                 }
             }
@@ -495,8 +501,13 @@ struct BatchRun {
             // Requests the batch never reached are in no file: they expired too.
             expired += missing
         case .cancelled:
-            // Cancelled on purpose: left unrecorded, so a later run or --resume asks them again.
+            // Left unrecorded, so a later run or --resume asks them again.
             for key in missing { ledger.waiting.removeValue(forKey: key) }
+            if !cancelling && !missing.isEmpty {
+                // Not by this run: someone cancelled it at the provider.
+                console.err(
+                    "altbench: batch \(job.batchID) was cancelled at the provider; its \(missing.count) unanswered request\(missing.count == 1 ? " stays" : "s stay") unrecorded, and \(sink.resumeCommand(runID: runID)) sends \(missing.count == 1 ? "it" : "them") again.\n")
+            }
         default:
             let reason: String
             if status == .failed {
@@ -506,8 +517,8 @@ struct BatchRun {
             }
             let failure = ModelFailure(kind: .http, message: reason, retryable: false)
             for key in missing {
-                for trial in ledger.take(key) {
-                    try await record(trial, .failed(failure), ledger: ledger, batchID: job.batchID)
+                for unit in ledger.take(key) {
+                    try await record(unit, .failed(failure), ledger: ledger, batchID: job.batchID)
                 }
             }
         }
@@ -541,27 +552,28 @@ struct BatchRun {
         if !blank(pending) { try await body(pending) }
     }
 
-    private func record(_ trial: Trial, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
-        var result = runner.scoredResult(trial, outcome: outcome, attempts: batchID == nil ? 0 : 1, startedAt: Date())
-        result.batchID = batchID
-        result.costUSD = cost(of: outcome, model: trial.request?.model)
-        ledger.unwritten.append(result)
+    private func record(_ unit: Sink.Unit, _ outcome: TrialOutcome, ledger: Ledger, batchID: String? = nil) async throws {
+        ledger.unwritten.append(
+            sink.result(
+                unit, outcome, batchID: batchID,
+                costUSD: Self.batchCost(of: outcome, model: sink.request(of: unit)?.model, prices: sink.prices)))
         if ledger.unwritten.count >= Self.resultsPerWrite { try await flush(ledger) }
         ledger.done += 1
-        if result.failure != nil { ledger.failed += 1 }
-        if result.cached { ledger.cached += 1 }
+        if outcome.failure != nil { ledger.failed += 1 }
+        if outcome.cached { ledger.cached += 1 }
     }
 
-    /// Writes the results recorded so far in one transaction.
+    /// Writes the results recorded so far, in order, in one transaction.
     private func flush(_ ledger: Ledger) async throws {
         guard !ledger.unwritten.isEmpty else { return }
         let results = ledger.unwritten
         ledger.unwritten.removeAll(keepingCapacity: true)
-        try await recorder.record(results)
+        try await sink.record(results)
     }
 
-    /// A batch answer's cost at the batch price; 0 for one from the store or a failure.
-    private func cost(of outcome: TrialOutcome, model: String?) -> Double? {
+    /// A batch answer's cost at the batch price; 0 for one from the store or a failure (an
+    /// error line is not billed); `nil` when the model or its usage has no price.
+    static func batchCost(of outcome: TrialOutcome, model: String?, prices: PriceTable?) -> Double? {
         guard case .answered(let answer, cached: false) = outcome else { return 0 }
         guard let model, let table = prices,
             let price = table.price(forModel: model)?.price ?? answer.responseModel.flatMap({ table.price(forModel: $0)?.price }),
@@ -586,8 +598,9 @@ struct BatchRun {
             sum.done += (job.completed ?? 0) + (job.failed ?? 0)
         }
         let shown = states.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let what = sink.purpose == BatchPurpose.trials ? "batches" : "\(sink.purpose) batches"
         return (
-            "altbench: batches: \(jobs.count - states.values.reduce(0, +)) of \(jobs.count) done\(shown.isEmpty ? "" : " (\(shown))"); requests \(requests.done)/\(requests.total) answered by the server; \(ledger.done) trials recorded, \(ledger.failed) failed\n")
+            "altbench: \(what): \(jobs.count - states.values.reduce(0, +)) of \(jobs.count) done\(shown.isEmpty ? "" : " (\(shown))"); requests \(requests.done)/\(requests.total) answered by the server; \(ledger.done) \(sink.noun) recorded, \(ledger.failed) failed\n")
     }
 }
 

@@ -74,6 +74,7 @@ public struct Evaluation: Sendable {
             let opened = try openExistingStore()
             let run = try await opened.resumableRun(id: try await opened.resolveRunID(resume))
             try Self.applyResumedSettings(run, to: &options)
+            try await Judging.resumeJudge(run.info, store: opened, options: &options)
             resumable = run
             store = opened
         }
@@ -169,6 +170,8 @@ public struct Evaluation: Sendable {
                 console.err("altbench: \(plannedTrials) trials (\(shape)), run \(runID)\n")
             }
         }
+        // Recorded now, so that `--resume` judges a run stopped before its judge began.
+        if let judge { try await opened.recordJudge(runID: runID, judge: judge.prepared.settings.recorded) }
 
         var sink = recorder
         sink.cachesScripted = experiment.cachesScripted

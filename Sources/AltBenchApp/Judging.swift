@@ -102,13 +102,16 @@ public struct Judging: Sendable {
         }
         let repeats = settings.repeats > 1 ? ", \(settings.repeats) times each" : ""
         console.err(
-            "altbench: judging \(plan.answers) answer\(plan.answers == 1 ? "" : "s") of run \(runID) with \(settings.model) by \(settings.rubricLabel)\(repeats): \(plan.calls.count) call\(plan.calls.count == 1 ? "" : "s")\(plan.alreadyJudged > 0 ? " (\(plan.alreadyJudged) answers already judged by it)" : "").\n")
+            "altbench: judging \(plan.answers) answer\(plan.answers == 1 ? "" : "s") of run \(runID) with \(settings.model) by \(settings.rubricLabel)\(repeats): \(plan.calls.count) call\(plan.calls.count == 1 ? "" : "s")\(plan.alreadyJudged > 0 ? " (\(plan.alreadyJudged) answers already judged by it)" : "")\(settings.client.batch != nil ? ", through the Batch API" : "").\n")
         try await store.recordJudge(runID: runID, judge: settings.recorded)
-        guard !plan.calls.isEmpty else { return outcome }
+        // `altbench batches cancel` asks nothing new: only a judge with batches has any to cancel.
+        guard !plan.calls.isEmpty, !options.batchCancel || settings.client.batch != nil else { return outcome }
 
         let limit = settings.isMock ? nil : maxCost ?? settings.client.maxCost
         if let limit {
-            guard let price = settings.client.prices.price(forModel: settings.model)?.price else {
+            // Through the Batch API every call costs the batch price.
+            let prices = settings.client.batch == nil ? settings.client.prices : settings.client.prices.batchTable
+            guard let price = prices.price(forModel: settings.model)?.price else {
                 throw AltBenchError.judgeOverBudget(
                     message: "--max-cost \(CostSummary.usd(limit)) needs a price for the judge's model, and \(settings.model) has none. Add it under prices: in altbench.yml (USD per million tokens), or drop --max-cost.")
             }
@@ -126,16 +129,28 @@ public struct Judging: Sendable {
             rubricName: settings.rubricLabel, settings: ScoringSettings(recorded: results.info.settings),
             repeats: settings.repeats, redactor: redactor)
         let client = settings.client
-        let progress = ProgressLine(console: console)
-        let runner = Runner(
-            model: model, sink: nil, retryPolicy: RetryPolicy(maxRetries: client.maxRetries),
-            concurrency: client.concurrency, requestsPerMinute: client.requestsPerMinute,
-            tokensPerMinute: client.tokensPerMinute, useCache: client.useCache, control: control,
-            gracePeriod: gracePeriod, deadline: deadline ?? client.deadline, prices: client.prices,
-            maxCost: limit, onProgress: { progress.update($0) })
-        let ran = try await runner.judge(plan.calls, sink: recorder)
-        progress.finish()
-        outcome.stopReason = ran.stopReason
+        if let batch = client.batch, let httpClient {
+            outcome.stopReason = try await BatchRun(
+                client: try ModelClient.batchClient(client, httpClient: httpClient), store: store,
+                sink: JudgeBatchSink(recorder: recorder, prices: client.prices, useCache: client.useCache), runID: runID,
+                folder: URL.resolving(client.resultsPath, against: workingDirectory).appendingPathComponent("batches")
+                    .appendingPathComponent(runID),
+                limits: batch.limits, retries: batch.retries, longestPoll: batch.longestPoll, console: console,
+                control: control, clock: SystemRunClock(), deadline: deadline ?? client.deadline, redactor: redactor,
+                cancelling: options.batchCancel
+            ).run(plan.calls).stopReason
+        } else {
+            let progress = ProgressLine(console: console)
+            let runner = Runner(
+                model: model, sink: nil, retryPolicy: RetryPolicy(maxRetries: client.maxRetries),
+                concurrency: client.concurrency, requestsPerMinute: client.requestsPerMinute,
+                tokensPerMinute: client.tokensPerMinute, useCache: client.useCache, control: control,
+                gracePeriod: gracePeriod, deadline: deadline ?? client.deadline, prices: client.prices,
+                maxCost: limit, onProgress: { progress.update($0) })
+            let ran = try await runner.judge(plan.calls, sink: recorder)
+            progress.finish()
+            outcome.stopReason = ran.stopReason
+        }
 
         // The tally of what was stored, as the report will count it.
         let judged = try await store.loadRun(id: runID)
@@ -172,6 +187,31 @@ public struct Judging: Sendable {
         }
         console.err(line + ".\n")
         return outcome
+    }
+
+    /// The judge of a resumed run (`run --resume RUN`, `altbench batches cancel RUN`): a run
+    /// started with `--judge`, or judged since, is judged again as it was (the recorded model,
+    /// rubric and repeats, where no flag gives them), and through the Batch API when its judge
+    /// used it or has batches not yet imported. Only answers without this judge's verdict
+    /// are asked about, and calls a batch holds are not sent again.
+    static func resumeJudge(_ run: RunResults.Info, store: ResultStore, options: inout RunOptions) async throws {
+        let pending = try await store.batchState(runID: run.id, purpose: BatchPurpose.judge).contains(where: \.isUnfinished)
+        guard let recorded = run.settings["judge"], recorded.objectValue != nil else {
+            if pending {
+                options.judge.enabled = true
+                options.judge.batch = true
+            }
+            return
+        }
+        options.judge.enabled = true
+        options.judge.model = options.judge.model ?? recorded["model"]?.stringValue.flatMap { $0 == JudgeSettings.mockModel ? nil : $0 }
+        if options.judge.rubric == nil, let rubric = recorded["rubric"]?.stringValue, rubric != JudgeRubric.builtInLabel {
+            options.judge.rubric = rubric
+        }
+        options.judge.repeats = options.judge.repeats ?? recorded["repeats"]?.intValue
+        if pending || recorded["batch"]?.objectValue != nil { options.judge.batch = true }
+        // Cancelling asks nothing new: the judge takes part only to cancel its own batches.
+        if options.batchCancel && !pending { options.judge.enabled = false }
     }
 
     /// The client flags for judging a stored run: those given, and the run's own provider,
@@ -238,7 +278,13 @@ public struct JudgeCommand: Sendable {
             judge: judge, options: options, config: config, environment: environment, console: console,
             workingDirectory: workingDirectory, control: control, gracePeriod: gracePeriod)
         let info = try await store.loadRun(id: runID).info
-        let prepared = try judging.prepare(clientOptions: Judging.clientOptions(options, run: info))
+        var clientOptions = Judging.clientOptions(options, run: info)
+        if !clientOptions.batch, try await store.batchState(runID: runID, purpose: BatchPurpose.judge).contains(where: \.isUnfinished) {
+            // Its calls are in batches at the provider: sending them live would pay twice.
+            console.err("altbench: run \(runID) has judge batches not yet imported; judging through the Batch API to import them.\n")
+            clientOptions.batch = true
+        }
+        let prepared = try judging.prepare(clientOptions: clientOptions)
         let outcome = try await judging.run(runID: runID, store: store, prepared: prepared)
         let newest = try await store.resolveRun(nil).id
         _ = try await Reporting(

@@ -36,65 +36,77 @@ public struct JudgeRecorder: JudgeSink {
     }
 
     public func record(_ result: JudgeCallResult) async throws {
-        let call = result.call
-        try await writer.write { [redactor, endpoint, model, rubric, rubricName, settings] db in
-            var responseID: Int64?
-            var status: RunResults.JudgementRow.Status
-            var verdict: JudgeVerdict?
-            var error: String?
-            switch result.outcome {
-            case .answered(let answer, let cached):
-                if cached {
-                    // The answer the verdict was read from, which need not be the newest for
-                    // its key (a call in flight at the same time may have stored prose since).
-                    responseID = try Int64.fetchOne(
-                        db,
-                        sql: """
-                            SELECT id FROM response WHERE cache_key = ?
-                            ORDER BY (content IS ? AND refusal IS ?) DESC, id DESC LIMIT 1
-                            """,
-                        arguments: [call.key, answer.content, answer.refusal])
-                } else {
-                    responseID = try ResponseColumns.insert(
-                        answer, key: call.key, endpoint: endpoint, request: call.request, at: result.finishedAt,
-                        redactor: redactor, db: db)
-                }
-                switch JudgeVerdict.parse(content: answer.content, refusal: answer.refusal) {
-                case .success(let read):
-                    status = .judged
-                    verdict = read
-                case .failure(let problem):
-                    status = .unreadable
-                    error = problem.description
-                }
-            case .failed(let failure):
-                status = .failed
-                error = failure.message
-            }
-            // One judge's verdicts per trial: another judge's go, and so do repeats beyond
-            // this pass's; this repeat is replaced.
-            try db.execute(
-                sql: """
-                    DELETE FROM judgement WHERE trial_id = ?
-                      AND (repeat_index = ? OR repeat_index >= ? OR model != ? OR endpoint != ? OR rubric_sha256 != ?)
-                    """,
-                arguments: [call.trialID, call.repeatIndex, repeats, model, endpoint, rubric.sha256])
-            let errors = verdict.map { JSONValue.array($0.errors.map { .string(redactor.redact($0)) }).canonicalText }
-            try db.execute(
-                sql: """
-                    INSERT INTO judgement (trial_id, repeat_index, model, endpoint, rubric, rubric_sha256, cache_key,
-                      response_id, status, cached, attempts, accuracy, completeness, concision, errors, error, cost_usd,
-                      started_at, finished_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    call.trialID, call.repeatIndex, model, endpoint, rubricName, rubric.sha256, call.key, responseID,
-                    status.rawValue, result.outcome.cached, result.attempts, verdict?.accuracy, verdict?.completeness,
-                    verdict?.concision, errors, redactor.redactIfPresent(error), result.costUSD, result.startedAt,
-                    result.finishedAt,
-                ])
-            try Self.rescore(trialID: call.trialID, settings: settings, redactor: redactor, db: db)
+        try await writer.write { db in try insert(result, db: db) }
+    }
+
+    /// Records `results` in one transaction, in order (a call sharing an earlier one's answer
+    /// finds it): for many results at once, such as a judge batch's output file.
+    public func record(_ results: [JudgeCallResult]) async throws {
+        guard !results.isEmpty else { return }
+        try await writer.write { db in
+            for result in results { try insert(result, db: db) }
         }
+    }
+
+    /// Writes one call's answer, its judgement and the trial's scores computed again.
+    func insert(_ result: JudgeCallResult, db: Database) throws {
+        let call = result.call
+        var responseID: Int64?
+        var status: RunResults.JudgementRow.Status
+        var verdict: JudgeVerdict?
+        var error: String?
+        switch result.outcome {
+        case .answered(let answer, let cached):
+            if cached {
+                // The answer the verdict was read from, which need not be the newest for
+                // its key (a call in flight at the same time may have stored prose since).
+                responseID = try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id FROM response WHERE cache_key = ?
+                        ORDER BY (content IS ? AND refusal IS ?) DESC, id DESC LIMIT 1
+                        """,
+                    arguments: [call.key, answer.content, answer.refusal])
+            } else {
+                responseID = try ResponseColumns.insert(
+                    answer, key: call.key, endpoint: endpoint, request: call.request, at: result.finishedAt,
+                    redactor: redactor, db: db)
+            }
+            switch JudgeVerdict.parse(content: answer.content, refusal: answer.refusal) {
+            case .success(let read):
+                status = .judged
+                verdict = read
+            case .failure(let problem):
+                status = .unreadable
+                error = problem.description
+            }
+        case .failed(let failure):
+            status = .failed
+            error = failure.message
+        }
+        // One judge's verdicts per trial: another judge's go, and so do repeats beyond
+        // this pass's; this repeat is replaced.
+        try db.execute(
+            sql: """
+                DELETE FROM judgement WHERE trial_id = ?
+                  AND (repeat_index = ? OR repeat_index >= ? OR model != ? OR endpoint != ? OR rubric_sha256 != ?)
+                """,
+            arguments: [call.trialID, call.repeatIndex, repeats, model, endpoint, rubric.sha256])
+        let errors = verdict.map { JSONValue.array($0.errors.map { .string(redactor.redact($0)) }).canonicalText }
+        try db.execute(
+            sql: """
+                INSERT INTO judgement (trial_id, repeat_index, model, endpoint, rubric, rubric_sha256, cache_key,
+                  response_id, status, cached, attempts, accuracy, completeness, concision, errors, error, cost_usd,
+                  started_at, finished_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                call.trialID, call.repeatIndex, model, endpoint, rubricName, rubric.sha256, call.key, responseID,
+                status.rawValue, result.outcome.cached, result.attempts, verdict?.accuracy, verdict?.completeness,
+                verdict?.concision, errors, redactor.redactIfPresent(error), result.costUSD, result.startedAt,
+                result.finishedAt,
+            ])
+        try Self.rescore(trialID: call.trialID, settings: settings, redactor: redactor, db: db)
     }
 
     /// Writes the trial's judge scores from its judgements, and `form`, `content` and

@@ -45,6 +45,9 @@ public struct BatchSimulatorOptions: Sendable {
     /// When set, an upload's body is read at this many bytes per second (the client is held
     /// back by TCP flow control): a slow upload, to kill a client midway.
     public var uploadBytesPerSecond: Int?
+    /// With `uploadBytesPerSecond`, only the first this many uploads are slow (`nil`: every
+    /// one), so a client killed during a slow upload uploads again at full speed.
+    public var slowUploads: Int?
     /// Called for each event (synchronously, on the simulator), e.g. to print it.
     public var onEvent: (@Sendable (BatchEvent) -> Void)?
 
@@ -57,6 +60,7 @@ public struct BatchSimulatorOptions: Sendable {
         azureAPIKey: String? = nil,
         faults: BatchFaults = BatchFaults(),
         uploadBytesPerSecond: Int? = nil,
+        slowUploads: Int? = nil,
         onEvent: (@Sendable (BatchEvent) -> Void)? = nil
     ) {
         self.flavour = flavour
@@ -67,6 +71,7 @@ public struct BatchSimulatorOptions: Sendable {
         self.azureAPIKey = azureAPIKey
         self.faults = faults
         self.uploadBytesPerSecond = uploadBytesPerSecond
+        self.slowUploads = slowUploads
         self.onEvent = onEvent
     }
 
@@ -99,10 +104,18 @@ public struct BatchFaults: Sendable, Hashable {
     /// Output and error files list their lines in a shuffled (deterministic) order instead of
     /// the input's.
     public var shuffledOutput: Bool
+    /// The lines with these custom_ids fail validation: the batch ends `failed` at its first
+    /// poll, `errors.data` naming each such line (`invalid_request`, param `body.messages`).
+    public var invalidLines: Set<String>
+    /// The first this many batches created are cancelled at the provider (as from its
+    /// dashboard) at their first poll: it answers `cancelling` (with the lines that poll ran),
+    /// the next `cancelled`, with the lines answered so far in its output file.
+    public var cancelledBatches: Int
 
     public init(
         expiring: Set<String> = [], failAllRequests: Bool = false, emptyErrorFileID: Bool = false,
-        goneAfterPolls: Int? = nil, tokenLimitBatches: Int = 0, shuffledOutput: Bool = false
+        goneAfterPolls: Int? = nil, tokenLimitBatches: Int = 0, shuffledOutput: Bool = false,
+        invalidLines: Set<String> = [], cancelledBatches: Int = 0
     ) {
         self.expiring = expiring
         self.failAllRequests = failAllRequests
@@ -110,6 +123,8 @@ public struct BatchFaults: Sendable, Hashable {
         self.goneAfterPolls = goneAfterPolls
         self.tokenLimitBatches = tokenLimitBatches
         self.shuffledOutput = shuffledOutput
+        self.invalidLines = invalidLines
+        self.cancelledBatches = cancelledBatches
     }
 }
 
@@ -228,10 +243,12 @@ public actor BatchSimulator {
         return answer.adding(headers: [id])
     }
 
-    /// Counts an upload whose head has arrived.
-    func uploadStarted() {
+    /// Counts an upload whose head has arrived; the rate its body is read at (`nil`: at once).
+    func uploadStarted() -> Int? {
         tally.uploadsStarted += 1
         emit(.uploadStarted)
+        if let slow = options.slowUploads, tally.uploadsStarted > slow { return nil }
+        return options.uploadBytesPerSecond
     }
 
     private func emit(_ event: BatchEvent) {
@@ -505,6 +522,10 @@ public actor BatchSimulator {
             throw batchNotFound(id)
         }
         try await advance(&batch, chat: chat)
+        if batch.sequence <= options.faults.cancelledBatches, [.inProgress, .finalizing].contains(batch.state) {
+            batch.state = .cancelling
+            batch.times["cancelling_at"] = clock
+        }
         batches[id] = batch
         emit(.polled(batchID: id, status: batch.state.rawValue))
         return json(batch.object(options))
@@ -768,6 +789,13 @@ public actor BatchSimulator {
                     "duplicate_custom_id",
                     "The custom_id for this request is a duplicate of another request (line \(first)). The custom_id parameter must be unique for each request in a batch.",
                     param: "custom_id")
+                continue
+            }
+            if options.faults.invalidLines.contains(customID) {
+                invalid(
+                    "invalid_request",
+                    "Invalid 'body.messages': the request body is not a valid chat completion request.",
+                    param: "body.messages")
                 continue
             }
             if let model, model != lineModel {

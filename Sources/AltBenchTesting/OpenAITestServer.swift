@@ -142,10 +142,9 @@ public final class OpenAITestServer: Sendable {
         let body: Data
         do {
             if let batches, let batchRoute, batchRoute.isUpload {
-                await batches.uploadStarted()
+                let rate = await batches.uploadStarted()
                 body = try await readUpload(
-                    request, limit: max(maxBodySize, batches.options.maxBytes + 1024 * 1024),
-                    bytesPerSecond: batches.options.uploadBytesPerSecond)
+                    request, limit: max(maxBodySize, batches.options.maxBytes + 1024 * 1024), bytesPerSecond: rate)
             } else {
                 let buffer = try await request.collectBody(upTo: maxBodySize)
                 body = Data(buffer.readableBytesView)

@@ -51,6 +51,8 @@
 //   gone-after:N         after N polls the batch answers 404
 //   token-limit[:N]      the first N (default 1) batches fail with token_limit_exceeded
 //   shuffle              output and error files in a shuffled order
+//   invalid:ID1,ID2      those custom_ids' lines fail validation; the batch ends failed
+//   cancel[:N]           the first N (default 1) batches are cancelled at the provider
 // --batch-upload-bytes-per-second N reads uploads slowly; --batch-max-lines N lowers the
 // lines per file. Every batch event is written to stderr as "batch: …" as it happens
 // ("batch: upload started", "batch: created batch_000001", "batch: polled batch_000001:
@@ -196,8 +198,17 @@ while let argument = arguments.popFirst() {
             batchOptions.faults.tokenLimitBatches = value
         case ("shuffle", nil):
             batchOptions.faults.shuffledOutput = true
+        case ("invalid", let ids?):
+            let names = ids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else { fail("--batch-fault invalid: takes custom_ids separated by commas") }
+            batchOptions.faults.invalidLines.formUnion(names)
+        case ("cancel", let count):
+            guard let value = count.map({ Int($0) }) ?? 1, value >= 1 else {
+                fail("--batch-fault cancel takes a number of batches, e.g. cancel:2")
+            }
+            batchOptions.faults.cancelledBatches = value
         default:
-            fail("--batch-fault: unknown fault '\(text)'; use expire:ID1,ID2, fail-all, empty-error-file-id, gone-after:N, token-limit[:N] or shuffle")
+            fail("--batch-fault: unknown fault '\(text)'; use expire:ID1,ID2, fail-all, empty-error-file-id, gone-after:N, token-limit[:N], shuffle, invalid:ID1,ID2 or cancel[:N]")
         }
         batchesEnabled = true
     case "-h", "--help":

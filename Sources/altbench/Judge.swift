@@ -16,7 +16,10 @@ extension AltBench {
                 written again. The judge is set by judge: in altbench.yml and these flags; it is \
                 reached like the run's model unless judge: says otherwise; an offline run is judged by \
                 the mock judge. A verdict already stored for the same judge, rubric and answer is \
-                reused without a request. Exit status: 0 when the pass finished (verdicts that failed \
+                reused without a request. With --batch the calls go through the provider's Batch API \
+                (half the price, answers within 24 hours; see docs/batch.md): every file and batch id \
+                is stored as it arrives, and judging again (or altbench run --resume RUN) imports \
+                what the batches answered without sending anything twice. Exit status: 0 when the pass finished (verdicts that failed \
                 or could not be read are counted, and their scores left missing), 1 for a bad setting \
                 or a stop by a configuration error, 4 when --max-cost stopped it, 124 when --deadline (or deadline: in altbench.yml) passed, \
                 130 after Ctrl-C (judge again to continue: what was judged is kept).
@@ -26,6 +29,8 @@ extension AltBench {
         var run: String?
 
         @OptionGroup var judge: JudgeFlags
+
+        @OptionGroup var batch: BatchFlags
 
         @Option(name: .long, help: ArgumentHelp("Configuration file.", valueName: "file"))
         var config: String?
@@ -97,6 +102,7 @@ extension AltBench {
             options.maxCost = maxCost
             options.deadline = try parsedDeadline()
             options.noCache = noCache
+            batch.apply(to: &options)
             let control = RunControl()
             let grace = Duration.seconds(5)
             let trap = SignalTrap(control: control, console: .standard, gracePeriod: grace)

@@ -174,7 +174,7 @@ struct RunFlags: ParsableArguments {
 
     @Flag(
         name: .long,
-        help: "Send the run through the provider's Batch API: half the price, answers within 24 hours. Kill it at any point and continue with --resume RUN.")
+        help: "Send the run (and with --judge, the judge's calls) through the provider's Batch API: half the price, answers within 24 hours. Kill it at any point and continue with --resume RUN.")
     var batch = false
 
     @Option(name: .customLong("batch-max-lines"), help: ArgumentHelp("Requests per batch input file, at most. Default: the provider's (50,000; Azure 100,000).", valueName: "n"))

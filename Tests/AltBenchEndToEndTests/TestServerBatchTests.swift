@@ -120,6 +120,7 @@ struct TestServerBatchTests {
 
     @Test(arguments: [
         ["--batch-fault", "nonsense"], ["--batch-fault", "gone-after:x"], ["--batch-polls", "0"], ["--batch-flavour", "aws"],
+        ["--batch-fault", "invalid:"], ["--batch-fault", "cancel:0"],
     ])
     func badFlagsStopAtStartup(_ arguments: [String]) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-batch-flags-\(UUID().uuidString)")

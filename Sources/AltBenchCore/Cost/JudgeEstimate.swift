@@ -38,7 +38,8 @@ public struct JudgeEstimate: Sendable, Hashable {
         self.isMock = isMock
     }
 
-    /// The estimate for judging the answers of `trials` with `settings` and `rubric`.
+    /// The estimate for judging the answers of `trials` with `settings` and `rubric`, at
+    /// the judge model's batch price when its calls go through the Batch API.
     public static func make(
         trials: [Trial], settings: JudgeSettings, rubric: JudgeRubric, prices: PriceTable
     ) -> JudgeEstimate {
@@ -62,7 +63,7 @@ public struct JudgeEstimate: Sendable, Hashable {
             images += settings.repeats * estimate.imageTokens
         }
         let output = calls * settings.maxTokens
-        let price = prices.price(forModel: settings.model)?.price
+        let price = (settings.client.batch == nil ? prices : prices.batchTable).price(forModel: settings.model)?.price
         return JudgeEstimate(
             model: settings.model, calls: calls, inputTokensLow: low, inputTokensHigh: high, imageTokens: images,
             outputTokensMax: output, costLow: price.map { $0.cost(inputTokens: low, outputTokens: 0) },

@@ -10,12 +10,16 @@ public struct JudgeOptions: Sendable, Hashable {
     public var rubric: String?
     /// `--judge-repeats N`.
     public var repeats: Int?
+    /// The judge's calls go through the Batch API even when the run's requests do not (a
+    /// resumed run whose judge had batches of its own); `--batch` sends both.
+    public var batch: Bool
 
-    public init(enabled: Bool = false, model: String? = nil, rubric: String? = nil, repeats: Int? = nil) {
+    public init(enabled: Bool = false, model: String? = nil, rubric: String? = nil, repeats: Int? = nil, batch: Bool = false) {
         self.enabled = enabled
         self.model = model
         self.rubric = rubric
         self.repeats = repeats
+        self.batch = batch
     }
 }
 
@@ -88,7 +92,19 @@ public struct JudgeSettings: Sendable, Hashable {
         if let variable = file.apiKeyEnv { clientConfig.apiKeyEnv = variable }
         let model = flags.model ?? file.model
         options.model = model
-        let client = try Experiment.resolve(options: options, config: clientConfig, environment: environment)
+        if flags.batch { options.batch = true }
+        let client: Experiment
+        do {
+            client = try Experiment.resolve(options: options, config: clientConfig, environment: environment)
+        } catch AltBenchError.invalidSetting(name: "--batch", _) where options.batch || clientConfig.batch == true {
+            // The run's own refusal names the run; here it is the judge that has no Batch API.
+            var live = flags
+            live.batch = false
+            let judge = try Self.resolve(
+                judge: live, runOptions: Self.withoutBatch(runOptions), config: Self.withoutBatch(config),
+                environment: environment)
+            throw AltBenchError.invalidSetting(name: "--batch", message: Self.noBatchAPI(judge))
+        }
         let resolvedModel: String
         if client.provider == .mock {
             // The mock judges whatever model is named; its verdicts are the mock's, and stored
@@ -113,12 +129,43 @@ public struct JudgeSettings: Sendable, Hashable {
             structuredOutput: file.structuredOutput ?? true, reason: reason)
     }
 
-    /// The judge as a run records it in its settings (no key, no secret).
+    /// The judge as a run records it in its settings (no key, no secret); `batch` when its
+    /// calls go through the Batch API, so a resumed run judges through it too.
     public var recorded: JSONValue {
-        [
+        var object: [String: JSONValue] = [
             "model": .string(model), "provider": .string(client.provider.rawValue),
             "endpoint": .string(client.endpointIdentity), "rubric": .string(rubricLabel),
             "max_tokens": .int(maxTokens), "repeats": .int(repeats), "structured_output": .bool(structuredOutput),
         ]
+        if let batch = client.batch { object["batch"] = batch.recorded }
+        return .object(object)
+    }
+
+    /// Why a judge reached this way cannot take `--batch`.
+    static func noBatchAPI(_ judge: JudgeSettings) -> String {
+        switch judge.client.provider {
+        case .mock:
+            return "sends the judge's calls through a provider's Batch API, and the judge here is the offline mock judge (\(judge.reason)), which has none. Judge without --batch, or name a judge that reaches a model (judge.model and a key, or judge.base_url)."
+        case .proxy:
+            return "cannot send the judge's calls through the signed proxy, which forwards chat completions only. Judge without --batch, or from a machine that holds the judge's API key."
+        case .openai, .azure:
+            return "sends requests, and --offline answers only from the store. Give one of them."
+        }
+    }
+
+    static func withoutBatch(_ options: RunOptions) -> RunOptions {
+        var options = options
+        options.batch = false
+        options.batchMaxLines = nil
+        options.batchMaxBytes = nil
+        options.batchRetries = nil
+        options.batchPoll = nil
+        return options
+    }
+
+    static func withoutBatch(_ config: ConfigFile) -> ConfigFile {
+        var config = config
+        config.batch = nil
+        return config
     }
 }
