@@ -337,8 +337,11 @@ struct FaultToleranceTests {
         let storm = StormHandler(length: .milliseconds(600))
         let server = try await OpenAITestServer.start(handler: storm.handler)
         let sink = CollectingSink()
+        // A timeout far above any answer: the test is about 429s, and a loaded CI machine must not
+        // add timeouts of its own.
         let runner = Runner(
-            model: model(server), sink: sink, retryPolicy: RetryPolicy(maxRetries: 6, jitter: false), concurrency: 16)
+            model: model(server, timeout: .seconds(120)), sink: sink,
+            retryPolicy: RetryPolicy(maxRetries: 6, jitter: false), concurrency: 16)
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = try await runner.run(distinctTrials(48))
@@ -350,7 +353,9 @@ struct FaultToleranceTests {
         let results = await sink.results
         #expect(results.count == 48)
         #expect(results.allSatisfy { $0.answer != nil }, "\(results.compactMap { $0.failure?.message })")
-        #expect(count == 48 + rateLimited)
+        // Every attempt is one request, and every 429 was one of the retried attempts.
+        #expect(count == results.reduce(0) { $0 + $1.attempts })
+        #expect(count == 48 + rateLimited, "\(results.compactMap { $0.attempts > 1 ? $0.attempts : nil })")
         // Each 429 pauses everyone and halves the window: 1 + 8 + 4 + 2 at most, where 16
         // requests retrying on their own would send 3 each.
         #expect(rateLimited >= 1)
