@@ -1,49 +1,21 @@
+import AltBenchCore
 import Crypto
 import Foundation
 
-/// A token bucket: holds at most `capacity` tokens and refills at `perSecond`; each request
-/// takes one.
-struct TokenBucket: Sendable {
-    let capacity: Double
-    let perSecond: Double
-    private(set) var tokens: Double
-    private var updated: Double
-
-    /// A full bucket at time `now`.
-    init(capacity: Double, perSecond: Double, now: Double) {
-        self.capacity = capacity
-        self.perSecond = perSecond
-        self.tokens = capacity
-        self.updated = now
-    }
-
+extension TokenBucket {
     /// `requestsPerMinute` as a bucket refilled at `rpm / 60` a second holding
     /// `max(1, rpm / 10)`: six seconds' worth, so a client may send a short burst but not a
-    /// minute's allowance at once.
+    /// minute's allowance at once. `now` is the proxy's clock in seconds.
     static func perSession(requestsPerMinute rpm: Double, now: Double) -> TokenBucket {
-        TokenBucket(capacity: max(1, rpm / 10), perSecond: rpm / 60, now: now)
+        TokenBucket(perMinute: rpm, holdingSeconds: 6, now: .seconds(now))
     }
 
     /// Takes a token and returns nil, or returns the whole seconds (at least 1) until one is
-    /// there. A clock that went backwards refills nothing.
+    /// there, for a Retry-After header.
     mutating func take(now: Double) -> Int? {
-        refill(now: now)
-        if tokens >= 1 {
-            tokens -= 1
-            return nil
-        }
-        return max(1, Int(((1 - tokens) / perSecond).rounded(.up)))
-    }
-
-    /// Whether the bucket is full at `now`: then it is the same as a fresh one and may be
-    /// forgotten.
-    func isFull(now: Double) -> Bool {
-        tokens + max(0, now - updated) * perSecond >= capacity
-    }
-
-    private mutating func refill(now: Double) {
-        tokens = min(capacity, tokens + max(0, now - updated) * perSecond)
-        updated = max(updated, now)
+        let now = Duration.seconds(now)
+        if take(1, at: now) { return nil }
+        return max(1, Int(((1 - available(at: now)) / perSecond).rounded(.up)))
     }
 }
 

@@ -122,7 +122,7 @@ actor ProxyState {
         }
         let ttl = Int64(configuration.tokenTTL.components.seconds)
         let issued = Issued(
-            id: "sess_" + Self.randomHex(bytes: 12), token: Self.randomHex(bytes: 32),
+            id: "sess_" + Hashing.randomHex(bytes: 12), token: Hashing.randomHex(bytes: 32),
             expiresAt: Int64(now.rounded(.down)) + max(1, ttl))
         sessions[issued.id] = Session(
             token: issued.token, expiresAt: issued.expiresAt, client: client,
@@ -208,7 +208,7 @@ actor ProxyState {
     func takeAuthToken(address: String, now: Double) -> Int? {
         var bucket =
             authBuckets.value(for: address)
-            ?? TokenBucket(capacity: Self.authBurst, perSecond: configuration.authRequestsPerMinute / 60, now: now)
+            ?? TokenBucket(capacity: Self.authBurst, perSecond: configuration.authRequestsPerMinute / 60, now: .seconds(now))
         let wait = bucket.take(now: now)
         authBuckets.set(bucket, for: address)
         return wait
@@ -218,10 +218,4 @@ actor ProxyState {
     var sessionCount: Int { sessions.count }
     var rememberedSignatures: Int { replays.count }
     var trackedAddresses: Int { authBuckets.count }
-
-    /// `bytes` random bytes from the system's generator as lowercase hex.
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
 }

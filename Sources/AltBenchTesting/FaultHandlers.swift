@@ -123,58 +123,6 @@ public actor RequestSequences {
     }
 }
 
-// MARK: Token bucket
-
-/// A bucket of `capacity` tokens refilled continuously at `refillPerSecond`, starting full.
-/// Times are passed in, so the arithmetic can be tested without waiting.
-public struct TokenBucket: Sendable {
-    public let capacity: Double
-    public let refillPerSecond: Double
-    /// Tokens in the bucket at `updated` (fractional while refilling).
-    public private(set) var tokens: Double
-    public private(set) var updated: ContinuousClock.Instant
-
-    public init(capacity: Double, refillPerSecond: Double, now: ContinuousClock.Instant = .now) {
-        precondition(capacity > 0 && refillPerSecond > 0, "a token bucket needs a positive capacity and refill rate")
-        self.capacity = capacity
-        self.refillPerSecond = refillPerSecond
-        self.tokens = capacity
-        self.updated = now
-    }
-
-    /// Adds the tokens refilled since the last update (never beyond `capacity`).
-    public mutating func refill(at now: ContinuousClock.Instant) {
-        guard now > updated else { return }
-        tokens = min(capacity, tokens + Self.seconds(now - updated) * refillPerSecond)
-        updated = now
-    }
-
-    /// Time from `updated` until `cost` tokens are in the bucket; zero when they are now.
-    public func timeUntilAvailable(_ cost: Double) -> Duration {
-        let missing = cost - tokens
-        guard missing > 0 else { return .zero }
-        return .seconds(missing / refillPerSecond)
-    }
-
-    /// Time from `updated` until the bucket is full again.
-    public var timeUntilFull: Duration { timeUntilAvailable(capacity) }
-
-    /// Refills up to `now`, then takes `cost` tokens if they are all there.
-    /// - Returns: whether the tokens were taken.
-    @discardableResult
-    public mutating func take(_ cost: Double, at now: ContinuousClock.Instant) -> Bool {
-        refill(at: now)
-        guard tokens >= cost else { return false }
-        tokens -= cost
-        return true
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// Counters of a `TokenBucketServerLimiter`.
 public struct RateLimitStats: Sendable, Equatable {
     /// Requests seen.
@@ -261,6 +209,8 @@ public actor TokenBucketServerLimiter {
     /// The time the buckets refill by: the real clock, or a fixed instant in tests that count
     /// what a burst admits (no refill between requests, however slow the machine).
     private let now: @Sendable () -> ContinuousClock.Instant
+    /// The instant the buckets' times count from.
+    private let origin: ContinuousClock.Instant
 
     public init(
         requestsPerSecond: Double,
@@ -275,21 +225,23 @@ public actor TokenBucketServerLimiter {
         precondition(requestsPerSecond > 0 && requestsPerSecond.isFinite, "requestsPerSecond must be positive")
         precondition(burst >= 1, "burst must be at least 1")
         precondition(tokensPerMinute.map { $0 >= 1 } ?? true, "tokensPerMinute must be at least 1")
-        let now = clock()
+        let origin = clock()
+        let now = Duration.zero
         self.now = clock
+        self.origin = origin
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst
         self.tokensPerMinute = tokensPerMinute
         self.model = model
         self.announcement = announcement
-        self.requestBucket = TokenBucket(capacity: Double(burst), refillPerSecond: requestsPerSecond, now: now)
+        self.requestBucket = TokenBucket(capacity: Double(burst), perSecond: requestsPerSecond, now: now)
         if announcement == .perMinute {
             self.announcedBucket = TokenBucket(
-                capacity: Self.announcedLimit(requestsPerSecond: requestsPerSecond), refillPerSecond: requestsPerSecond,
+                capacity: Self.announcedLimit(requestsPerSecond: requestsPerSecond), perSecond: requestsPerSecond,
                 now: now)
         }
         self.tokenBucket = tokensPerMinute.map {
-            TokenBucket(capacity: Double($0), refillPerSecond: Double($0) / 60, now: now)
+            TokenBucket(capacity: Double($0), perSecond: Double($0) / 60, now: now)
         }
         self.tokenCost = tokenCost
         self.wrapped = handler
@@ -318,11 +270,8 @@ public actor TokenBucketServerLimiter {
     /// URLs from storage, outside the API's rate limits.
     public func respond(to request: RecordedRequest) async -> ScriptedResponse {
         if case .download = CompatibleHandler.Route(request) { return await wrapped(request) }
-        let now = self.now()
+        let now = self.now() - origin
         counters.requests += 1
-        requestBucket.refill(at: now)
-        announcedBucket?.refill(at: now)
-        tokenBucket?.refill(at: now)
         let cost = tokenBucket == nil ? 0 : tokenCost(request)
 
         if let tokenBucket, Double(cost) > tokenBucket.capacity {
@@ -331,23 +280,24 @@ public actor TokenBucketServerLimiter {
                 + "Limit \(Int(tokenBucket.capacity)), Requested \(cost). The input or output tokens must be "
                 + "reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits "
                 + "to learn more."
-            return .error(status: 429, message: message, type: "tokens", code: "rate_limit_exceeded", headers: limitHeaders())
+            return .error(
+                status: 429, message: message, type: "tokens", code: "rate_limit_exceeded", headers: limitHeaders(at: now))
         }
 
-        let requestWait = requestBucket.timeUntilAvailable(1)
-        let tokenWait = tokenBucket?.timeUntilAvailable(Double(cost)) ?? .zero
+        let requestWait = requestBucket.wait(for: 1, at: now) ?? .zero
+        let tokenWait = tokenBucket?.wait(for: Double(cost), at: now) ?? .zero
         guard requestWait == .zero && tokenWait == .zero else {
             counters.rateLimited += 1
             let wait = max(requestWait, tokenWait)
             let message: String
             if requestWait > .zero {
-                let (limit, left) = announcedRequests
+                let (limit, left) = announcedRequests(at: now)
                 message = ScriptedResponse.rateLimitMessage(
                     model: model, resource: .requests, limit: limit, used: limit - left, requested: 1,
                     wait: OpenAITestServer.rateLimitDurationText(requestWait))
             } else {
                 let capacity = Int(tokenBucket?.capacity ?? 0)
-                let left = Int((tokenBucket?.tokens ?? 0).rounded(.down))
+                let left = Int((tokenBucket?.available(at: now) ?? 0).rounded(.down))
                 message = ScriptedResponse.rateLimitMessage(
                     model: model, resource: .tokens, limit: capacity, used: capacity - left, requested: cost,
                     wait: OpenAITestServer.rateLimitDurationText(tokenWait))
@@ -356,7 +306,7 @@ public actor TokenBucketServerLimiter {
             let seconds = max(1, (milliseconds + 999) / 1000)
             let headers =
                 announcement == .none
-                ? [] : [("retry-after-ms", String(milliseconds)), ("retry-after", String(seconds))] + limitHeaders()
+                ? [] : [("retry-after-ms", String(milliseconds)), ("retry-after", String(seconds))] + limitHeaders(at: now)
             return .error(
                 status: 429, message: message, type: requestWait > .zero ? "requests" : "tokens",
                 code: "rate_limit_exceeded", headers: headers)
@@ -366,7 +316,7 @@ public actor TokenBucketServerLimiter {
         announcedBucket?.take(1, at: now)
         tokenBucket?.take(Double(cost), at: now)
         counters.admitted += 1
-        let headers = limitHeaders()
+        let headers = limitHeaders(at: now)
         var answer = await wrapped(request)
         if (200..<300).contains(answer.status) { counters.succeeded += 1 }
         let names = Set(headers.map { $0.0 })
@@ -375,32 +325,38 @@ public actor TokenBucketServerLimiter {
     }
 
     /// The request limit and what is left of it, as the headers announce them.
-    private var announcedRequests: (limit: Int, left: Int) {
+    private func announcedRequests(at now: Duration) -> (limit: Int, left: Int) {
         let bucket = announcedBucket ?? requestBucket
+        let left = Int(bucket.available(at: now).rounded(.down))
         if announcement == .quantized {
-            return (Int(Self.announcedLimit(requestsPerSecond: requestsPerSecond)), Int(bucket.tokens.rounded(.down)))
+            return (Int(Self.announcedLimit(requestsPerSecond: requestsPerSecond)), left)
         }
-        return (Int(bucket.capacity), Int(bucket.tokens.rounded(.down)))
+        return (Int(bucket.capacity), left)
+    }
+
+    /// Time from `now` until `bucket` is full again.
+    private func timeUntilFull(_ bucket: TokenBucket, at now: Duration) -> Duration {
+        bucket.wait(for: bucket.capacity, at: now) ?? .zero
     }
 
     /// `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` for the buckets' current state (for
     /// requests under `.perMinute`, the announced window's).
-    private func limitHeaders() -> [(String, String)] {
+    private func limitHeaders(at now: Duration) -> [(String, String)] {
         if announcement == .none { return [] }
-        let (limit, left) = announcedRequests
+        let (limit, left) = announcedRequests(at: now)
         var headers = [
             ("x-ratelimit-limit-requests", String(limit)),
             ("x-ratelimit-remaining-requests", String(left)),
             (
                 "x-ratelimit-reset-requests",
-                OpenAITestServer.rateLimitDurationText((announcedBucket ?? requestBucket).timeUntilFull)
+                OpenAITestServer.rateLimitDurationText(timeUntilFull(announcedBucket ?? requestBucket, at: now))
             ),
         ]
         if let tokenBucket {
             headers += [
                 ("x-ratelimit-limit-tokens", String(Int(tokenBucket.capacity))),
-                ("x-ratelimit-remaining-tokens", String(Int(tokenBucket.tokens.rounded(.down)))),
-                ("x-ratelimit-reset-tokens", OpenAITestServer.rateLimitDurationText(tokenBucket.timeUntilFull)),
+                ("x-ratelimit-remaining-tokens", String(Int(tokenBucket.available(at: now).rounded(.down)))),
+                ("x-ratelimit-reset-tokens", OpenAITestServer.rateLimitDurationText(timeUntilFull(tokenBucket, at: now))),
             ]
         }
         return headers

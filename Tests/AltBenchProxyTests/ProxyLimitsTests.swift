@@ -1,3 +1,4 @@
+import AltBenchCore
 @testable import AltBenchProxy
 import Foundation
 import Testing

@@ -379,30 +379,6 @@ struct FaultServerTests {
         #expect(TokenBucketServerLimiter.estimatedTokens(RecordedRequest(method: "POST", path: "/", body: Data(count: 401))) == 101)
     }
 
-    @Test func tokenBucketArithmetic() {
-        let start = ContinuousClock.now
-        var bucket = TokenBucket(capacity: 5, refillPerSecond: 1, now: start)
-        var taken: [Bool] = []
-        for _ in 0..<6 { taken.append(bucket.take(1, at: start)) }
-        #expect(taken == [true, true, true, true, true, false])
-        #expect(bucket.tokens == 0)
-        #expect(bucket.timeUntilAvailable(1) == .seconds(1))
-        #expect(bucket.timeUntilFull == .seconds(5))
-
-        bucket.refill(at: start + .milliseconds(1500))
-        #expect(bucket.tokens == 1.5)
-        let refilled = bucket.take(1, at: start + .milliseconds(1500))
-        #expect(refilled)
-        #expect(OpenAITestServer.rateLimitDurationText(bucket.timeUntilAvailable(1)) == "500ms")
-        #expect(OpenAITestServer.rateLimitDurationText(bucket.timeUntilFull) == "4.5s")
-        // Time going backwards changes nothing; a long pause fills the bucket, no further.
-        bucket.refill(at: start)
-        #expect(bucket.tokens == 0.5)
-        bucket.refill(at: start + .seconds(100))
-        #expect(bucket.tokens == 5)
-        #expect(bucket.timeUntilFull == .zero)
-    }
-
     @Test func rateLimitDurationsAreWrittenLikeOpenAI() {
         let table: [(Duration, String)] = [
             (.zero, "0s"),

@@ -117,14 +117,14 @@ public actor RequestGate {
     private var ramp: (start: Duration, doubling: Duration)?
     /// The rate measured from 429s, and the gate's own bucket that paces at it.
     private var finder: RateFinder?
-    private var paced: LocalBucket?
+    private var paced: TokenBucket?
     /// The permit whose 429 last reset `paced`: those granted after it are counted against it.
     private var pacedSince = 0
     /// When the requests the server took were let go, over the last second, until the first
     /// 429 (the finder's first estimate).
     private var recentAdmissions: [Duration] = []
-    private var requestCap: LocalBucket?
-    private var tokenCap: LocalBucket?
+    private var requestCap: TokenBucket?
+    private var tokenCap: TokenBucket?
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var closed = false
 
@@ -135,8 +135,8 @@ public actor RequestGate {
         window = settings.maxConcurrency
         statistics = Statistics(smallestWindow: settings.maxConcurrency)
         let now = clock.now
-        requestCap = settings.requestsPerMinute.map { LocalBucket(perMinute: $0, now: now) }
-        tokenCap = settings.tokensPerMinute.map { LocalBucket(perMinute: $0, now: now) }
+        requestCap = settings.requestsPerMinute.map { TokenBucket(perMinute: $0, holdingSeconds: 1, now: now) }
+        tokenCap = settings.tokensPerMinute.map { TokenBucket(perMinute: $0, holdingSeconds: 1, now: now) }
     }
 
     /// When the server last answered a request, if it has.
@@ -150,7 +150,7 @@ public actor RequestGate {
     }
 
     /// Requests in flight now.
-    public var inFlightCount: Int { inFlight.count }
+    var inFlightCount: Int { inFlight.count }
 
     /// Waits until a request costing `cost` tokens may start; `nil` once the run is stopping.
     public func acquire(cost: Double = 0) async throws -> Permit? {
@@ -188,7 +188,7 @@ public actor RequestGate {
             admitted(permit, at: now)
             observe(status, for: permit, at: now)
             if let used, var cap = tokenCap {
-                cap.refund(permit.cost - Double(used), now: now)
+                cap.refund(permit.cost - Double(used), at: now)
                 tokenCap = cap
             }
             if ramp == nil {
@@ -207,7 +207,7 @@ public actor RequestGate {
             streak = 0
             if var bucket = paced, permit.id > pacedSince {
                 // Counted against the gate's own bucket, but the server took nothing for it.
-                bucket.refund(1, now: now)
+                bucket.refund(1, at: now)
                 paced = bucket
             }
             // Permits are numbered in the order granted: only one granted after the last
@@ -356,7 +356,7 @@ public actor RequestGate {
         }
         guard let finder else { return }
         let pace = finder.pace(at: now)
-        paced = LocalBucket(capacity: max(1, pace / 10), rate: pace, level: -later, now: now)
+        paced = TokenBucket(capacity: max(1, pace / 10), perSecond: pace, level: -later, now: now)
         pacedSince = permit.id
         statistics.rateMeasurements += 1
         statistics.measuredRate = finder.rate(at: now)
@@ -396,81 +396,28 @@ struct ServerBucket: Sendable, Hashable {
         return Double(limit - remaining) / reset.secondsValue
     }
 
+    /// The bucket the headers describe, when they gave its refill rate.
+    private var refilling: TokenBucket? {
+        rate.map { TokenBucket(capacity: limit, perSecond: $0, level: level, now: asOf) }
+    }
+
     func available(at now: Duration) -> Double {
-        guard let rate else {
-            if let fullAt, now >= fullAt { return limit }
-            return level
-        }
-        return min(limit, level + rate * max(0, (now - asOf).secondsValue))
+        if let refilling { return refilling.available(at: now) }
+        if let fullAt, now >= fullAt { return limit }
+        return level
     }
 
     /// How long until `cost` is available (a cost above the limit waits for a full bucket);
     /// `nil` when it is available now or the model cannot tell.
     func wait(for cost: Double, at now: Duration) -> Duration? {
-        let needed = min(cost, limit)
-        let have = available(at: now)
-        guard have < needed else { return nil }
-        if let rate, rate > 0 { return .seconds(clamping: (needed - have) / rate) }
-        if let fullAt, fullAt > now { return fullAt - now }
-        return nil
+        if let refilling { return refilling.wait(for: cost, at: now) }
+        guard available(at: now) < min(cost, limit), let fullAt, fullAt > now else { return nil }
+        return fullAt - now
     }
 
     mutating func spend(_ cost: Double, at now: Duration) {
         level = available(at: now) - cost
         asOf = now
         if rate == nil, let fullAt, now >= fullAt { self.fullAt = nil }
-    }
-}
-
-/// A token bucket the gate keeps itself: a local cap (`--rpm`, `--tpm`, holding one second's
-/// worth) or the burst it trusts once the server's headers proved to overstate it.
-struct LocalBucket: Sendable, Hashable {
-    var capacity: Double
-    var rate: Double
-    var level: Double
-    var asOf: Duration
-
-    init(perMinute: Double, now: Duration) {
-        rate = max(perMinute, 0.001) / 60
-        capacity = max(1, rate)
-        level = capacity
-        asOf = now
-    }
-
-    init(capacity: Double, rate: Double, level: Double, now: Duration) {
-        self.capacity = capacity
-        self.rate = max(rate, 0.001)
-        self.level = min(level, capacity)
-        asOf = now
-    }
-
-    /// Refills at `rate` from `now` on (what was refilled before stays).
-    mutating func setRate(_ rate: Double, at now: Duration) {
-        level = available(at: now)
-        asOf = now
-        self.rate = max(rate, 0.001)
-    }
-
-    func available(at now: Duration) -> Double {
-        min(capacity, level + rate * max(0, (now - asOf).secondsValue))
-    }
-
-    func wait(for cost: Double, at now: Duration) -> Duration? {
-        let needed = min(cost, capacity)
-        let have = available(at: now)
-        // A refill computed to the instant may fall short by a rounding error.
-        guard have < needed - 1e-9 else { return nil }
-        return .seconds(clamping: (needed - have) / rate)
-    }
-
-    mutating func spend(_ cost: Double, at now: Duration) {
-        level = available(at: now) - cost
-        asOf = now
-    }
-
-    /// Gives back what an estimate overcharged (or takes what it undercharged).
-    mutating func refund(_ amount: Double, now: Duration) {
-        level = min(capacity, available(at: now) + amount)
-        asOf = now
     }
 }
