@@ -204,7 +204,7 @@ public struct Judging: Sendable {
             return
         }
         options.judge.enabled = true
-        options.judge.model = options.judge.model ?? recorded["model"]?.stringValue.flatMap { $0 == JudgeSettings.mockModel ? nil : $0 }
+        options.judge.model = options.judge.model ?? recorded["model"]?.stringValue.flatMap { $0 == MockJudge.model ? nil : $0 }
         if options.judge.rubric == nil, let rubric = recorded["rubric"]?.stringValue, rubric != JudgeRubric.builtInLabel {
             options.judge.rubric = rubric
         }

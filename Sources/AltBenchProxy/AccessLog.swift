@@ -1,3 +1,4 @@
+import AltBenchCore
 import Foundation
 
 /// One line per request, as JSON with a fixed field order:
@@ -22,15 +23,15 @@ struct AccessLogRecord: Sendable {
     func line(time: Date, latency: Duration) -> String {
         let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
         var fields = [
-            "\"time\":\(JSONText.quoted(Self.timeFormat.format(time)))",
-            "\"session\":\(session.map(JSONText.quoted) ?? "null")",
-            "\"method\":\(JSONText.quoted(method))",
-            "\"path\":\(JSONText.quoted(path))",
+            "\"time\":\(JSONValue.quoted(Self.timeFormat.format(time)))",
+            "\"session\":\(session.map(JSONValue.quoted) ?? "null")",
+            "\"method\":\(JSONValue.quoted(method))",
+            "\"path\":\(JSONValue.quoted(path))",
             "\"status\":\(status)",
             "\"upstream_status\":\(upstreamStatus.map(String.init) ?? "null")",
             "\"latency_ms\":\(String(format: "%.1f", milliseconds))",
         ]
-        if let code { fields.append("\"code\":\(JSONText.quoted(code))") }
+        if let code { fields.append("\"code\":\(JSONValue.quoted(code))") }
         return "{\(fields.joined(separator: ","))}"
     }
 

@@ -82,7 +82,7 @@ extension ProxyHandler {
 
     /// ShipThatApp's `DALLEResponse`: `{"url": "…"}`.
     static func dalleResponse(url: String) -> Response {
-        json(200, "{\"url\":\(JSONText.quoted(url))}")
+        json(200, "{\"url\":\(JSONValue.quoted(url))}")
     }
 
     /// `GET {generatedPath}/<name>`: the image kept under exactly `name`, with its

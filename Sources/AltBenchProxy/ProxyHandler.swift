@@ -328,7 +328,7 @@ struct ProxyHandler: Sendable {
         let issued = try await state.issueSession(client: client, now: now).get()
         return Self.json(
             200,
-            "{\"token\":\(JSONText.quoted(issued.token)),\"session_id\":\(JSONText.quoted(issued.id)),\"expires_at\":\(issued.expiresAt),\"server_time\":\(Int64(now.rounded(.down)))}"
+            "{\"token\":\(JSONValue.quoted(issued.token)),\"session_id\":\(JSONValue.quoted(issued.id)),\"expires_at\":\(issued.expiresAt),\"server_time\":\(Int64(now.rounded(.down)))}"
         )
     }
 

@@ -44,9 +44,9 @@ struct ProxyRefusal: Error, Sendable {
     /// The error body, fields in a fixed order.
     var body: String {
         var fields = [
-            "\"message\":\(JSONText.quoted(message))",
-            "\"type\":\(JSONText.quoted(type))",
-            "\"code\":\(JSONText.quoted(code))",
+            "\"message\":\(JSONValue.quoted(message))",
+            "\"type\":\(JSONValue.quoted(type))",
+            "\"code\":\(JSONValue.quoted(code))",
         ]
         if let serverTime { fields.append("\"server_time\":\(serverTime)") }
         return "{\"error\":{\(fields.joined(separator: ","))}}"
@@ -75,27 +75,4 @@ enum ProxyCode {
     /// 502: a successful `/dalle` answer holds neither `data[0].url` nor `data[0].b64_json`
     /// (or is not JSON, or its base64 does not decode).
     static let upstreamInvalidAnswer = "upstream_invalid_answer"
-}
-
-/// JSON string literals, written by hand so that log lines and error bodies keep a fixed field
-/// order.
-enum JSONText {
-    /// `text` as a JSON string literal: quotes, backslashes and every control character are
-    /// escaped, so an attacker's bytes can neither end the string nor break the line.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f || (0x2028...0x2029).contains(scalar.value):
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

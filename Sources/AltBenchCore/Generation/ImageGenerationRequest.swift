@@ -101,10 +101,3 @@ public struct ImageGenerationRequest: Sendable, Hashable {
         return (parts[0], parts[1])
     }
 }
-
-extension JSONValue {
-    /// `text` as a JSON string literal, escaped as ``canonicalText`` escapes strings.
-    public static func quoted(_ text: String) -> String {
-        JSONValue.string(text).canonicalText
-    }
-}

@@ -9,7 +9,7 @@ import Foundation
 /// the references leave out from an invented one. Its grades:
 ///
 /// - accuracy: the share of the answer's distinct content words (``TermMatching`` words, stemmed,
-///   without ``stopWords``) found in the item's references, `must_mention` and
+///   without ``StopWords``) found in the item's references, `must_mention` and
 ///   `expected_text`, on ``grade(_:)``'s cut points;
 /// - completeness: the mean recall of what the item has of the `must_mention` terms, the
 ///   `expected_text` words, and the content words of the reference the answer covers best;
@@ -22,19 +22,6 @@ import Foundation
 public enum MockJudge {
     /// The model name a mock judgement is recorded under.
     public static let model = "mock-judge"
-
-    /// Words too common to tell a description from another: English function words and the
-    /// articles and prepositions of the sample's other languages (fr, de, es).
-    static let stopWords: Set<String> = [
-        "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "into", "onto", "with", "without",
-        "for", "from", "by", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "it's",
-        "this", "that", "these", "those", "there", "here", "has", "have", "had", "his", "her", "their", "them",
-        "they", "he", "she", "one", "over", "under", "up", "down", "out", "off", "above", "below", "beside",
-        "behind", "while", "which", "who", "whose", "where", "each", "some", "very", "just", "then", "than",
-        "le", "la", "les", "un", "une", "des", "du", "de", "et", "en", "au", "aux", "sur", "dans", "avec",
-        "der", "die", "das", "ein", "eine", "einen", "und", "mit", "im", "auf", "von", "zu",
-        "el", "los", "las", "una", "y", "con", "del", "al", "por", "para",
-    ]
 
     /// How many missed words an error lists before "…".
     static let listLimit = 8
@@ -145,7 +132,7 @@ public enum MockJudge {
     /// The words of `text` that carry content, in order.
     static func contentWords(_ text: String) -> [ContentWord] {
         TermMatching.words(in: text, splitHashtags: true).compactMap { word in
-            stopWords.contains(word) ? nil : ContentWord(word: word, stem: TermMatching.stem(word))
+            StopWords.all.contains(word) ? nil : ContentWord(word: word, stem: TermMatching.stem(word))
         }
     }
 

@@ -35,8 +35,6 @@ public struct JudgeSettings: Sendable, Hashable {
     public static let repeatsRange = 1...10
     /// Room for three numbers and a few short errors, with JSON around them.
     public static let defaultMaxTokens = 400
-    /// The name the offline mock judge answers as.
-    public static let mockModel = "mock-judge"
 
     /// Where and how the judge is asked: provider, endpoint, key, proxy, and `model`.
     public var client: Experiment
@@ -109,7 +107,7 @@ public struct JudgeSettings: Sendable, Hashable {
         if client.provider == .mock {
             // The mock judges whatever model is named; its verdicts are the mock's, and stored
             // under its own name so they are never taken for that model's.
-            resolvedModel = mockModel
+            resolvedModel = MockJudge.model
             reason = model.map { "the offline mock judge; \($0) is not called on an offline run" } ?? "the offline mock judge"
         } else if let model {
             resolvedModel = model

@@ -107,7 +107,7 @@ public struct ReferenceMatchScorer: Scorer {
         var bag = Bag()
         for (word, stem) in zip(words, stems) {
             let content = dropElision(word)
-            guard !stopWords.contains(content) else { continue }
+            guard !StopWords.all.contains(content) else { continue }
             bag.add(content == word ? stem : TermMatching.stem(content))
         }
         return bag
@@ -141,23 +141,4 @@ public struct ReferenceMatchScorer: Scorer {
     }
 
     static let elisions: Set<String> = ["l", "d", "j", "m", "n", "s", "t", "c", "qu", "jusqu", "lorsqu", "puisqu"]
-
-    /// Words that carry no content in the sample's languages: articles, common prepositions,
-    /// conjunctions, pronouns and copulas. Kept small on purpose: a word left out here costs
-    /// only a little precision on both sides alike.
-    static let stopWords: Set<String> = [
-        // English
-        "a", "an", "the", "and", "or", "but", "of", "on", "in", "at", "to", "by", "for", "from", "with",
-        "into", "onto", "over", "under", "its", "it", "it's", "is", "are", "was", "were", "be", "been", "has",
-        "have", "this", "that", "these", "those", "there", "their", "his", "her", "they", "them", "as", "which",
-        "who", "while", "than", "so",
-        // French
-        "le", "la", "les", "un", "une", "des", "du", "de", "et", "ou", "à", "au", "aux", "en", "sur", "dans",
-        "avec", "par", "pour", "est", "sont", "son", "sa", "ses", "qui", "que", "ce", "cette", "il", "elle",
-        // German (and "an", "des" above)
-        "der", "die", "das", "den", "dem", "ein", "eine", "einen", "einem", "einer", "eines", "und",
-        "oder", "mit", "auf", "im", "am", "von", "vom", "zu", "zum", "zur", "ist", "sind", "sich",
-        // Spanish (and "de", "en", "la", "que", "son" above)
-        "el", "los", "las", "una", "unos", "unas", "y", "o", "del", "con", "por", "para", "al", "es", "su", "sus", "se", "lo",
-    ]
 }

@@ -14,7 +14,7 @@ import Foundation
 public enum RequestSigning {
     /// Lowercase hex SHA-256 of the exact body bytes (an empty body hashes to `e3b0c442…b855`).
     public static func bodyHash(_ body: some DataProtocol) -> String {
-        hex(SHA256.hash(data: body))
+        Hashing.sha256Hex(body)
     }
 
     /// The string that is signed.
@@ -32,7 +32,7 @@ public enum RequestSigning {
     /// Lowercase hex HMAC-SHA256 of `canonical` under `key`.
     public static func signature(key: String, canonical: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: SymmetricKey(data: Data(key.utf8)))
-        return hex(mac)
+        return Hashing.hex(mac)
     }
 
     /// Whether `given` is the signature `expected`: both must be 64 lowercase hex characters,
@@ -57,18 +57,7 @@ public enum RequestSigning {
 
     /// 32 random lowercase hex characters: the nonce of a token request.
     public static func nonce() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hashing.randomHex(bytes: 16)
     }
 }
 

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// SHA-256 digests as lowercase hex, the form altbench stores and compares.
+/// SHA-256 digests and random bytes as lowercase hex, the form altbench stores, signs and
+/// compares: the one hex helper of the package.
 public enum Hashing {
     public static func sha256Hex(_ data: some DataProtocol) -> String {
         hex(SHA256.hash(data: data))
@@ -22,5 +23,12 @@ public enum Hashing {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `bytes` random bytes from the system's cryptographically secure generator, as
+    /// lowercase hex: nonces, session ids and tokens.
+    public static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return hex((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }

@@ -140,6 +140,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// `text` as a JSON string literal, escaped as `canonicalText` escapes strings: quotes,
+    /// backslashes and every control character, so untrusted text can neither end the string
+    /// nor break the line it is written on.
+    public static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        writeString(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Escapes `"`, `\` and control characters; copies every run of other bytes whole. A
     /// request's image is a data URL of hundreds of kilobytes with nothing to escape.
     private static func writeString(_ value: String, to out: inout [UInt8]) {

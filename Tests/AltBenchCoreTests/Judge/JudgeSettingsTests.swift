@@ -36,7 +36,7 @@ struct JudgeSettingsTests {
     func mockRunGetsMockJudge() throws {
         let settings = try Self.resolve(run: Self.run(.mock))
         #expect(settings.isMock)
-        #expect(settings.model == JudgeSettings.mockModel)
+        #expect(settings.model == MockJudge.model)
         #expect(settings.model == MockJudge.model, "the model the settings name is the one the verdicts name")
         #expect(settings.reason == "the offline mock judge")
         #expect(settings.rubricPath == nil && settings.rubricLabel == "built-in:alt-text")
