@@ -211,22 +211,29 @@ struct EndToEndTests {
         let workspace = try Workspace()
         defer { workspace.remove() }
         try workspace.write("datasets/sample/notes.png", "these are notes, not a picture\n")
+        // A 1×1 GIF with two frames: OpenAI refuses animated GIFs.
+        let frame: [UInt8] = [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, 0x44, 0x01, 0x00]
+        let gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF] + frame + frame + [0x3B]
+        try Data(gif).write(to: workspace.url("datasets/sample/wave.gif"))
         try FileManager.default.removeItem(at: workspace.url("datasets/sample/coffee.png"))
         var manifest = try workspace.read("datasets/sample/manifest.jsonl")
         manifest += "{\"id\": \"notes\", \"image\": \"notes.png\", \"references\": [\"Notes.\"]}\n"
+        manifest += "{\"id\": \"wave\", \"image\": \"wave.gif\", \"references\": [\"A wave.\"]}\n"
         try manifest.write(to: workspace.url("datasets/sample/manifest.jsonl"), atomically: true, encoding: .utf8)
 
         let output = try await AltbenchProcess.run(["run", "--base-url", server.baseURL], in: workspace.root)
         #expect(output.status == 3, "\(output.stderr)")
         #expect(output.stderr.contains("coffee.png does not exist"))
         #expect(output.stderr.contains("notes.png is not an image"))
+        #expect(output.stderr.contains("wave.gif is an animated GIF"), "\(output.stderr)")
         #expect(await server.requests().count == 6, "3 good images × 2 prompts")
         let latest = try workspace.read("results/latest.md")
         #expect(latest.contains("## Images that could not be sent"))
         #expect(latest.contains("| coffee |"))
         #expect(latest.contains("| notes |"))
+        #expect(latest.contains("| wave |"))
         let db = try Self.database(workspace)
-        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'failed' AND error_kind = 'image'") as Int? == 4)
+        #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'failed' AND error_kind = 'image'") as Int? == 6)
         #expect(try Self.value(db, "SELECT count(*) FROM trial WHERE status = 'answered'") as Int? == 6)
         await server.stop()
     }

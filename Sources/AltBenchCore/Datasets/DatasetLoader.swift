@@ -252,6 +252,7 @@ public struct DatasetLoader: Sendable {
         }
         guard data.count <= sizeLimit else { throw ImageProblem.tooLarge(path: shownPath, bytes: data.count, limit: sizeLimit) }
         let header = try ImageSniffer.sniff(data, path: shownPath)
+        if header.format == .gif, ImageSniffer.isAnimatedGIF(data) { throw ImageProblem.animatedGIF(path: shownPath) }
         let info = ImageInfo(
             format: header.format, width: header.width, height: header.height, byteCount: data.count,
             sha256: Hashing.sha256Hex(data))

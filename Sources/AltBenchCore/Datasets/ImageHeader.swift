@@ -35,6 +35,8 @@ public enum ImageProblem: Error, Sendable, Hashable {
     case notAnImage(path: String)
     /// A known format whose header is cut short or damaged.
     case corruptHeader(path: String, format: ImageFormat)
+    /// A GIF with more than one frame: OpenAI takes only still GIFs.
+    case animatedGIF(path: String)
 }
 
 extension ImageFormat {
@@ -54,7 +56,7 @@ extension ImageProblem: CustomStringConvertible {
     public var path: String {
         switch self {
         case .missing(let path), .unreadable(let path, _), .tooLarge(let path, _, _),
-             .unsupportedFormat(let path, _), .notAnImage(let path), .corruptHeader(let path, _):
+             .unsupportedFormat(let path, _), .notAnImage(let path), .corruptHeader(let path, _), .animatedGIF(let path):
             path
         }
     }
@@ -75,6 +77,8 @@ extension ImageProblem: CustomStringConvertible {
             return "\(path) is \(Self.article(for: format)) \(format) image, which vision APIs do not accept: convert it to PNG or JPEG."
         case .notAnImage(let path):
             return "\(path) is not an image (its first bytes match no image format): replace it with a PNG, JPEG, WEBP or GIF file."
+        case .animatedGIF(let path):
+            return "\(path) is an animated GIF, which vision APIs do not accept: export one frame as PNG or a still GIF."
         case .corruptHeader(let path, let format):
             return "\(path) starts like a \(format.displayName) file but its header is cut short or damaged: export it again from the original."
         }

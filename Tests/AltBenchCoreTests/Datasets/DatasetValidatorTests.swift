@@ -91,6 +91,9 @@ struct DatasetValidatorTests {
             label: "a BMP image", lines: [line(image: "bmp.bmp")], line: 1, id: "cat",
             mentions: ["datasets/ds/bmp.bmp", "BMP", "convert it to PNG or JPEG"]),
         ProblemCase(
+            label: "an animated GIF", lines: [line(image: "gif-animated.gif")], line: 1, id: "cat",
+            mentions: ["datasets/ds/gif-animated.gif is an animated GIF", "export one frame as PNG or a still GIF"]),
+        ProblemCase(
             label: "a text file named .png", lines: [line(image: "fake.png")], line: 1, id: "cat",
             mentions: ["datasets/ds/fake.png is not an image"]),
         ProblemCase(
@@ -138,7 +141,7 @@ struct DatasetValidatorTests {
     func oneProblem(_ row: ProblemCase) throws {
         let folder = try Folder()
         defer { folder.remove() }
-        for fixture in ["png.png", "bmp.bmp", "fake.png"] { try folder.copy(fixture) }
+        for fixture in ["png.png", "bmp.bmp", "fake.png", "gif-animated.gif"] { try folder.copy(fixture) }
         try folder.manifest(row.lines)
         let validation = folder.validate()
         #expect(!validation.passed)

@@ -436,6 +436,8 @@ private struct ImageProblemMessageTests {
          "datasets/x/missing.jpg does not exist: fix the path in manifest.jsonl or add the file."),
         (.notAnImage(path: "datasets/x/notes.png"),
          "datasets/x/notes.png is not an image (its first bytes match no image format): replace it with a PNG, JPEG, WEBP or GIF file."),
+        (.animatedGIF(path: "datasets/x/wave.gif"),
+         "datasets/x/wave.gif is an animated GIF, which vision APIs do not accept: export one frame as PNG or a still GIF."),
         (.corruptHeader(path: "datasets/x/cut.webp", format: .webp),
          "datasets/x/cut.webp starts like a WEBP file but its header is cut short or damaged: export it again from the original."),
         (.unreadable(path: "datasets/x/locked.png", reason: "permission denied"),
