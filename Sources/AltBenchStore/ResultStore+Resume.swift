@@ -92,18 +92,4 @@ extension ResultStore {
             writer: writer, runID: id, endpoint: endpoint, variantIDs: variantIDs, itemIDs: itemIDs, redactor: redactor,
             replacesEarlierRows: true)
     }
-
-    /// Runs that never finished (stopped, or still marked running because the process was
-    /// killed), newest first, with the trials they recorded.
-    public func unfinishedRuns() async throws -> [(id: String, status: String, recorded: Int, planned: Int)] {
-        try await writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.id, r.status, r.planned_trials, (SELECT COUNT(*) FROM trial t WHERE t.run_id = r.id) AS recorded
-                    FROM run r WHERE r.status != 'finished' ORDER BY r.started_at DESC, r.id DESC
-                    """
-            ).map { (id: $0["id"], status: $0["status"], recorded: $0["recorded"], planned: $0["planned_trials"]) }
-        }
-    }
 }

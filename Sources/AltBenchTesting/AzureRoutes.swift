@@ -114,32 +114,6 @@ extension ScriptedResponse {
             headers: headers)
     }
 
-    /// Azure's 401 for a wrong key.
-    public static func azureUnauthorized() -> ScriptedResponse {
-        azureError(status: 401, message: AzureRoute.invalidKeyMessage)
-    }
-
-    /// The shape Azure's gateway sends for some 401s: `{"statusCode": 401, "message": "Unauthorized. …"}`.
-    public static func azureGatewayUnauthorized() -> ScriptedResponse {
-        json(
-            status: 401,
-            value: [
-                "statusCode": 401,
-                "message":
-                    "Unauthorized. Access token is missing, invalid, audience is incorrect (https://cognitiveservices.azure.com), or have expired.",
-            ])
-    }
-
-    /// Azure's 404 `DeploymentNotFound`.
-    public static func azureDeploymentNotFound() -> ScriptedResponse {
-        azureError(status: 404, code: "DeploymentNotFound", message: AzureRoute.deploymentNotFoundMessage)
-    }
-
-    /// Azure's 404 for a wrong path or api-version.
-    public static func azureResourceNotFound() -> ScriptedResponse {
-        azureError(status: 404, message: AzureRoute.resourceNotFoundMessage)
-    }
-
     /// Azure's 429 token-rate limit with `retry-after: seconds`.
     public static func azureRateLimited(retryAfter seconds: Int, apiVersion: String = AzureSettings.defaultAPIVersion) -> ScriptedResponse {
         azureError(

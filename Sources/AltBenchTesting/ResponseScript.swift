@@ -12,7 +12,6 @@
 public actor ResponseScript {
     private var queue: [ScriptedResponse]
     private let fallback: @Sendable (RecordedRequest) async -> ScriptedResponse
-    private var served = 0
 
     public init(
         _ responses: [ScriptedResponse] = [],
@@ -35,13 +34,9 @@ public actor ResponseScript {
     /// Queued responses not served yet.
     public var remaining: Int { queue.count }
 
-    /// Queued responses served so far.
-    public var servedCount: Int { served }
-
     /// The next queued response, or the fallback's answer once the queue is empty.
     public func respond(to request: RecordedRequest) async -> ScriptedResponse {
         if !queue.isEmpty {
-            served += 1
             return queue.removeFirst()
         }
         return await fallback(request)

@@ -47,16 +47,4 @@ struct ResumeStoreTests {
         let resumed = try await store.continueRun(id: F.info().id, endpoint: F.endpoint)
         #expect(resumed.replacesEarlierRows)
     }
-
-    @Test("runs that never finished are listed with how far they got")
-    func unfinished() async throws {
-        let store = try ResultStore()
-        let recorder = try await store.beginRun(F.info(), variants: [F.plain], dataset: F.dataset([F.cat, F.dog]), plannedTrials: 2)
-        try await recorder.record(F.answered(F.trial(F.plain, F.cat), F.answer("A cat.")))
-        let listed = try await store.unfinishedRuns()
-        #expect(listed.count == 1)
-        #expect(listed.first?.recorded == 1)
-        #expect(listed.first?.planned == 2)
-        #expect(listed.first?.status == "running")
-    }
 }

@@ -8,6 +8,15 @@ import Testing
 /// The `trial_result` view, and the queries the README shows `sqlite3` users.
 @Suite("trial_result view")
 struct TrialResultViewTests {
+    /// The names the standard suite writes for an answer whose item has every field.
+    static let everyScoreTheSuiteWrites = ScoringSuite.evaluate(
+        ScoringInput(
+            content: "A glass shop door with a sign reading OPEN.",
+            item: ScoringItem(
+                id: "sign", references: ["A shop door with a sign reading OPEN."], context: "Back at the bakery!",
+                expectedText: "OPEN", mustMention: ["sign", "door"]))
+    ).map(\.name)
+
     typealias F = StoreFixtures
 
     /// Two variants over two images: five answers (one truncated and in the first person, one
@@ -47,7 +56,7 @@ struct TrialResultViewTests {
         // Every score the suite writes, and the judge's.
         #expect(
             Set(Schema.viewScoreColumns.map(\.name))
-                == Set(ScoringSuite.scoreIDs).union([ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision]))
+                == Set(Self.everyScoreTheSuiteWrites).union([ScoreName.judgeAccuracy, ScoreName.judgeCompleteness, ScoreName.judgeConcision]))
         for column in allScoreColumns + ["run_id", "variant", "max_tokens", "item", "status", "content", "error"] {
             #expect(columns.contains(column), "trial_result lacks \(column)")
         }

@@ -110,12 +110,6 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         case pass, regression, error
     }
 
-    /// The check names, in the order each pair's results come.
-    public static let checkNames = [
-        "errors", "quality", ScoreName.firstPerson, ScoreName.refusal, ScoreName.truncated, ScoreName.judgeAccuracy,
-        "significance",
-    ]
-
     public var comparison: Comparison
     public var thresholds: CheckThresholds
     public var results: [Result]

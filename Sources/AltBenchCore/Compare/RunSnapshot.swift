@@ -171,11 +171,6 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             self.answer = answer
         }
 
-        /// The checks whose repeats disagree (some passed, some failed).
-        public var unstableChecks: [String] {
-            passed.filter { $0.value > 0 && $0.value < 1 }.keys.sorted()
-        }
-
         enum CodingKeys: String, CodingKey {
             case passed, quality, answered, repeats, answer
             case judgeAccuracy = "judge_accuracy"

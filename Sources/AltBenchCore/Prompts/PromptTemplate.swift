@@ -48,24 +48,6 @@ public struct PromptTemplate: Sendable, Hashable {
         parts.allSatisfy { if case .text = $0 { return true } else { return false } }
     }
 
-    /// The fields the template names, sorted.
-    public var fieldNames: [String] {
-        var names = Set<String>()
-        func collect(_ parts: [Part]) {
-            for part in parts {
-                switch part {
-                case .text: break
-                case .field(let name): names.insert(name)
-                case .section(let name, _, let inner):
-                    names.insert(name)
-                    collect(inner)
-                }
-            }
-        }
-        collect(parts)
-        return names.sorted()
-    }
-
     /// The text for one item.
     public func render(_ fields: PromptFields) -> String {
         if isLiteral { return source }

@@ -32,18 +32,6 @@ public enum ScoringSuite {
         ReferenceMatchScorer(),
     ]
 
-    /// Every score id the standard suite writes, in report order (`words` is `length`'s
-    /// second figure; the halves and `quality` come last). The judge's scores are not among
-    /// them: they are written after a judge call, not by the suite.
-    public static let scoreIDs: [String] = [
-        ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
-        ScoreName.firstPerson, ScoreName.perceptionMeta, ScoreName.redundantPrefix, ScoreName.metaLabel,
-        ScoreName.refusal, ScoreName.truncated, ScoreName.terminalPunctuation, ScoreName.filename,
-        ScoreName.markdown, ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.readability,
-        ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho, ScoreName.bleu4, ScoreName.rougeL,
-        ScoreName.ciderD, ScoreName.referenceMatch, ScoreName.form, ScoreName.content, ScoreName.quality,
-    ]
-
     /// Every score of `scorers` on `input`, in scorer order, then `form`, `content` and
     /// `quality` over them (``QualityScorer/combine(_:settings:)``).
     ///

@@ -198,26 +198,6 @@ public enum TextAnalysis {
         return String(String.UnicodeScalarView(lower.unicodeScalars.map { curly($0) ? "'" : $0 }))
     }
 
-    /// The last word of `chars`, found from the end without splitting the whole text.
-    static func lastWord(in chars: [Character]) -> Word? {
-        var start = chars.count
-        while start > 0 {
-            let c = chars[start - 1]
-            if isWordCharacter(c) {
-                start -= 1
-            } else if (isApostrophe(c) || isHyphen(c)) && start >= 2 && isWordCharacter(chars[start - 2])
-                && start < chars.count && isWordCharacter(chars[start])
-            {
-                start -= 1
-            } else {
-                break
-            }
-        }
-        guard start < chars.count else { return nil }
-        let text = String(chars[start...])
-        return Word(text: text, normalized: normalize(text), range: start..<chars.count)
-    }
-
     /// Whether `words[from...]` spells `pattern` (normalized words) with only whitespace
     /// between them, so "image of" matches "Image  of" but not "Image: of" or "Image-of".
     static func matches(

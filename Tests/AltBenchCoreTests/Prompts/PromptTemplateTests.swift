@@ -116,15 +116,13 @@ struct PromptTemplateTests {
         let template = try PromptTemplate(parsing: text)
         #expect(template.isLiteral)
         #expect(template.parts == [.text(text)])
-        #expect(template.fieldNames.isEmpty)
         #expect(Array(template.render(Self.french).utf8) == Array(text.utf8))
     }
 
-    @Test("the fields a template names")
-    func fieldNames() throws {
+    @Test("a template that names a field is not literal")
+    func aFieldIsNotLiteral() throws {
         let template = try PromptTemplate(parsing: "{{#context}}{{ language }}{{/context}}")
         #expect(!template.isLiteral)
-        #expect(template.fieldNames == ["context", "language"])
     }
 
     // MARK: - Fields

@@ -4,10 +4,22 @@ import Testing
 
 @Suite("ScoringSuite")
 struct ScoringSuiteTests {
+    /// Every score id the standard suite writes, in report order (`words` is `length`'s
+    /// second figure; the halves and `quality` come last). The judge's scores are not among
+    /// them: they are written after a judge call, not by the suite.
+    static let reportOrder: [String] = [
+        ScoreName.empty, ScoreName.length, ScoreName.words, ScoreName.brevity, ScoreName.overLimit,
+        ScoreName.firstPerson, ScoreName.perceptionMeta, ScoreName.redundantPrefix, ScoreName.metaLabel,
+        ScoreName.refusal, ScoreName.truncated, ScoreName.terminalPunctuation, ScoreName.filename,
+        ScoreName.markdown, ScoreName.emoji, ScoreName.socialTokens, ScoreName.hedging, ScoreName.readability,
+        ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho, ScoreName.bleu4, ScoreName.rougeL,
+        ScoreName.ciderD, ScoreName.referenceMatch, ScoreName.form, ScoreName.content, ScoreName.quality,
+    ]
+
     /// Scores every answer gets, whatever its item: all but readability (none for text with
     /// no words), the scorers that need a dataset field and `content` (none when no content
     /// scorer wrote).
-    static let alwaysWritten = ScoringSuite.scoreIDs.filter {
+    static let alwaysWritten = Self.reportOrder.filter {
         ![ScoreName.readability, ScoreName.textRecall, ScoreName.keywordRecall, ScoreName.contextEcho,
           ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD, ScoreName.referenceMatch, ScoreName.content].contains($0)
     }
@@ -19,7 +31,7 @@ struct ScoringSuiteTests {
 
     /// Whether `names` follows the suite's report order.
     static func inReportOrder(_ names: [String]) -> Bool {
-        let positions = names.compactMap { ScoringSuite.scoreIDs.firstIndex(of: $0) }
+        let positions = names.compactMap { Self.reportOrder.firstIndex(of: $0) }
         return positions.count == names.count && positions == positions.sorted()
     }
 
@@ -44,7 +56,7 @@ struct ScoringSuiteTests {
     @Test func anItemWithEveryFieldGetsEveryScore() {
         let input = ScoringInput(content: "A glass shop door with a sign reading OPEN.", item: Self.fullItem)
         let scores = ScoringSuite.evaluate(input)
-        #expect(scores.map(\.name) == ScoringSuite.scoreIDs)
+        #expect(scores.map(\.name) == Self.reportOrder)
         let byName = Dictionary(uniqueKeysWithValues: scores.map { ($0.name, $0) })
         #expect(byName[ScoreName.textRecall]?.value == 1)
         #expect(byName[ScoreName.keywordRecall]?.value == 1)

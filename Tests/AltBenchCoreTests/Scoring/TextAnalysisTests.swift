@@ -35,20 +35,6 @@ struct TextAnalysisTests {
         #expect(words.map(\.normalized) == row.normalized)
     }
 
-    @Test(arguments: [
-        ("A dog running on the", "the"), ("A T-shirt", "t-shirt"), ("What we\u{2019}ve", "we've"),
-        ("A cat.", nil), ("", nil), ("A well-", nil), ("Rock 'n", "n"), ("dogs'", nil),
-        ("Caf\u{C9}", "caf\u{E9}"), ("ALL CAPS", "caps"),
-    ] as [(String, String?)])
-    func findsTheLastWordFromTheEnd(text: String, normalized: String?) {
-        let chars = Array(text)
-        let word = TextAnalysis.lastWord(in: chars)
-        #expect(word?.normalized == normalized)
-        if let word {
-            #expect(word == TextAnalysis.words(in: chars).last)
-        }
-    }
-
     @Test func wordRangesCountCharacters() {
         let words = TextAnalysis.words(in: "cafe\u{301} au lait")
         #expect(words.map(\.range) == [0..<4, 5..<7, 8..<12])

@@ -135,53 +135,6 @@ public enum ReferenceMetrics {
             return pairwiseSum(a[lo..<(lo + n2)]) + pairwiseSum(a[(lo + n2)...])
         }
     }
-
-    // MARK: - Benchmarking
-
-    /// A synthetic run for timing the reference metrics: `count` items with
-    /// `referencesPerItem` captions of about `wordsPerCaption` words each, drawn
-    /// deterministically from a vocabulary of common description words, and one answer per
-    /// item. Score it with `ReferenceCorpus(items:)` and ``ciderD(_:corpus:)`` or
-    /// ``score(_:corpus:)``.
-    public static func benchmarkRun(
-        items count: Int, referencesPerItem: Int = 5, wordsPerCaption: Int = 12, seed: UInt64 = 1
-    ) -> (items: [ScoringItem], answers: [(itemID: String, text: String)]) {
-        var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        let words = benchmarkWords
-        func caption() -> String {
-            let length = max(3, wordsPerCaption - 3 + next(7))
-            var parts: [String] = []
-            for k in 0..<length {
-                var word = words[min(next(words.count), next(words.count))]  // skewed to common words
-                if k == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
-                parts.append(word)
-            }
-            return parts.joined(separator: " ") + (next(4) == 0 ? ", with a view." : ".")
-        }
-        var items: [ScoringItem] = []
-        var answers: [(itemID: String, text: String)] = []
-        for i in 0..<count {
-            let id = "item-\(i)"
-            items.append(ScoringItem(id: id, references: (0..<referencesPerItem).map { _ in caption() }))
-            answers.append((id, caption()))
-        }
-        return (items, answers)
-    }
-
-    static let benchmarkWords: [String] = """
-        a the of in on with and at to an is are two its from by near under over behind front \
-        man woman person people child dog cat bird horse car bus train street road building \
-        house tree trees grass field sky water lake river beach sea mountain snow table chair \
-        sofa window door wall floor room kitchen plate cup coffee food pizza sign text logo \
-        shirt hat red blue green white black yellow brown grey small large old young sitting \
-        standing walking holding wearing looking smiling playing lying top side background \
-        close-up photo view light sun cloud clouds city park bench bike boat phone book paper \
-        screen computer desk lamp flower flowers garden fence path stone rock wooden metal glass
-        """.split(separator: " ").map(String.init)
 }
 
 /// An answer's tokens as the three metrics read them against one item: their numbers in the
