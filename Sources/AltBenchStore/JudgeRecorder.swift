@@ -9,7 +9,7 @@ import GRDB
 ///
 /// A trial holds one judge's verdicts: recording a call from another judge (model, endpoint
 /// or rubric) removes the verdicts of the one before; its answers stay in the cache.
-public struct JudgeRecorder: JudgeSink {
+public struct JudgeRecorder: JudgeSink, TransactionalRecorder {
     let writer: any DatabaseWriter
     public let runID: String
     /// The judge's endpoint identity, model and rubric, as the judgement rows name them.
@@ -35,18 +35,10 @@ public struct JudgeRecorder: JudgeSink {
         }
     }
 
-    public func record(_ result: JudgeCallResult) async throws {
-        try await writer.write { db in try insert(result, db: db) }
-    }
+    public func record(_ result: JudgeCallResult) async throws { try await write([result]) }
 
-    /// Records `results` in one transaction, in order (a call sharing an earlier one's answer
-    /// finds it): for many results at once, such as a judge batch's output file.
-    public func record(_ results: [JudgeCallResult]) async throws {
-        guard !results.isEmpty else { return }
-        try await writer.write { db in
-            for result in results { try insert(result, db: db) }
-        }
-    }
+    /// Records `results` in one transaction: for many at once, such as a judge batch's output.
+    public func record(_ results: [JudgeCallResult]) async throws { try await write(results) }
 
     /// Writes one call's answer, its judgement and the trial's scores computed again.
     func insert(_ result: JudgeCallResult, db: Database) throws {

@@ -7,7 +7,7 @@ import GRDB
 ///
 /// Only answers are stored as cache entries; a failure is recorded on its trial and never
 /// found by `cachedAnswer`, so the next run asks again.
-public struct RunRecorder: ResultSink {
+public struct RunRecorder: ResultSink, TransactionalRecorder {
     let writer: any DatabaseWriter
     public let runID: String
     let endpoint: String
@@ -31,18 +31,10 @@ public struct RunRecorder: ResultSink {
         }
     }
 
-    public func record(_ result: TrialResult) async throws {
-        try await writer.write { db in try insert(result, db: db) }
-    }
+    public func record(_ result: TrialResult) async throws { try await write([result]) }
 
-    /// Records `results` in one transaction, in order (a trial sharing an earlier one's
-    /// answer finds it): for many results at once, such as a batch's output file.
-    public func record(_ results: [TrialResult]) async throws {
-        guard !results.isEmpty else { return }
-        try await writer.write { db in
-            for result in results { try insert(result, db: db) }
-        }
-    }
+    /// Records `results` in one transaction: for many at once, such as a batch's output file.
+    public func record(_ results: [TrialResult]) async throws { try await write(results) }
 
     /// Writes one trial, its answer and its scores.
     func insert(_ result: TrialResult, db: Database) throws {

@@ -1,12 +1,12 @@
 import AltBenchCore
 import ArgumentParser
 
-/// `altbench judge`'s Batch API flags: the judge's calls through the provider's Batch API,
-/// as `altbench run --batch` sends a run's (and, with `--judge`, its judge's).
+/// The Batch API flags of `altbench run` (a run's requests and, with `--judge`, its judge's
+/// calls) and `altbench judge` (the judge's calls).
 struct BatchFlags: ParsableArguments {
     @Flag(
         name: .long,
-        help: "Send the judge's calls through the provider's Batch API: half the price, answers within 24 hours. Kill it at any point and continue by judging again with --batch.")
+        help: "Send the requests (with --judge, the judge's calls too) through the provider's Batch API: half the price, answers within 24 hours. Kill it at any point and continue with the same command (run: --resume RUN).")
     var batch = false
 
     @Option(name: .customLong("batch-max-lines"), help: ArgumentHelp("Requests per batch input file, at most. Default: the provider's (50,000; Azure 100,000).", valueName: "n"))

@@ -172,22 +172,7 @@ struct RunFlags: ParsableArguments {
     @Flag(name: .long, help: "Answer only from the stored answers; send nothing. Lists the trials it could not answer.")
     var offline = false
 
-    @Flag(
-        name: .long,
-        help: "Send the run (and with --judge, the judge's calls) through the provider's Batch API: half the price, answers within 24 hours. Kill it at any point and continue with --resume RUN.")
-    var batch = false
-
-    @Option(name: .customLong("batch-max-lines"), help: ArgumentHelp("Requests per batch input file, at most. Default: the provider's (50,000; Azure 100,000).", valueName: "n"))
-    var batchMaxLines: Int?
-
-    @Option(name: .customLong("batch-max-bytes"), help: ArgumentHelp("Bytes per batch input file, at most. Default: the provider's (200 MB).", valueName: "n"))
-    var batchMaxBytes: Int?
-
-    @Option(name: .customLong("batch-retries"), help: ArgumentHelp("Times requests that expired unanswered go into a new batch. Default: 2.", valueName: "n"))
-    var batchRetries: Int?
-
-    @Option(name: .customLong("batch-poll"), help: ArgumentHelp("The longest wait between two looks at the batches. Default: 60.", valueName: "seconds"))
-    var batchPoll: Double?
+    @OptionGroup var batch: BatchFlags
 
     @Option(
         name: .long,
@@ -345,11 +330,7 @@ struct RunFlags: ParsableArguments {
         options.brevityBudget = brevityBudget
         options.detail = detail.flatMap(ImageDetail.init(rawValue:))
         options.maxCost = maxCost
-        options.batch = batch
-        options.batchMaxLines = batchMaxLines
-        options.batchMaxBytes = batchMaxBytes
-        options.batchRetries = batchRetries
-        options.batchPoll = batchPoll
+        batch.apply(to: &options)
         options.shard = try shard.map(Shard.init(parsing:))
         return options
     }

@@ -115,100 +115,51 @@ public enum SyllableCounter {
 
     /// The syllables of a word given as letter codes (``letterCode(_:)``), at least 1.
     ///
-    /// A word of up to 64 letters first marks its vowels (``isVowel(_:_:)``) as the bits of
-    /// one integer, so that each is decided once and the scan jumps from vowel to vowel;
-    /// ``countLetterByLetter(_:)`` asks letter by letter, for longer words.
+    /// Each letter is judged vowel or not once (``isVowel(_:_:)``); the scan then goes from
+    /// vowel group to vowel group, asking at each gap whether pyphen would break there.
     static func count(letters w: UnsafeBufferPointer<UInt8>) -> Int {
         let n = w.count
         // pyphen keeps two letters on each side of a break: a word of three has none.
         guard n >= 4 else { return 1 }
-        guard n <= 64 else { return countLetterByLetter(w) }
-        var vowels: UInt64 = 0
-        for i in 0..<n {
-            let c = w[i]
-            // a e i o are vowels wherever they stand: bits 0, 4, 8 and 14 from "a".
-            let k = UInt32(c &- 97)
-            let aeio: UInt32 = k < 32 ? 0x4111 >> (k & 31) & 1 : 0
-            vowels |= UInt64(aeio) << UInt64(i)
-            // u and y depend on their neighbours.
-            if c == 117 || c == 121, isVowel(w, i) { vowels |= 1 << UInt64(i) }
-        }
-        /// Whether a vowel comes before `limit` (at most 63).
-        @inline(__always) func hasVowel(before limit: Int) -> Bool {
-            vowels & ((1 << UInt64(limit)) &- 1) != 0
-        }
-
-        var breaks = 0
-        var previousEnd = -1  // where the previous vowel group ended
-        let stop = silentEnding(w, hasVowel: hasVowel)
-        // A plural's last syllable is judged as the singular's: "whisk|ers" as "whisk|er".
-        let stem = n >= 5 && w[n - 1] == 115 && !isVowelLetter(w[n - 2]) && w[n - 2] != 115 ? n - 1 : n
-        var i = 0
-        while i < stop {
-            // The next vowel.
-            let rest = vowels >> UInt64(i)
-            guard rest != 0 else { break }
-            i += rest.trailingZeroBitCount
-            guard i < stop else { break }
-            // A vowel group; it may hold two syllables ("li|on", "go|ing").
-            var end = i + 1
-            while end < stop, vowels >> UInt64(end) & 1 == 1, !isHiatus(w, end) {
-                end += 1
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: n) { vowel in
+            var firstVowel = n
+            for i in 0..<n {
+                vowel[i] = isVowel(w, i)
+                if vowel[i] && firstVowel == n { firstVowel = i }
             }
-            if previousEnd >= 0, !isSilentCompoundE(w, previousEnd),
-                !isInsideAble(w, previousEnd, i, hasVowel: hasVowel)
-            {
-                let at = breakPosition(w, from: previousEnd, to: i)
-                if at >= 2 && (at < stem - 2 || (at == stem - 2 && keepsFinalBreak(w, stem: stem))) {
-                    breaks += 1
+            /// Whether a vowel comes before `limit`.
+            func hasVowel(before limit: Int) -> Bool { firstVowel < limit }
+
+            var breaks = 0
+            var previousEnd = -1  // where the previous vowel group ended
+            let stop = silentEnding(w, hasVowel: hasVowel)
+            // A plural's last syllable is judged as the singular's: "whisk|ers" as "whisk|er".
+            let stem = n >= 5 && w[n - 1] == 115 && !isVowelLetter(w[n - 2]) && w[n - 2] != 115 ? n - 1 : n
+            var i = 0
+            while i < stop {
+                guard vowel[i] else {
+                    i += 1
+                    continue
                 }
-            }
-            previousEnd = end
-            i = end
-        }
-        if endsInSyllabicNT(w) { breaks += 1 }
-        return breaks + 1
-    }
-
-    /// ``count(letters:)`` asking ``isVowel(_:_:)`` letter by letter, for a word of any length.
-    static func countLetterByLetter(_ w: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = w.count
-        guard n >= 4 else { return 1 }
-        /// Whether a vowel comes before `limit`.
-        func hasVowel(before limit: Int) -> Bool {
-            for j in 0..<limit where isVowel(w, j) { return true }
-            return false
-        }
-
-        var breaks = 0
-        var previousEnd = -1  // where the previous vowel group ended
-        var i = 0
-        let stop = silentEnding(w, hasVowel: hasVowel)
-        // A plural's last syllable is judged as the singular's: "whisk|ers" as "whisk|er".
-        let stem = n >= 5 && w[n - 1] == 115 && !isVowelLetter(w[n - 2]) && w[n - 2] != 115 ? n - 1 : n
-        while i < stop {
-            guard isVowel(w, i) else {
-                i += 1
-                continue
-            }
-            // A vowel group; it may hold two syllables ("li|on", "go|ing").
-            var end = i + 1
-            while end < stop, isVowel(w, end), !isHiatus(w, end) {
-                end += 1
-            }
-            if previousEnd >= 0, !isSilentCompoundE(w, previousEnd),
-                !isInsideAble(w, previousEnd, i, hasVowel: hasVowel)
-            {
-                let at = breakPosition(w, from: previousEnd, to: i)
-                if at >= 2 && (at < stem - 2 || (at == stem - 2 && keepsFinalBreak(w, stem: stem))) {
-                    breaks += 1
+                // A vowel group; it may hold two syllables ("li|on", "go|ing").
+                var end = i + 1
+                while end < stop, vowel[end], !isHiatus(w, end) {
+                    end += 1
                 }
+                if previousEnd >= 0, !isSilentCompoundE(w, previousEnd),
+                    !isInsideAble(w, previousEnd, i, hasVowel: hasVowel)
+                {
+                    let at = breakPosition(w, from: previousEnd, to: i)
+                    if at >= 2 && (at < stem - 2 || (at == stem - 2 && keepsFinalBreak(w, stem: stem))) {
+                        breaks += 1
+                    }
+                }
+                previousEnd = end
+                i = end
             }
-            previousEnd = end
-            i = end
+            if endsInSyllabicNT(w) { breaks += 1 }
+            return breaks + 1
         }
-        if endsInSyllabicNT(w) { breaks += 1 }
-        return breaks + 1
     }
 
     @inline(__always)

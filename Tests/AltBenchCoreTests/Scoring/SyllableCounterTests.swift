@@ -148,24 +148,3 @@ struct SyllableCounterTests {
         }
     }
 }
-
-// MARK: - The vowel mask against the letter-by-letter count
-
-extension SyllableCounterTests {
-    @Test func vowelMaskCountsAsLetterByLetter() throws {
-        var words = try SyllableGoldens.load().words.map(\.word)
-        // Letter strings of every length up to 70, English-like and not.
-        var random = RandomAltText(seed: 13)
-        let alphabets = ["aeiouy", "bcdfghjklmnpqrstvwxz", "abcdefghijklmnopqrstuvwxyz", "eeuuyyqgls", "ingedsly"]
-        for _ in 0..<20000 {
-            let letters = Array(random.pick(alphabets)).map(String.init)
-            words.append((0..<(1 + random.next(70))).map { _ in random.pick(letters) }.joined())
-        }
-        for word in words {
-            let codes = word.unicodeScalars.filter(Readability.isWordCharacter).map(SyllableCounter.letterCode)
-            codes.withUnsafeBufferPointer { w in
-                #expect(SyllableCounter.count(letters: w) == SyllableCounter.countLetterByLetter(w), "\(word)")
-            }
-        }
-    }
-}
