@@ -223,11 +223,7 @@ public struct CacheCommand: Sendable {
     }
 
     private static func formatted(_ date: Date, _ format: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = format
-        return formatter.string(from: date)
+        DateText.utc(date, format)
     }
 
     /// Space-aligned columns under a header, two spaces apart.

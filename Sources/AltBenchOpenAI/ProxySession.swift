@@ -186,7 +186,7 @@ public actor ProxySession {
             if status == 200 {
                 return try credentials(from: data, url: authURL, sentAt: sentAt, receivedAt: receivedAt)
             }
-            let refusal = ProxyRefusal(status: status, headers: headers, body: data)
+            let refusal = ProxyRefusalAnswer(status: status, headers: headers, body: data)
             if status == 401, refusal.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue, !refusedForClock,
                 let serverTime = refusal.serverTime
             {
@@ -219,7 +219,7 @@ public actor ProxySession {
     }
 
     /// Why a token request failed, as the run should see it.
-    private func tokenFailure(_ refusal: ProxyRefusal, url: URL) -> ModelFailure {
+    private func tokenFailure(_ refusal: ProxyRefusalAnswer, url: URL) -> ModelFailure {
         let redactor = Redactor(secrets: [appKey.value, current?.token.value])
         let said = refusal.summary(redactor: redactor)
         switch refusal.status {
@@ -261,12 +261,12 @@ public actor ProxySession {
         let target = Self.target(of: url)
         let redactor = Redactor(secrets: [appKey.value])
         var credentials = try await credentials()
-        var first: ProxyRefusal?
+        var first: ProxyRefusalAnswer?
         while true {
             let signature = try await signatureHeaders(method: "POST", target: target, body: body, credentials: credentials)
             let answer = try await send(signature)
             guard answer.status == 401 else { return answer }
-            let refusal = ProxyRefusal(status: answer.status, headers: answer.headers, body: answer.body)
+            let refusal = ProxyRefusalAnswer(status: answer.status, headers: answer.headers, body: answer.body)
             let said = refusal.summary(redactor: redactor)
             if let first {
                 let before = first.code.map { " (\($0) first)" } ?? ""
@@ -292,8 +292,9 @@ public actor ProxySession {
     }
 }
 
-/// A signed proxy's `401`/`403` answer: its code, and the proxy's time when it said.
-struct ProxyRefusal {
+/// A signed proxy's `401`/`403` answer as the client reads it: its code, and the proxy's time
+/// when it said. (The proxy's own side of it is `AltBenchProxy.ProxyRefusal`.)
+struct ProxyRefusalAnswer {
     var status: Int
     var headers: [String: String]
     var body: Data
@@ -309,7 +310,7 @@ struct ProxyRefusal {
         let error = (try? JSONValue.parse(body))?["error"]
         code = error?["code"]?.stringValue
         message = error?["message"]?.stringValue
-        serverTime = error?["server_time"]?.doubleValue ?? headers["date"].flatMap(Self.httpDate)
+        serverTime = error?["server_time"]?.doubleValue ?? headers["date"].flatMap(DateText.parseHTTPDate)?.timeIntervalSince1970
     }
 
     /// "HTTP 401 invalid_signature: the signature does not match", secrets removed.
@@ -317,14 +318,5 @@ struct ProxyRefusal {
         let detail = message.map { ErrorBodyParser.oneLine(redactor.redact($0), limit: 300) }
             ?? ErrorBodyParser.snippet(body, redactor: redactor)
         return "HTTP \(status)\(code.map { " \(redactor.redact($0))" } ?? ""): \(detail)"
-    }
-
-    /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`) as Unix seconds.
-    static func httpDate(_ text: String) -> Double? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)?.timeIntervalSince1970
     }
 }

@@ -25,7 +25,7 @@ public enum RetryAfter {
         }
         if let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) {
             if let seconds = decimal(value) { return duration(milliseconds: seconds * 1000) }
-            if let date = httpDate(value) { return duration(milliseconds: max(0, date.timeIntervalSince(now)) * 1000) }
+            if let date = DateText.parseHTTPDate(value) { return duration(milliseconds: max(0, date.timeIntervalSince(now)) * 1000) }
         }
         guard includeRateLimitResets else { return nil }
         return ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"]
@@ -50,15 +50,6 @@ public enum RetryAfter {
             let value = Double(trimmed), value.isFinite
         else { return nil }
         return value
-    }
-
-    /// An RFC 9110 IMF-fixdate: "Wed, 21 Oct 2015 07:28:00 GMT".
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
     }
 
     /// Whole nanoseconds, so "120ms" is exactly 120 ms; capped at `maximum`.

@@ -52,11 +52,7 @@ enum Format {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
-        return formatter.string(from: date)
+        DateText.utc(date, "yyyy-MM-dd HH:mm:ss 'UTC'")
     }
 
     static func duration(from start: Date, to end: Date?) -> String {

@@ -170,11 +170,7 @@ extension ResultStore {
     /// so that merging the same shards into any file gives the same id.
     static func mergedRunID(_ plans: [ShardPlan], fingerprint: String) -> String {
         let started = plans.map(\.startedAt).min() ?? Date()
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return "\(formatter.string(from: started))-\(fingerprint.prefix(4))"
+        return "\(DateText.utc(started, "yyyyMMdd-HHmmss"))-\(fingerprint.prefix(4))"
     }
 
     /// The newest run made with `--shard`, and what it planned.

@@ -939,11 +939,7 @@ struct SimulatedBatch {
     static func date(_ seconds: Int?, flavour: BatchSimulatorOptions.Flavour) -> JSONValue {
         guard let seconds else { return .null }
         guard flavour == .azure else { return .int(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        return .string(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))) + ".0000000+00:00")
+        return .string(DateText.utc(Date(timeIntervalSince1970: TimeInterval(seconds)), "yyyy-MM-dd'T'HH:mm:ss") + ".0000000+00:00")
     }
 
     func object(_ options: BatchSimulatorOptions) -> JSONValue {

@@ -211,14 +211,6 @@ public enum RateLimitHeaderStyle: Sendable, Equatable {
     /// No wait hint at all.
     case none
 
-    /// `date` as an HTTP IMF-fixdate ("Wed, 21 Oct 2015 07:28:00 GMT").
-    public static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
-    }
 }
 
 /// The limit a 429 `rate_limit_exceeded` reports as exhausted (its error `type`).
@@ -269,7 +261,7 @@ extension ScriptedResponse {
             headers = [("retry-after", String(seconds))]
             wait = "\(seconds)s"
         case .retryAfterDate(let date):
-            headers = [("retry-after", RateLimitHeaderStyle.httpDate(date))]
+            headers = [("retry-after", DateText.httpDate(date))]
         case .rateLimitReset(let requests, let tokens):
             let requestsLimited = resource == .requests
             headers = [

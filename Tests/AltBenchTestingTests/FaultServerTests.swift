@@ -93,8 +93,8 @@ struct FaultServerTests {
     }
 
     @Test func httpDateIsIMFFixdate() {
-        #expect(RateLimitHeaderStyle.httpDate(Date(timeIntervalSince1970: 1_445_412_480)) == "Wed, 21 Oct 2015 07:28:00 GMT")
-        #expect(RateLimitHeaderStyle.httpDate(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(DateText.httpDate(Date(timeIntervalSince1970: 1_445_412_480)) == "Wed, 21 Oct 2015 07:28:00 GMT")
+        #expect(DateText.httpDate(Date(timeIntervalSince1970: 0)) == "Thu, 01 Jan 1970 00:00:00 GMT")
     }
 
     @Test func quotaAndRequestTooLargeComeFromFixtures() async throws {
