@@ -255,7 +255,7 @@ public enum PruneAge {
 }
 
 /// Problems `altbench cache` reports before touching anything.
-public enum CacheCommandError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum CacheCommandError: UserFacingError, Equatable, Sendable {
     case noDatabase(path: String)
     case badAge(String)
 

@@ -21,7 +21,7 @@ public struct InitCommand: Sendable {
     }
 
     /// Why `init` stopped. Each message says what to do.
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Failure: UserFacingError, Sendable, Hashable {
         /// Files that exist already; nothing was written.
         case wouldOverwrite(directory: String, paths: [String])
         /// The target is a file, not a folder.

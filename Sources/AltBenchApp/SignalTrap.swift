@@ -42,3 +42,17 @@ public final class SignalTrap: @unchecked Sendable {
         signal(SIGTERM, SIG_DFL)
     }
 }
+
+extension SignalTrap {
+    /// How long a first SIGINT or SIGTERM lets the requests in flight finish.
+    public static let gracePeriod = Duration.seconds(5)
+
+    /// Runs `body` with SIGINT and SIGTERM trapped into a fresh `RunControl` (the grace period
+    /// is the second argument), and the default actions back afterwards.
+    public static func trapping<T>(_ body: (RunControl, Duration) async throws -> T) async rethrows -> T {
+        let control = RunControl()
+        let trap = SignalTrap(control: control, console: .standard, gracePeriod: gracePeriod)
+        defer { trap.release() }
+        return try await body(control, gracePeriod)
+    }
+}

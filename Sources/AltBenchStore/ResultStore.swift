@@ -168,7 +168,7 @@ public final class ResultStore: Sendable {
 }
 
 /// Errors of the store itself.
-public enum StoreError: Error, CustomStringConvertible, Sendable {
+public enum StoreError: UserFacingError, Sendable {
     case cannotOpen(path: String, reason: String)
 
     public var description: String {

@@ -49,7 +49,7 @@ public struct MergeOutcome: Sendable, Equatable {
 }
 
 /// Why a merge was refused. Nothing was written.
-public enum MergeError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum MergeError: UserFacingError, Sendable, Equatable {
     case missingStore(store: String)
     case noShardRun(store: String, newest: String?)
     case foreignPlan(store: String, run: String, reference: String, differences: [String])

@@ -40,6 +40,17 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
     return ExitCode(code)
 }
 
+/// Runs a command's work; an error worded for the user (``UserFacingError``) becomes that
+/// message on stderr and exit `code`. Every other error (an `ExitCode`, ArgumentParser's
+/// own) passes on unchanged.
+func reportingFailures<T>(code: Int32 = 1, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as any UserFacingError {
+        throw fail(error.description, code: code)
+    }
+}
+
 /// `--deadline`'s value (`run`, `judge`) as a duration; nil when the flag is absent.
 func parseDeadline(_ text: String?) throws -> Duration? {
     guard let text else { return nil }

@@ -36,13 +36,9 @@ extension AltBench.Baseline {
         var allowIncomplete = false
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 try await BaselineCommand(results: results).save(
                     runID: run, output: output, allowIncomplete: allowIncomplete)
-            } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }

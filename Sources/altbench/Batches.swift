@@ -28,12 +28,8 @@ extension AltBench {
             var results: String = "results"
 
             func run() async throws {
-                do {
+                try await reportingFailures {
                     try await BatchesCommand(results: results).list(run: run)
-                } catch let error as AltBenchError {
-                    throw fail(error.description)
-                } catch let error as StoreFailure {
-                    throw fail(String(describing: error))
                 }
             }
         }
@@ -55,19 +51,13 @@ extension AltBench {
                 var options = RunOptions()
                 options.results = results
                 options.batchCancel = true
-                let control = RunControl()
-                let grace = Duration.seconds(5)
-                let trap = SignalTrap(control: control, console: .standard, gracePeriod: grace)
-                defer { trap.release() }
-                do {
-                    let outcome = try await Evaluation(
-                        options: options, configPath: config, resume: run, control: control, gracePeriod: grace
-                    ).run()
-                    if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
-                } catch let error as AltBenchError {
-                    throw fail(error.description)
-                } catch let error as StoreFailure {
-                    throw fail(String(describing: error))
+                try await reportingFailures {
+                    try await SignalTrap.trapping { control, grace in
+                        let outcome = try await Evaluation(
+                            options: options, configPath: config, resume: run, control: control, gracePeriod: grace
+                        ).run()
+                        if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+                    }
                 }
             }
         }

@@ -38,12 +38,8 @@ extension AltBench.Cache {
         var format: Format = .text
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 try await CacheCommand(results: results).stats(format: format == .json ? .json : .text)
-            } catch let error as CacheCommandError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }
@@ -105,12 +101,8 @@ extension AltBench.Cache {
         }
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 try await CacheCommand(results: results).prune(try selection(), dryRun: dryRun)
-            } catch let error as CacheCommandError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }

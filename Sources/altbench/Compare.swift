@@ -29,12 +29,8 @@ extension AltBench {
         var format: CompareFormat = .text
 
         func run() async throws {
-            do {
+            try await reportingFailures(code: 2) {
                 try await CompareCommand(results: results).run(a, b, format: format)
-            } catch let error as AltBenchError {
-                throw fail(error.description, code: 2)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error), code: 2)
             }
         }
     }
@@ -85,10 +81,8 @@ extension AltBench {
             do {
                 verdict = try await CheckCommand(results: results, configPath: config).run(
                     baseline: baseline, runID: run, format: format, verbose: verbose, junit: junit)
-            } catch let error as AltBenchError {
+            } catch let error as any UserFacingError {
                 throw fail(error.description, code: 2)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error), code: 2)
             } catch {
                 throw fail("\(error.localizedDescription)", code: 2)
             }

@@ -153,11 +153,9 @@ extension AltBench.Datasets {
             options.concurrency = concurrency
             options.timeout = timeout
             options.maxRetries = maxRetries
-            do {
+            try await reportingFailures {
                 let outcome = try await GenerateCommand(options: options, configPath: config).run()
                 if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
-            } catch let error as AltBenchError {
-                throw fail(error.description)
             }
         }
     }

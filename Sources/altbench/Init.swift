@@ -36,7 +36,7 @@ extension AltBench {
             let written: [String]
             do {
                 written = try command.run()
-            } catch let error as InitCommand.Failure {
+            } catch let error as any UserFacingError {
                 throw fail(error.description)
             }
             print(InitCommand.summary(written: written, directory: directory, sample: sample))

@@ -103,22 +103,14 @@ extension AltBench {
             options.deadline = try parsedDeadline()
             options.noCache = noCache
             batch.apply(to: &options)
-            let control = RunControl()
-            let grace = Duration.seconds(5)
-            let trap = SignalTrap(control: control, console: .standard, gracePeriod: grace)
-            defer { trap.release() }
-            do {
-                let code = try await JudgeCommand(
-                    judge: judge.options(enabled: true), options: options, configPath: config, control: control,
-                    gracePeriod: grace
-                ).run(id: self.run)
-                if code != 0 { throw ExitCode(code) }
-            } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
-            } catch let error as JudgeRubricError {
-                throw fail(error.description)
+            try await reportingFailures {
+                try await SignalTrap.trapping { control, grace in
+                    let code = try await JudgeCommand(
+                        judge: judge.options(enabled: true), options: options, configPath: config, control: control,
+                        gracePeriod: grace
+                    ).run(id: self.run)
+                    if code != 0 { throw ExitCode(code) }
+                }
             }
         }
     }

@@ -31,15 +31,9 @@ extension AltBench {
         }
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 let (_, code) = try await MergeCommand().run(stores: stores, into: into)
                 if code != 0 { throw ExitCode(code) }
-            } catch let error as MergeError {
-                throw fail(error.description)
-            } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }

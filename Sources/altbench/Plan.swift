@@ -32,17 +32,15 @@ extension AltBench {
         var format: CostPlanning.Format = .text
 
         func run() async throws {
-            do {
-                var options = try flags.options()
-                options.judge = judgeFlags.options(enabled: judge)
-                let status = try await CostPlanning(options: options, configPath: flags.config).run(format: format)
-                if status != 0 { throw ExitCode(status) }
-            } catch let error as AltBenchError {
-                throw fail(Run.message(for: error))
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
-            } catch let error as JudgeRubricError {
-                throw fail(error.description)
+            try await reportingFailures {
+                do {
+                    var options = try flags.options()
+                    options.judge = judgeFlags.options(enabled: judge)
+                    let status = try await CostPlanning(options: options, configPath: flags.config).run(format: format)
+                    if status != 0 { throw ExitCode(status) }
+                } catch let error as AltBenchError {
+                    throw fail(Run.message(for: error))
+                }
             }
         }
     }

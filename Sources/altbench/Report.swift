@@ -33,13 +33,9 @@ extension AltBench {
         }
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 try await ReportCommand(results: results).run(
                     id: run, format: format.flatMap(ReportCommand.Format.init(rawValue:)) ?? .both, embedImages: embedImages)
-            } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }

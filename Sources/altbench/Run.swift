@@ -50,21 +50,17 @@ extension AltBench {
             options.embedImages = embedImages
             options.judge = judgeFlags.options(enabled: judge)
 
-            let control = RunControl()
-            let grace = Duration.seconds(5)
-            let trap = SignalTrap(control: control, console: .standard, gracePeriod: grace)
-            defer { trap.release() }
-            do {
-                let outcome = try await Evaluation(
-                    options: options, configPath: flags.config, resume: resume, control: control, gracePeriod: grace
-                ).run()
-                if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
-            } catch let error as AltBenchError {
-                throw fail(Self.message(for: error))
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
-            } catch let error as JudgeRubricError {
-                throw fail(error.description)
+            try await reportingFailures {
+                try await SignalTrap.trapping { control, grace in
+                    do {
+                        let outcome = try await Evaluation(
+                            options: options, configPath: flags.config, resume: resume, control: control, gracePeriod: grace
+                        ).run()
+                        if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+                    } catch let error as AltBenchError {
+                        throw fail(Self.message(for: error))
+                    }
+                }
             }
         }
 
@@ -335,5 +331,3 @@ struct RunFlags: ParsableArguments {
         return options
     }
 }
-
-typealias StoreFailure = AltBenchApp.StoreFailure

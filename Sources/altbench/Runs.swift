@@ -26,12 +26,8 @@ extension AltBench {
         var format: RunsCommand.Format = .text
 
         func run() async throws {
-            do {
+            try await reportingFailures {
                 try await RunsCommand(results: results).run(format: format)
-            } catch let error as AltBenchError {
-                throw fail(error.description)
-            } catch let error as StoreFailure {
-                throw fail(String(describing: error))
             }
         }
     }

@@ -32,7 +32,7 @@ extension AltBench {
         func run() throws {
             do {
                 try ScoreCommand(file: file, dataset: dataset, format: format, configPath: config).run()
-            } catch let error as AltBenchError {
+            } catch let error as any UserFacingError {
                 throw fail(error.description)
             }
         }

@@ -88,3 +88,11 @@ public enum AltBenchError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// An error whose description is written for the user: it names the file, item or setting and
+/// says how to fix it. The command line prints it as it is and exits; every other error is a
+/// bug or an exit status and passes on.
+public protocol UserFacingError: Error, CustomStringConvertible {}
+
+extension AltBenchError: UserFacingError {}
+extension JudgeRubricError: UserFacingError {}
