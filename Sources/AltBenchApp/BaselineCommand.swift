@@ -4,12 +4,12 @@ import Foundation
 
 /// `altbench baseline save`: writes a stored run's ``RunSnapshot`` as a baseline file for
 /// `altbench check` and `altbench compare`.
-public struct BaselineCommand: Sendable {
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+package struct BaselineCommand: Sendable {
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -19,7 +19,7 @@ public struct BaselineCommand: Sendable {
     }
 
     /// The default file: `baseline.json` in the results folder.
-    public var defaultOutput: String { (results as NSString).appendingPathComponent("baseline.json") }
+    package var defaultOutput: String { (results as NSString).appendingPathComponent("baseline.json") }
 
     /// Saves run `id` (default: the latest) to `output` (default: ``defaultOutput``) and
     /// returns the snapshot written.
@@ -27,7 +27,7 @@ public struct BaselineCommand: Sendable {
     /// A run that stopped before finishing is refused unless `allowIncomplete`: its missing
     /// trials would read as a different plan in every later check.
     @discardableResult
-    public func save(runID id: String?, output: String?, allowIncomplete: Bool = false) async throws -> RunSnapshot {
+    package func save(runID id: String?, output: String?, allowIncomplete: Bool = false) async throws -> RunSnapshot {
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let resolved = try await store.resolveRun(id)
         if let note = resolved.note { console.err("altbench: \(note)\n") }

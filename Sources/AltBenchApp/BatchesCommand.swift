@@ -6,12 +6,12 @@ import Foundation
 /// `altbench batches [RUN]`: the batches a run sent through the Batch API, as last seen (id,
 /// what they hold, state, request counts, created, expires); `altbench batches cancel RUN`
 /// cancels those still queued or running and imports what they finished.
-public struct BatchesCommand: Sendable {
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+package struct BatchesCommand: Sendable {
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String = "results", console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -23,7 +23,7 @@ public struct BatchesCommand: Sendable {
     /// Prints the run's batches (the newest run with batches when `run` is `nil`); returns
     /// the run's id and how many batches it has.
     @discardableResult
-    public func list(run: String?) async throws -> (runID: String, batches: Int) {
+    package func list(run: String?) async throws -> (runID: String, batches: Int) {
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runID: String
         if let run {

@@ -6,14 +6,14 @@ import Foundation
 /// deleting old runs and the cached answers nothing uses any more.
 ///
 /// Neither command creates a database: both need one an `altbench run` wrote.
-public struct CacheCommand: Sendable {
+package struct CacheCommand: Sendable {
     /// The store's types under names the command line can use without importing the store.
-    public typealias Statistics = CacheStatistics
-    public typealias Selection = PruneSelection
-    public typealias Outcome = PruneOutcome
+    package typealias Statistics = CacheStatistics
+    package typealias Selection = PruneSelection
+    package typealias Outcome = PruneOutcome
 
     /// How `stats` prints its figures.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// Aligned lines and a table, for people.
         case text
         /// One JSON object with sorted keys, for scripts.
@@ -21,17 +21,17 @@ public struct CacheCommand: Sendable {
     }
 
     /// What `prune` deleted (or would delete, on a dry run), with the report files.
-    public struct PruneResult: Sendable, Equatable {
-        public var outcome: PruneOutcome
+    package struct PruneResult: Sendable, Equatable {
+        package var outcome: PruneOutcome
         /// The deleted runs' reports, as `DIR/runs/<id>.md` and `.html`, that were (or would be) removed.
-        public var reports: [String]
+        package var reports: [String]
     }
 
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String = "results", console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -42,7 +42,7 @@ public struct CacheCommand: Sendable {
 
     /// Prints the store's figures on stdout in `format` and returns them.
     @discardableResult
-    public func stats(format: Format = .text) async throws -> Statistics {
+    package func stats(format: Format = .text) async throws -> Statistics {
         let stats = try await openStore().cacheStatistics()
         switch format {
         case .text: console.out(Self.text(stats, database: databaseDisplayPath))
@@ -56,7 +56,7 @@ public struct CacheCommand: Sendable {
     /// `latest.md` and `latest.html` stay: they are the last reports written, whichever run
     /// they show.
     @discardableResult
-    public func prune(_ selection: Selection, dryRun: Bool = false, now: Date = Date()) async throws -> PruneResult {
+    package func prune(_ selection: Selection, dryRun: Bool = false, now: Date = Date()) async throws -> PruneResult {
         let store = try openStore()
         var selection = selection
         // The baseline's run stays: `check` compares against it, and a report links to it.
@@ -241,9 +241,9 @@ public struct CacheCommand: Sendable {
 }
 
 /// `--older-than` values: a whole number and a unit, `90m`, `12h`, `30d` or `2w`.
-public enum PruneAge {
+package enum PruneAge {
     /// The age in seconds; throws `CacheCommandError.badAge` for anything else.
-    public static func parse(_ text: String) throws -> TimeInterval {
+    package static func parse(_ text: String) throws -> TimeInterval {
         let units: [Character: TimeInterval] = ["m": 60, "h": 3600, "d": 86400, "w": 604_800]
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.dropLast()
@@ -255,11 +255,11 @@ public enum PruneAge {
 }
 
 /// Problems `altbench cache` reports before touching anything.
-public enum CacheCommandError: UserFacingError, Equatable, Sendable {
+package enum CacheCommandError: UserFacingError, Equatable, Sendable {
     case noDatabase(path: String)
     case badAge(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noDatabase(let path):
             return "No results database at \(path). Run `altbench run` first, or pass --results DIR for the folder that holds altbench.sqlite."

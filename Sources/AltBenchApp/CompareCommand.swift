@@ -37,19 +37,19 @@ enum ComparisonSide {
 
 /// Output formats of `altbench compare` and `altbench check`: `text` for a terminal (the
 /// default; never HTML-escaped), `md` for Markdown files and pull requests, `json` for tools.
-public enum CompareFormat: String, Sendable, CaseIterable {
+package enum CompareFormat: String, Sendable, CaseIterable {
     case text, md, json
     /// One self-contained HTML page (``CompareHTML``) on stdout.
     case html
 }
 
 /// `altbench compare A B`: two runs, or a baseline file and a run, side by side.
-public struct CompareCommand: Sendable {
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+package struct CompareCommand: Sendable {
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -59,7 +59,7 @@ public struct CompareCommand: Sendable {
     }
 
     @discardableResult
-    public func run(_ a: String, _ b: String, format: CompareFormat = .text, alpha: Double = 0.05) async throws -> Comparison {
+    package func run(_ a: String, _ b: String, format: CompareFormat = .text, alpha: Double = 0.05) async throws -> Comparison {
         let before = try await ComparisonSide.load(a, results: results, workingDirectory: workingDirectory)
         let after = try await ComparisonSide.load(b, results: results, workingDirectory: workingDirectory)
         let comparison = Comparison(before: before.snapshot, after: after.snapshot, alpha: alpha)
@@ -75,14 +75,14 @@ public struct CompareCommand: Sendable {
 
 /// `altbench check --baseline FILE [RUN]`: the latest run (or RUN) against a baseline, with
 /// the limits of `altbench.yml`'s `check:`. The verdict's headline is the first line printed.
-public struct CheckCommand: Sendable {
-    public var results: String
-    public var configPath: String?
-    public var console: Console
-    public var workingDirectory: URL
-    public var environment: [String: String]
+package struct CheckCommand: Sendable {
+    package var results: String
+    package var configPath: String?
+    package var console: Console
+    package var workingDirectory: URL
+    package var environment: [String: String]
 
-    public init(
+    package init(
         results: String, configPath: String? = nil, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -100,7 +100,7 @@ public struct CheckCommand: Sendable {
     ///
     /// `text` prints the verdict and one line per pair, and the whole comparison only when
     /// `verbose`; `md` and `json` are always whole.
-    public func run(
+    package func run(
         baseline: String, runID: String?, format: CompareFormat = .text, verbose: Bool = false, junit: String? = nil
     ) async throws -> CheckVerdict {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)

@@ -8,20 +8,20 @@ import Foundation
 #endif
 
 /// Where a command's output goes: stdout for results, stderr for progress and remarks.
-public struct Console: Sendable {
-    public var out: @Sendable (String) -> Void
-    public var err: @Sendable (String) -> Void
+package struct Console: Sendable {
+    package var out: @Sendable (String) -> Void
+    package var err: @Sendable (String) -> Void
     /// Whether stderr is a terminal; progress lines are drawn only then.
-    public var interactive: Bool
+    package var interactive: Bool
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, interactive: Bool) {
+    package init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, interactive: Bool) {
         self.out = out
         self.err = err
         self.interactive = interactive
     }
 
     /// The process's own stdout and stderr.
-    public static var standard: Console {
+    package static var standard: Console {
         Console(
             out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
             err: { text in FileHandle.standardError.write(Data(text.utf8)) },

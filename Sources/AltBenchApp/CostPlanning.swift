@@ -8,19 +8,19 @@ import Foundation
 ///
 /// The plan is the run's own: the same settings, prompts, dataset and planner, and the same
 /// store look-up the runner makes, so its request count is what the run then sends.
-public struct CostPlanning: Sendable {
+package struct CostPlanning: Sendable {
     /// How the plan is printed.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case text, json
     }
 
-    public var options: RunOptions
-    public var configPath: String?
-    public var environment: [String: String]
-    public var console: Console
-    public var workingDirectory: URL
+    package var options: RunOptions
+    package var configPath: String?
+    package var environment: [String: String]
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         options: RunOptions, configPath: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -33,24 +33,24 @@ public struct CostPlanning: Sendable {
     }
 
     /// A plan with what the terminal says around it.
-    public struct Outcome: Sendable {
-        public var plan: CostPlan
-        public var experiment: Experiment
+    package struct Outcome: Sendable {
+        package var plan: CostPlan
+        package var experiment: Experiment
         /// The lines above the table: shape, model, endpoint.
-        public var header: [String]
+        package var header: [String]
         /// Sentences below it: what the run would need or refuse.
-        public var notes: [String]
+        package var notes: [String]
         /// Why `run` would refuse to start (`--max-cost` exceeded, a price missing for it),
         /// `nil` when it would start.
-        public var refusal: String?
+        package var refusal: String?
         /// With `--judge`: what judging the answers would add.
-        public var judge: JudgeEstimate? = nil
+        package var judge: JudgeEstimate? = nil
     }
 
     /// Works the plan out. Throws for what would stop `run` before its first request (a bad
     /// file, a bad setting), except a missing key: a plan sends nothing, so it says the run
     /// would need one and plans as if it were set.
-    public func make() async throws -> Outcome {
+    package func make() async throws -> Outcome {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         var notes: [String] = []
         var experiment: Experiment
@@ -116,7 +116,7 @@ public struct CostPlanning: Sendable {
     }
 
     /// Prints the plan; returns the exit status: 0, or 1 when `run` would refuse to start.
-    public func run(format: Format) async throws -> Int32 {
+    package func run(format: Format) async throws -> Int32 {
         let outcome = try await make()
         var notes = outcome.notes
         if let refusal = outcome.refusal { notes.append("altbench run would refuse to start: \(refusal)") }

@@ -9,32 +9,32 @@ import Foundation
 ///
 /// The command-line front only parses flags and calls `run`; everything here is testable
 /// without spawning a process.
-public struct Evaluation: Sendable {
+package struct Evaluation: Sendable {
     /// Exit status when some trials failed but everything else was written.
-    public static let partialFailureExitCode: Int32 = 3
+    package static let partialFailureExitCode: Int32 = 3
     /// Exit status when a misconfiguration (bad key, unknown model, no quota) stopped the run.
-    public static let stoppedExitCode: Int32 = 1
+    package static let stoppedExitCode: Int32 = 1
     /// Exit status when the run deadline passed (as `timeout(1)` exits).
-    public static let deadlineExitCode: Int32 = 124
+    package static let deadlineExitCode: Int32 = 124
     /// Exit status when the run stopped before its next request could pass `--max-cost`: not
     /// 1 (nothing is misconfigured) nor 3 (no trial failed), so a script can tell a run to
     /// continue with `--resume`.
-    public static let costLimitExitCode: Int32 = 4
+    package static let costLimitExitCode: Int32 = 4
 
-    public var options: RunOptions
+    package var options: RunOptions
     /// `--config FILE`; `nil` reads ./altbench.yml when present.
-    public var configPath: String?
-    public var environment: [String: String]
-    public var console: Console
-    public var workingDirectory: URL
+    package var configPath: String?
+    package var environment: [String: String]
+    package var console: Console
+    package var workingDirectory: URL
     /// `--resume RUN`: the run to continue in place.
-    public var resume: String?
+    package var resume: String?
     /// How the run is asked to stop (signals, tests).
-    public var control: RunControl
+    package var control: RunControl
     /// How long requests in flight may take to finish once the run is stopping.
-    public var gracePeriod: Duration
+    package var gracePeriod: Duration
 
-    public init(
+    package init(
         options: RunOptions, configPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
@@ -51,22 +51,22 @@ public struct Evaluation: Sendable {
     }
 
     /// The outcome of a run that got as far as the store.
-    public struct Outcome: Sendable {
-        public var runID: String
-        public var exitCode: Int32
-        public var reportPath: String
-        public var results: RunResults
+    package struct Outcome: Sendable {
+        package var runID: String
+        package var exitCode: Int32
+        package var reportPath: String
+        package var results: RunResults
         /// Why the run ended early; `nil` when every trial was done.
-        public var stopReason: StopReason?
+        package var stopReason: StopReason?
         /// `--offline`: the trials the store could not answer.
-        public var notStored: [RunResults.TrialRow]
+        package var notStored: [RunResults.TrialRow]
     }
 
     /// Runs the whole pipeline. Throws before any request for bad input; otherwise writes the
     /// report (marked incomplete when the run stopped early) and returns the exit status:
     /// 0 all answered, 3 some trials failed, 1 stopped by a misconfiguration, 4 stopped by the
     /// spending limit, 124 deadline, 128 + the signal's number when interrupted.
-    public func run() async throws -> Outcome {
+    package func run() async throws -> Outcome {
         var options = options
         var resumable: ResumableRun?
         var store: ResultStore?
@@ -408,7 +408,7 @@ public struct Evaluation: Sendable {
     }
 
     /// The exit status of a run that stopped early.
-    public static func exitCode(for reason: StopReason) -> Int32 {
+    package static func exitCode(for reason: StopReason) -> Int32 {
         switch reason {
         case .failure, .serverLost: return stoppedExitCode
         case .costLimit: return costLimitExitCode
@@ -650,14 +650,14 @@ public struct Evaluation: Sendable {
 }
 
 /// Writes a stored run's Markdown report and prints its summary.
-public struct Reporting: Sendable {
-    public var store: ResultStore
-    public var resultsDirectory: URL
-    public var console: Console
+package struct Reporting: Sendable {
+    package var store: ResultStore
+    package var resultsDirectory: URL
+    package var console: Console
     /// How long writing may take before "writing reports…" is printed.
-    public var noticeAfter: Duration = .seconds(1)
+    package var noticeAfter: Duration = .seconds(1)
 
-    public init(store: ResultStore, resultsDirectory: URL, console: Console) {
+    package init(store: ResultStore, resultsDirectory: URL, console: Console) {
         self.store = store
         self.resultsDirectory = resultsDirectory
         self.console = console
@@ -667,7 +667,7 @@ public struct Reporting: Sendable {
     /// asked), prints the summary to stdout and the paths to stderr. Returns the results and
     /// the Markdown report's path.
     @discardableResult
-    public func write(
+    package func write(
         runID: String, displayResults: String, updateLatest: Bool, embedImages: Bool = false,
         truncationLimit: Double = CheckThresholds().maxTruncationRise, runCostLine: Bool = true
     ) async throws -> (RunResults, String) {
@@ -738,15 +738,15 @@ extension Reporting {
 }
 
 /// The store's own errors, re-exported so the command line can print them.
-public typealias StoreFailure = StoreError
+package typealias StoreFailure = StoreError
 
 /// `altbench report`: re-renders a stored run.
-public struct ReportCommand: Sendable {
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+package struct ReportCommand: Sendable {
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -757,12 +757,12 @@ public struct ReportCommand: Sendable {
 
     /// What `altbench report` writes: both reports (the default), one of them, or JSON of the
     /// summary tables on stdout.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case both, md, html, json
     }
 
     @discardableResult
-    public func run(id: String?, format: Format = .both, embedImages: Bool = false) async throws -> RunResults {
+    package func run(id: String?, format: Format = .both, embedImages: Bool = false) async throws -> RunResults {
         let directory = URL.resolving(results, against: workingDirectory)
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let resolved = try await store.resolveRun(id)

@@ -9,45 +9,45 @@ import Foundation
 /// the Images API, a signed proxy (its images route or ShipThatApp's `/dalle`), or the offline
 /// mock; writes `DIR/images/<id>.<ext>` and one `manifest.jsonl` line per image, marked
 /// `"reviewed": false` until a person has looked at it.
-public struct GenerateCommand: Sendable {
+package struct GenerateCommand: Sendable {
     /// Flags; `nil` means "not given".
-    public struct Options: Sendable {
-        public var spec: String
-        public var out: String
-        public var model: String?
-        public var size: String?
-        public var quality: String?
-        public var provider: Provider?
-        public var baseURL: String?
-        public var proxy: String?
+    package struct Options: Sendable {
+        package var spec: String
+        package var out: String
+        package var model: String?
+        package var size: String?
+        package var quality: String?
+        package var provider: Provider?
+        package var baseURL: String?
+        package var proxy: String?
         /// `images` (the proxy's Images API route) or `dalle` (ShipThatApp's `/dalle`).
-        public var proxyRoute: String = "images"
-        public var results: String?
-        public var noCache = false
-        public var dryRun = false
-        public var concurrency: Int?
-        public var timeout: Double?
-        public var maxRetries: Int?
+        package var proxyRoute: String = "images"
+        package var results: String?
+        package var noCache = false
+        package var dryRun = false
+        package var concurrency: Int?
+        package var timeout: Double?
+        package var maxRetries: Int?
 
-        public init(spec: String, out: String) {
+        package init(spec: String, out: String) {
             self.spec = spec
             self.out = out
         }
     }
 
-    public static let defaultConcurrency = 2
+    package static let defaultConcurrency = 2
     /// Generation takes seconds to tens of seconds per image.
-    public static let defaultTimeout: Double = 300
+    package static let defaultTimeout: Double = 300
 
-    public var options: Options
-    public var configPath: String?
-    public var environment: [String: String]
-    public var console: Console
-    public var workingDirectory: URL
+    package var options: Options
+    package var configPath: String?
+    package var environment: [String: String]
+    package var console: Console
+    package var workingDirectory: URL
     /// Wait between retries (tests shorten it).
-    public var retryPolicy: RetryPolicy?
+    package var retryPolicy: RetryPolicy?
 
-    public init(
+    package init(
         options: Options, configPath: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         console: Console = .standard, workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         retryPolicy: RetryPolicy? = nil
@@ -61,13 +61,13 @@ public struct GenerateCommand: Sendable {
     }
 
     /// What a generation did, per image and in total.
-    public struct Outcome: Sendable {
-        public var exitCode: Int32
-        public var generated: Int
-        public var fromStore: Int
-        public var failed: [String]
+    package struct Outcome: Sendable {
+        package var exitCode: Int32
+        package var generated: Int
+        package var fromStore: Int
+        package var failed: [String]
         /// Whether manifest.jsonl was rewritten.
-        public var manifestWritten: Bool
+        package var manifestWritten: Bool
     }
 
     /// One spec item's result.
@@ -77,7 +77,7 @@ public struct GenerateCommand: Sendable {
         case notSent
     }
 
-    public func run() async throws -> Outcome {
+    package func run() async throws -> Outcome {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         let spec = try GenerationSpec.load(from: URL.resolving(options.spec, against: workingDirectory), displayPath: options.spec)
         var overrides = GenerationSpec.Settings()
@@ -303,7 +303,7 @@ public struct GenerateCommand: Sendable {
 
     /// SHA-256 over the endpoint and the exact request body: the same spec item sent the same
     /// way is the same generation.
-    public static func cacheKey(endpoint: String, request: ImageGenerationRequest) -> String {
+    package static func cacheKey(endpoint: String, request: ImageGenerationRequest) -> String {
         Hashing.sha256Hex("image-generation\n\(endpoint)\n" + String(decoding: request.body, as: UTF8.self))
     }
 

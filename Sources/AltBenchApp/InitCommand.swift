@@ -8,20 +8,20 @@ import Foundation
 /// It never overwrites: every file it would write is checked first, and when any exists it
 /// names them and writes nothing. Files are created exclusively (`O_EXCL`), and a write that
 /// fails midway removes what this call created, so a folder is never left half-initialised.
-public struct InitCommand: Sendable {
+package struct InitCommand: Sendable {
     /// One file `init` writes: its path relative to the target folder and its bytes' source.
-    public struct Entry: Sendable, Hashable {
-        public enum Source: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
+        package enum Source: Sendable, Hashable {
             case text(String)
             case copy(URL)
         }
 
-        public var path: String
-        public var source: Source
+        package var path: String
+        package var source: Source
     }
 
     /// Why `init` stopped. Each message says what to do.
-    public enum Failure: UserFacingError, Sendable, Hashable {
+    package enum Failure: UserFacingError, Sendable, Hashable {
         /// Files that exist already; nothing was written.
         case wouldOverwrite(directory: String, paths: [String])
         /// The target is a file, not a folder.
@@ -31,7 +31,7 @@ public struct InitCommand: Sendable {
         /// A file could not be written; what this call wrote was removed again.
         case writeFailed(path: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .wouldOverwrite(let directory, let paths):
                 let shown = paths.count > 8 ? paths.prefix(8).joined(separator: ", ") + " and \(paths.count - 8) more" : paths.joined(separator: ", ")
@@ -47,17 +47,17 @@ public struct InitCommand: Sendable {
     }
 
     /// The folder to write into (created when missing).
-    public var directory: URL
+    package var directory: URL
     /// How messages name the folder (the path as the user gave it).
-    public var displayPath: String
+    package var displayPath: String
     /// Copy the bundled 27-image sample into `datasets/sample`.
-    public var sample: Bool
+    package var sample: Bool
     /// Write `.github/workflows/altbench.yml`.
-    public var ci: Bool
+    package var ci: Bool
     /// The running executable, for finding what is installed beside it.
-    public var executable: URL
+    package var executable: URL
 
-    public init(directory: URL, displayPath: String, sample: Bool, ci: Bool, executable: URL) {
+    package init(directory: URL, displayPath: String, sample: Bool, ci: Bool, executable: URL) {
         self.directory = directory
         self.displayPath = displayPath
         self.sample = sample
@@ -66,7 +66,7 @@ public struct InitCommand: Sendable {
     }
 
     /// The files `init` writes, in order.
-    public func entries() throws -> [Entry] {
+    package func entries() throws -> [Entry] {
         var entries: [Entry] = [
             Entry(path: "altbench.yml", source: .text(StarterFiles.configuration)),
             Entry(path: "prompts/icecubes.md", source: .text(StarterFiles.icecubesPrompt)),
@@ -88,7 +88,7 @@ public struct InitCommand: Sendable {
     }
 
     /// Writes the starting point and returns the paths written, relative to `directory`.
-    public func run() throws -> [String] {
+    package func run() throws -> [String] {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -167,7 +167,7 @@ public struct InitCommand: Sendable {
 
 extension InitCommand {
     /// What `init` prints after writing: the files (the sample as one line) and what to run next.
-    public static func summary(written: [String], directory: String, sample: Bool) -> String {
+    package static func summary(written: [String], directory: String, sample: Bool) -> String {
         let samples = written.filter { $0.hasPrefix("datasets/sample/") }
         var lines = written.filter { !$0.hasPrefix("datasets/sample/") }.map { "  \($0)" }
         if !samples.isEmpty {

@@ -2,23 +2,23 @@ import Foundation
 
 /// What altbench ships beside its executable: `share/altbench/` next to `bin/` (the release
 /// archive, a Homebrew prefix), or, for a build from source, the checkout the build folder is in.
-public struct InstalledFiles: Sendable {
+package struct InstalledFiles: Sendable {
     /// The running executable, symlinks resolved (a Homebrew link points into its prefix).
-    public var executable: URL
+    package var executable: URL
 
-    public init(executable: URL) {
+    package init(executable: URL) {
         self.executable = executable.resolvingSymlinksInPath()
     }
 
     /// The running process's executable.
-    public static var current: InstalledFiles {
+    package static var current: InstalledFiles {
         InstalledFiles(executable: Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
     }
 
     /// The folders `share/altbench` may be, in the order they are tried: beside `bin/`, then —
     /// only for an executable inside a package's `.build/` folder — that package's root, whose
     /// layout (`datasets/sample`) is the same.
-    public var candidates: [URL] {
+    package var candidates: [URL] {
         var folders = [executable.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/altbench")]
         let path = executable.path
         if let range = path.range(of: "/.build/") {
@@ -31,7 +31,7 @@ public struct InstalledFiles: Sendable {
     }
 
     /// The bundled sample dataset's folder.
-    public func sampleDataset() throws -> URL {
+    package func sampleDataset() throws -> URL {
         let looked = candidates.map { $0.appendingPathComponent("datasets/sample") }
         for folder in looked where FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.jsonl").path) {
             return folder

@@ -8,20 +8,20 @@ import Foundation
 /// same runner as the run (pacing, retries, stop, cache, spending limit), and stores the
 /// verdicts with the answers' `quality` computed again. `altbench judge RUN` runs it alone;
 /// `altbench run --judge` runs it after the run's own trials.
-public struct Judging: Sendable {
-    public var judge: JudgeOptions
+package struct Judging: Sendable {
+    package var judge: JudgeOptions
     /// The flags that say how to reach a model and how fast (`--provider`, `--base-url`,
     /// `--proxy`, `--concurrency`, `--rpm`, `--max-cost`, `--no-cache`, ...); for `altbench
     /// judge`, what they leave unset is the run's own.
-    public var options: RunOptions
-    public var config: ConfigFile
-    public var environment: [String: String]
-    public var console: Console
-    public var workingDirectory: URL
-    public var control: RunControl
-    public var gracePeriod: Duration
+    package var options: RunOptions
+    package var config: ConfigFile
+    package var environment: [String: String]
+    package var console: Console
+    package var workingDirectory: URL
+    package var control: RunControl
+    package var gracePeriod: Duration
 
-    public init(
+    package init(
         judge: JudgeOptions, options: RunOptions, config: ConfigFile,
         environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
@@ -38,29 +38,29 @@ public struct Judging: Sendable {
     }
 
     /// What a judging pass did.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Calls answered with a verdict, answered with none, and failed; from the cache.
-        public var judged = 0
-        public var unreadable = 0
-        public var failed = 0
-        public var cached = 0
+        package var judged = 0
+        package var unreadable = 0
+        package var failed = 0
+        package var cached = 0
         /// Answers judged already by this judge, and answers left out (an image gone or changed).
-        public var alreadyJudged = 0
-        public var skipped: [JudgePlan.Skipped] = []
-        public var costUSD: Double?
+        package var alreadyJudged = 0
+        package var skipped: [JudgePlan.Skipped] = []
+        package var costUSD: Double?
         /// Why the pass stopped early; `nil` when every call was made.
-        public var stopReason: StopReason?
+        package var stopReason: StopReason?
     }
 
     /// The judge's settings and rubric, resolved before anything is sent so that a bad
     /// setting stops the command at once (for `run --judge`, before the run starts).
-    public struct Prepared: Sendable {
-        public var settings: JudgeSettings
-        public var rubric: JudgeRubric
+    package struct Prepared: Sendable {
+        package var settings: JudgeSettings
+        package var rubric: JudgeRubric
     }
 
     /// Resolves the judge for a run reached with `clientOptions` and loads its rubric.
-    public func prepare(clientOptions: RunOptions) throws -> Prepared {
+    package func prepare(clientOptions: RunOptions) throws -> Prepared {
         let settings = try JudgeSettings.resolve(
             judge: judge, runOptions: clientOptions, config: config, environment: environment)
         let rubric = try settings.rubricPath.map {
@@ -75,7 +75,7 @@ public struct Judging: Sendable {
     /// of its limit).
     /// `deadline` likewise replaces the judge's own (`run --judge` passes what the run left of
     /// its `--deadline`).
-    public func run(
+    package func run(
         runID: String, store: ResultStore, prepared: Prepared, maxCost: Double? = nil, deadline: Duration? = nil
     ) async throws -> Outcome {
         let results = try await store.loadRun(id: runID)
@@ -240,17 +240,17 @@ public struct Judging: Sendable {
 }
 
 /// `altbench judge [RUN]`: judges a stored run, then writes its reports again.
-public struct JudgeCommand: Sendable {
-    public var judge: JudgeOptions
-    public var options: RunOptions
-    public var configPath: String?
-    public var environment: [String: String]
-    public var console: Console
-    public var workingDirectory: URL
-    public var control: RunControl
-    public var gracePeriod: Duration
+package struct JudgeCommand: Sendable {
+    package var judge: JudgeOptions
+    package var options: RunOptions
+    package var configPath: String?
+    package var environment: [String: String]
+    package var console: Console
+    package var workingDirectory: URL
+    package var control: RunControl
+    package var gracePeriod: Duration
 
-    public init(
+    package init(
         judge: JudgeOptions, options: RunOptions, configPath: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment, console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
@@ -267,7 +267,7 @@ public struct JudgeCommand: Sendable {
     }
 
     /// Judges run `id` (the latest when `nil`) and rewrites its reports; the exit status.
-    public func run(id: String?) async throws -> Int32 {
+    package func run(id: String?) async throws -> Int32 {
         let config = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory)
         let results = options.results ?? config.results ?? "results"
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)

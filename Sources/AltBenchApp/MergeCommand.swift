@@ -5,11 +5,11 @@ import Foundation
 /// `altbench merge STORE… --into FILE`: joins the stores of `altbench run --shard K/N` jobs
 /// into one run, which `report`, `baseline save`, `compare` and `check` then read as they
 /// read an unsharded run.
-public struct MergeCommand: Sendable {
-    public var console: Console
-    public var workingDirectory: URL
+package struct MergeCommand: Sendable {
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         console: Console = .standard, workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
         self.console = console
@@ -19,7 +19,7 @@ public struct MergeCommand: Sendable {
     /// Merges `stores` (paths as given) into the database at `into` (created when absent).
     /// Returns the outcome; the exit status is 0 when the merged run is complete and 3 when
     /// shards or trials are still missing.
-    public func run(stores: [String], into: String) async throws -> (outcome: MergeOutcome, exitCode: Int32) {
+    package func run(stores: [String], into: String) async throws -> (outcome: MergeOutcome, exitCode: Int32) {
         let sources = stores.map { ShardStore(url: Self.database(at: $0, in: workingDirectory), display: $0) }
         let target = Self.database(at: into, in: workingDirectory)
         // The target is created only once the shards have been read: a refused merge leaves

@@ -7,23 +7,23 @@ import Foundation
 ///
 /// Dataset paths, model names and stop reasons come from files and servers, so the table
 /// shows their control characters as escapes rather than sending them to the terminal.
-public struct RunsCommand: Sendable {
+package struct RunsCommand: Sendable {
     /// The store's row under a name the command line can use without importing the store.
-    public typealias Listing = RunListing
+    package typealias Listing = RunListing
 
     /// How the runs are printed.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// Aligned columns, for people.
         case text
         /// A JSON array, one object per run, keys sorted, for scripts.
         case json
     }
 
-    public var results: String
-    public var console: Console
-    public var workingDirectory: URL
+    package var results: String
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         results: String = "results", console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) {
@@ -35,7 +35,7 @@ public struct RunsCommand: Sendable {
     /// Prints the runs on stdout in `format` and returns them. An empty database prints an
     /// empty table (or `[]`) and a remark on stderr; a missing one is `AltBenchError.noRuns`.
     @discardableResult
-    public func run(format: Format = .text) async throws -> [Listing] {
+    package func run(format: Format = .text) async throws -> [Listing] {
         let store = try ResultStore.existing(results: results, workingDirectory: workingDirectory)
         let runs = try await store.runListings()
         switch format {

@@ -4,20 +4,20 @@ import Foundation
 
 /// `altbench score FILE`: scores alt texts written elsewhere (people, another tool) with the
 /// same scorers, settings and tables as a run, so they can be compared with model answers.
-public struct ScoreCommand: Sendable {
-    public enum OutputFormat: String, Sendable, CaseIterable {
+package struct ScoreCommand: Sendable {
+    package enum OutputFormat: String, Sendable, CaseIterable {
         case md, json
     }
 
-    public var file: String
-    public var dataset: String?
-    public var format: OutputFormat
+    package var file: String
+    package var dataset: String?
+    package var format: OutputFormat
     /// `altbench.yml` by default; budgets, weights and hard fails come from it.
-    public var configPath: String?
-    public var console: Console
-    public var workingDirectory: URL
+    package var configPath: String?
+    package var console: Console
+    package var workingDirectory: URL
 
-    public init(
+    package init(
         file: String, dataset: String? = nil, format: OutputFormat = .md, configPath: String? = nil,
         console: Console = .standard,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -32,7 +32,7 @@ public struct ScoreCommand: Sendable {
 
     /// Scores the file and prints the report on stdout; returns what it printed.
     @discardableResult
-    public func run() throws -> String {
+    package func run() throws -> String {
         let settings = try ConfigFile.load(configPath: configPath, workingDirectory: workingDirectory).scoringSettings()
         let answers = try AnswerFile.load(from: resolve(file), displayPath: file)
         var datasetItems: [String: DatasetItem] = [:]

@@ -5,13 +5,13 @@ import Foundation
 /// Turns SIGINT (Ctrl-C) and SIGTERM into a graceful stop of a run: the first one stops new
 /// requests and gives those in flight a few seconds; a second one cancels them at once.
 /// Either way the partial report is written and marked incomplete.
-public final class SignalTrap: @unchecked Sendable {
+package final class SignalTrap: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
     private var received = 0
 
     /// Installs the handlers for the lifetime of the trap (until `release`).
-    public init(control: RunControl, console: Console, gracePeriod: Duration) {
+    package init(control: RunControl, console: Console, gracePeriod: Duration) {
         for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -35,7 +35,7 @@ public final class SignalTrap: @unchecked Sendable {
     }
 
     /// Removes the handlers and restores the default actions.
-    public func release() {
+    package func release() {
         for source in sources { source.cancel() }
         sources.removeAll()
         signal(SIGINT, SIG_DFL)
@@ -45,11 +45,11 @@ public final class SignalTrap: @unchecked Sendable {
 
 extension SignalTrap {
     /// How long a first SIGINT or SIGTERM lets the requests in flight finish.
-    public static let gracePeriod = Duration.seconds(5)
+    package static let gracePeriod = Duration.seconds(5)
 
     /// Runs `body` with SIGINT and SIGTERM trapped into a fresh `RunControl` (the grace period
     /// is the second argument), and the default actions back afterwards.
-    public static func trapping<T>(_ body: (RunControl, Duration) async throws -> T) async rethrows -> T {
+    package static func trapping<T>(_ body: (RunControl, Duration) async throws -> T) async rethrows -> T {
         let control = RunControl()
         let trap = SignalTrap(control: control, console: .standard, gracePeriod: gracePeriod)
         defer { trap.release() }

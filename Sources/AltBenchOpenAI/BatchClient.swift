@@ -23,9 +23,9 @@ import NIOHTTP1
 /// while !batch.status.isTerminal { batch = try await client.batch(id: batch.id) }   // with a pause
 /// if let output = batch.outputFileID { _ = try await client.downloadContent(fileID: output, to: outputURL) }
 /// ```
-public struct BatchClient: Sendable {
+package struct BatchClient: Sendable {
     /// How requests prove they may be sent.
-    public enum BatchAuthorization: Sendable {
+    package enum BatchAuthorization: Sendable {
         /// `Authorization: Bearer KEY`, or no header without a key (a local server).
         case bearer(Secret?)
         /// Azure OpenAI's `api-key: KEY` header; no header without a key.
@@ -33,8 +33,8 @@ public struct BatchClient: Sendable {
     }
 
     /// The API base: "https://api.openai.com/v1", or "{resource}/openai/v1" for Azure.
-    public let base: URL
-    public let authorization: BatchAuthorization
+    package let base: URL
+    package let authorization: BatchAuthorization
     /// The environment variable the key came from, named in a 401's advice.
     let apiKeyVariable: String
     let timeout: Duration
@@ -46,17 +46,17 @@ public struct BatchClient: Sendable {
 
     /// The slowest upload allowed for, in bytes per second: an upload may take `timeout` plus
     /// its size at this rate (a 200 MB file: 800 s more) before it is abandoned.
-    public static let minimumUploadRate = 250_000
+    package static let minimumUploadRate = 250_000
 
     /// The largest input file OpenAI accepts for a batch.
-    public static let maxInputBytes = 200 * 1024 * 1024
+    package static let maxInputBytes = 200 * 1024 * 1024
 
     /// - Parameters:
     ///   - apiKeyVariable: where the key came from, for a 401's advice; by default
     ///     `OPENAI_API_KEY`, or `AZURE_OPENAI_API_KEY` for `.azure`.
     ///   - timeout: for each JSON request; for an upload, `timeout` plus its size at
     ///     ``minimumUploadRate``; for a download, until the head, then the longest stall.
-    public init(
+    package init(
         base: URL, authorization: BatchAuthorization, apiKeyVariable: String? = nil, timeout: Duration = .seconds(120),
         httpClient: HTTPClient = .shared
     ) {
@@ -79,7 +79,7 @@ public struct BatchClient: Sendable {
 
     /// The batch's `endpoint` and each input line's `url`: "/v1/chat/completions" for OpenAI,
     /// "/chat/completions" for Azure's v1 API.
-    public var chatEndpoint: String {
+    package var chatEndpoint: String {
         switch authorization {
         case .bearer: return "/v1/chat/completions"
         case .azure: return "/chat/completions"
@@ -107,7 +107,7 @@ public struct BatchClient: Sendable {
     /// Uploads a JSONL input file with `purpose=batch` as `multipart/form-data`, streamed from
     /// disk in 256 KB chunks with its length declared (so a 200 MB file is never in memory).
     /// Throws ``LocalFileError`` when the file cannot be read.
-    public func uploadFile(_ file: URL, filename: String, purpose: String = "batch") async throws -> BatchFileObject {
+    package func uploadFile(_ file: URL, filename: String, purpose: String = "batch") async throws -> BatchFileObject {
         let size: Int
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
@@ -131,7 +131,7 @@ public struct BatchClient: Sendable {
     }
 
     /// `GET {base}/files?purpose=…`, following `has_more` pages.
-    public func listFiles(purpose: String = "batch") async throws -> [BatchFileObject] {
+    package func listFiles(purpose: String = "batch") async throws -> [BatchFileObject] {
         var files: [BatchFileObject] = []
         var after: String?
         for _ in 0..<1000 {
@@ -149,7 +149,7 @@ public struct BatchClient: Sendable {
 
     /// `DELETE {base}/files/{id}`: an input file no longer needed. A 404 (already gone) is
     /// not an error.
-    public func deleteFile(id: String) async throws {
+    package func deleteFile(id: String) async throws {
         let url = endpoint("files", id)
         let answer = try await send(url, method: .DELETE)
         guard (200..<300).contains(answer.status) || answer.status == 404 else {
@@ -160,7 +160,7 @@ public struct BatchClient: Sendable {
     /// Streams a file's content (an output or error file, JSONL) to `destination`, which is
     /// replaced only once the whole body has come (see ``HTTPTransport/download(_:headers:to:httpClient:timeout:errorLimit:redactor:setting:)``).
     /// Returns the bytes written. A 404 says the file is gone.
-    public func downloadContent(fileID: String, to destination: URL) async throws -> Int {
+    package func downloadContent(fileID: String, to destination: URL) async throws -> Int {
         let url = endpoint("files", fileID, "content")
         let (answer, written) = try await HTTPTransport.download(
             url, headers: authorizationHeaders, to: destination, httpClient: httpClient, timeout: timeout,
@@ -178,7 +178,7 @@ public struct BatchClient: Sendable {
     /// `POST {base}/batches` for `inputFileID` on ``chatEndpoint``. The batch starts
     /// `validating`; a file that fails validation, or the enqueued token limit, shows later as
     /// status `failed` with `errors`, not here.
-    public func createBatch(
+    package func createBatch(
         inputFileID: String, metadata: [String: String], completionWindow: String = "24h"
     ) async throws -> BatchObject {
         var object: [String: JSONValue] = [
@@ -194,7 +194,7 @@ public struct BatchClient: Sendable {
 
     /// `GET {base}/batches/{id}`. A batch the server no longer knows answers a failure with
     /// `status` 404 whose message says so.
-    public func batch(id: String) async throws -> BatchObject {
+    package func batch(id: String) async throws -> BatchObject {
         let url = endpoint("batches", id)
         let answer = try await send(url, method: .GET)
         return try decode(answer, url: url, what: "a batch object", notFound: Self.goneMessage(id)) { try BatchObject($0) }
@@ -202,7 +202,7 @@ public struct BatchClient: Sendable {
 
     /// `POST {base}/batches/{id}/cancel`: the batch goes `cancelling`, then `cancelled` with
     /// the requests finished so far in its output file.
-    public func cancelBatch(id: String) async throws -> BatchObject {
+    package func cancelBatch(id: String) async throws -> BatchObject {
         let url = endpoint("batches", id, "cancel")
         let answer = try await send(url, method: .POST)
         return try decode(answer, url: url, what: "a batch object", notFound: Self.goneMessage(id)) { try BatchObject($0) }
@@ -210,7 +210,7 @@ public struct BatchClient: Sendable {
 
     /// `GET {base}/batches?limit=…&after=…`: one page, newest first, and whether more follow
     /// (ask again with `after:` the last id).
-    public func listBatches(limit: Int = 100, after: String? = nil) async throws -> (batches: [BatchObject], hasMore: Bool) {
+    package func listBatches(limit: Int = 100, after: String? = nil) async throws -> (batches: [BatchObject], hasMore: Bool) {
         var query = [URLQueryItem(name: "limit", value: String(limit))]
         if let after { query.append(URLQueryItem(name: "after", value: after)) }
         let url = endpoint("batches", query: query)

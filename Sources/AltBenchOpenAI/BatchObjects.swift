@@ -10,11 +10,11 @@ import Foundation
 /// Where a batch is in its life. Read case-insensitively, with or without the underscore
 /// ("in_progress", "InProgress", "in progress"); a status altbench does not know is kept as
 /// `other` rather than refused, so a new status never breaks a poll.
-public enum BatchStatus: Sendable, Hashable, CustomStringConvertible {
+package enum BatchStatus: Sendable, Hashable, CustomStringConvertible {
     case validating, inProgress, finalizing, completed, failed, expired, cancelling, cancelled
     case other(String)
 
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         let folded = text.lowercased().filter { $0.isLetter }
         switch folded {
         case "validating": self = .validating
@@ -30,7 +30,7 @@ public enum BatchStatus: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the batch will not change again: completed, failed, expired or cancelled.
-    public var isTerminal: Bool {
+    package var isTerminal: Bool {
         switch self {
         case .completed, .failed, .expired, .cancelled: return true
         default: return false
@@ -38,7 +38,7 @@ public enum BatchStatus: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// OpenAI's spelling ("in_progress"), for storing; an unknown status as it came.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .validating: return "validating"
         case .inProgress: return "in_progress"
@@ -52,16 +52,16 @@ public enum BatchStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// `request_counts`: how many of a batch's requests are done, and how many of those failed.
-public struct BatchRequestCounts: Sendable, Hashable {
-    public var total: Int
-    public var completed: Int
-    public var failed: Int
+package struct BatchRequestCounts: Sendable, Hashable {
+    package var total: Int
+    package var completed: Int
+    package var failed: Int
 
-    public init(total: Int, completed: Int, failed: Int) {
+    package init(total: Int, completed: Int, failed: Int) {
         self.total = total
         self.completed = completed
         self.failed = failed
@@ -70,14 +70,14 @@ public struct BatchRequestCounts: Sendable, Hashable {
 
 /// One error of a batch (`errors.data[]`: a line that failed validation, the enqueued token
 /// limit) or the top-level `error` of an output line (`batch_expired`, `batch_cancelled`).
-public struct BatchError: Sendable, Hashable {
-    public var code: String?
-    public var message: String
-    public var param: String?
+package struct BatchError: Sendable, Hashable {
+    package var code: String?
+    package var message: String
+    package var param: String?
     /// The 1-based line of the input file, for validation errors.
-    public var line: Int?
+    package var line: Int?
 
-    public init(code: String?, message: String, param: String? = nil, line: Int? = nil) {
+    package init(code: String?, message: String, param: String? = nil, line: Int? = nil) {
         self.code = code
         self.message = message
         self.param = param
@@ -95,35 +95,35 @@ public struct BatchError: Sendable, Hashable {
 }
 
 /// A batch object, the answer of create, retrieve, cancel and list.
-public struct BatchObject: Sendable, Hashable {
-    public var id: String
-    public var status: BatchStatus
-    public var endpoint: String?
-    public var inputFileID: String?
+package struct BatchObject: Sendable, Hashable {
+    package var id: String
+    package var status: BatchStatus
+    package var endpoint: String?
+    package var inputFileID: String?
     /// The file of successful requests; `nil` when absent, null or "" (a batch whose every
     /// request failed ends `completed` without one).
-    public var outputFileID: String?
+    package var outputFileID: String?
     /// The file of failed and expired requests; `nil` when absent, null or "" (OpenAI sends ""
     /// for a clean batch).
-    public var errorFileID: String?
-    public var completionWindow: String?
-    public var requestCounts: BatchRequestCounts?
+    package var errorFileID: String?
+    package var completionWindow: String?
+    package var requestCounts: BatchRequestCounts?
     /// `errors.data`: why the batch failed (validation errors with their line, the enqueued
     /// token limit); empty when `errors` is null.
-    public var errors: [BatchError]
-    public var createdAt: Date?
-    public var inProgressAt: Date?
-    public var expiresAt: Date?
-    public var finalizingAt: Date?
-    public var completedAt: Date?
-    public var failedAt: Date?
-    public var expiredAt: Date?
-    public var cancellingAt: Date?
-    public var cancelledAt: Date?
+    package var errors: [BatchError]
+    package var createdAt: Date?
+    package var inProgressAt: Date?
+    package var expiresAt: Date?
+    package var finalizingAt: Date?
+    package var completedAt: Date?
+    package var failedAt: Date?
+    package var expiredAt: Date?
+    package var cancellingAt: Date?
+    package var cancelledAt: Date?
     /// Only the string values of `metadata` (OpenAI allows no others).
-    public var metadata: [String: String]
+    package var metadata: [String: String]
 
-    public init(
+    package init(
         id: String, status: BatchStatus, endpoint: String? = nil, inputFileID: String? = nil, outputFileID: String? = nil,
         errorFileID: String? = nil, completionWindow: String? = nil, requestCounts: BatchRequestCounts? = nil,
         errors: [BatchError] = [], createdAt: Date? = nil, inProgressAt: Date? = nil, expiresAt: Date? = nil,
@@ -153,7 +153,7 @@ public struct BatchObject: Sendable, Hashable {
 
     /// Reads a batch object. Throws ``BatchFormatError`` naming what is wrong: not JSON, not
     /// an object, no `id`, no `status`, a date that is neither Unix seconds nor ISO-8601.
-    public static func parse(_ data: Data) throws -> BatchObject {
+    package static func parse(_ data: Data) throws -> BatchObject {
         guard let root = try? JSONValue.parse(data) else {
             throw BatchFormatError("the batch object is not JSON: \(BatchFormatError.excerpt(data))")
         }
@@ -223,16 +223,16 @@ public struct BatchObject: Sendable, Hashable {
 }
 
 /// A file object, the answer of an upload and an entry of the files list.
-public struct BatchFileObject: Sendable, Hashable {
-    public var id: String
-    public var bytes: Int?
-    public var filename: String?
-    public var purpose: String?
-    public var createdAt: Date?
+package struct BatchFileObject: Sendable, Hashable {
+    package var id: String
+    package var bytes: Int?
+    package var filename: String?
+    package var purpose: String?
+    package var createdAt: Date?
     /// Azure's `status` ("processed", "pending", "error") and OpenAI's deprecated one.
-    public var status: String?
+    package var status: String?
 
-    public init(
+    package init(
         id: String, bytes: Int? = nil, filename: String? = nil, purpose: String? = nil, createdAt: Date? = nil,
         status: String? = nil
     ) {
@@ -245,7 +245,7 @@ public struct BatchFileObject: Sendable, Hashable {
     }
 
     /// Reads a file object; throws ``BatchFormatError`` without an `id`.
-    public static func parse(_ data: Data) throws -> BatchFileObject {
+    package static func parse(_ data: Data) throws -> BatchFileObject {
         guard let root = try? JSONValue.parse(data) else {
             throw BatchFormatError("the file object is not JSON: \(BatchFormatError.excerpt(data))")
         }
@@ -280,21 +280,21 @@ public struct BatchFileObject: Sendable, Hashable {
 ///   and `body: {"error": {message, type, param, code}}`;
 /// - a request the batch never ran (error file): `"response": null, "error": {code, message}`,
 ///   e.g. `batch_expired` or `batch_cancelled`.
-public struct BatchOutputLine: Sendable, Hashable {
-    public var customID: String
+package struct BatchOutputLine: Sendable, Hashable {
+    package var customID: String
     /// The line's own `id` ("batch_req_…").
-    public var id: String?
+    package var id: String?
     /// `response.status_code`.
-    public var statusCode: Int?
+    package var statusCode: Int?
     /// `response.request_id`.
-    public var requestID: String?
+    package var requestID: String?
     /// `response.body` exactly as the line holds it (a chat completion, or `{"error": …}`);
     /// `nil` without a response or with a null body.
-    public var body: Data?
+    package var body: Data?
     /// The top-level `error` (`batch_expired`, …); `nil` when null.
-    public var error: BatchError?
+    package var error: BatchError?
 
-    public init(
+    package init(
         customID: String, id: String? = nil, statusCode: Int? = nil, requestID: String? = nil, body: Data? = nil,
         error: BatchError? = nil
     ) {
@@ -307,7 +307,7 @@ public struct BatchOutputLine: Sendable, Hashable {
     }
 
     /// Whether the request got a 2xx chat completion.
-    public var succeeded: Bool {
+    package var succeeded: Bool {
         error == nil && statusCode.map { (200..<300).contains($0) } == true && body != nil
     }
 
@@ -317,7 +317,7 @@ public struct BatchOutputLine: Sendable, Hashable {
     /// An output file has up to 50,000 lines, so the line is read with `JSONSerialization`
     /// (two orders of magnitude faster than decoding a `JSONValue`), and `body` is the exact
     /// bytes of `response.body` as they stand in the line, found by ``JSONSpans``.
-    public static func parse(_ line: Data) throws -> BatchOutputLine {
+    package static func parse(_ line: Data) throws -> BatchOutputLine {
         guard let root = try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed]) else {
             throw BatchFormatError("the output line is not JSON: \(BatchFormatError.excerpt(line))")
         }
@@ -459,12 +459,12 @@ enum JSONSpans {
 
 /// A batch answer or file line that is not what the Batch API sends; the message says what
 /// is wrong.
-public struct BatchFormatError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
+package struct BatchFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var message: String
 
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The start of a body, one line, for messages.
     static func excerpt(_ data: Data) -> String {
@@ -483,9 +483,9 @@ public struct BatchFormatError: Error, Sendable, Hashable, CustomStringConvertib
 /// numeric string) or ISO-8601 text (Azure's samples: "2024-07-19T21:19:42.0785524+00:00",
 /// "2024-07-19T21:19:42Z", with or without a fraction of any length, "Z" or an offset, or no
 /// zone at all, read as UTC).
-public enum BatchDate {
+package enum BatchDate {
     /// The date in `value`; `nil` for absent or null. Throws for anything else.
-    public static func parse(_ value: JSONValue?) throws -> Date? {
+    package static func parse(_ value: JSONValue?) throws -> Date? {
         guard let value else { return nil }
         switch value {
         case .null: return nil
@@ -503,7 +503,7 @@ public enum BatchDate {
     }
 
     /// "YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]" (a space for the "T" too).
-    public static func iso8601(_ text: String) -> Date? {
+    package static func iso8601(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ count: Int) -> Int? {

@@ -4,8 +4,8 @@ import Foundation
 /// A line of a batch's output or error file as a trial's outcome: the same answer a live
 /// request would have got (``ChatCompletionParser``), or the failure its error body describes
 /// (``ErrorBodyParser``), so a batch answer is stored, scored and cached like a live one.
-public enum BatchResults {
-    public static func outcome(of line: BatchOutputLine, batchID: String, redactor: Redactor) -> TrialOutcome {
+package enum BatchResults {
+    package static func outcome(of line: BatchOutputLine, batchID: String, redactor: Redactor) -> TrialOutcome {
         if let error = line.error {
             return .failed(
                 ModelFailure(

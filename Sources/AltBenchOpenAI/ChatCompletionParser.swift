@@ -5,13 +5,13 @@ import Foundation
 ///
 /// Unknown fields never fail a decode; `usage`, `refusal`, `id` and the rest may be missing;
 /// `content` may be null (a refusal), a string, or an array of text parts.
-public enum ChatCompletionParser {
+package enum ChatCompletionParser {
     /// Largest part of a body kept in `ModelAnswer.rawBody`.
     static let rawBodyLimit = 64 * 1024
 
     /// The answer in a 2xx body, or a failure: `.malformed` when it is not a chat completion,
     /// `.http` when the server reported an error with a 2xx status.
-    public static func answer(
+    package static func answer(
         from body: Data, requestID: String?, redactor: Redactor, headers: [String: String] = [:]
     ) throws -> ModelAnswer {
         guard let root = try? JSONValue.parse(body), root.objectValue != nil else {
@@ -81,7 +81,7 @@ public enum ChatCompletionParser {
     /// The answer for Azure's 400 `content_filter`: the prompt (here, the image or the prompt
     /// text) tripped a filter, so no completion exists. A refusal with no content and finish
     /// reason `content_filter`; `nil` for every other answer.
-    public static func promptFilteredAnswer(status: Int, body: Data, requestID: String?, redactor: Redactor) -> ModelAnswer? {
+    package static func promptFilteredAnswer(status: Int, body: Data, requestID: String?, redactor: Redactor) -> ModelAnswer? {
         guard status == 400, let root = try? JSONValue.parse(body), let error = root["error"],
             error["code"]?.stringValue == "content_filter"
         else { return nil }

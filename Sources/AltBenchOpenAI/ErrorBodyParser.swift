@@ -8,14 +8,14 @@ import Foundation
 /// `{"error":{"message","type","param","code"}}` (with `code` a string, null, or an integer
 /// on llama.cpp, vLLM and OpenRouter), LM Studio's `{"error":"text"}`, top-level
 /// `message`/`detail` objects (vLLM, FastAPI), and HTML or empty bodies from proxies.
-public enum ErrorBodyParser {
+package enum ErrorBodyParser {
     /// - Parameters:
     ///   - headers: response headers, names lowercased.
     ///   - url: the endpoint, named in the message so the user sees where the answer came from.
     ///   - apiKeyVariable: the environment variable the key came from, named in the 401 advice.
     ///   - azure: the Azure resource asked, when it is one: the advice then names its settings
     ///     (deployment, endpoint, key variable, api-version) instead of OpenAI's.
-    public static func failure(
+    package static func failure(
         status: Int, headers: [String: String], body: Data, redactor: Redactor, url: String? = nil,
         apiKeyVariable: String = "OPENAI_API_KEY", azure: AzureSettings? = nil
     ) -> ModelFailure {
@@ -169,7 +169,7 @@ public enum ErrorBodyParser {
 
     /// A short, single-line, secret-free excerpt of a body; an HTML page reduced to its title
     /// (or its text), since proxies answer 5xx with HTML that means nothing in a terminal.
-    public static func snippet(_ body: Data, redactor: Redactor, limit: Int = 200) -> String {
+    package static func snippet(_ body: Data, redactor: Redactor, limit: Int = 200) -> String {
         var text = String(decoding: body.prefix(16 * 1024), as: UTF8.self)
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "(empty body)" }

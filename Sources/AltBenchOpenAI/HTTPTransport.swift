@@ -5,12 +5,12 @@ import NIOCore
 import NIOFoundationCompat
 
 /// A whole HTTP answer: status, headers (names lowercased) and body.
-public struct HTTPAnswer: Sendable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
+package struct HTTPAnswer: Sendable {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: Data
 
-    public init(status: Int, headers: [String: String], body: Data) {
+    package init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -21,12 +21,12 @@ public struct HTTPAnswer: Sendable {
 /// a timeout (one deadline for the head and the body), a connection that could not be opened
 /// or broke (``TransportFailure``), an answer over the size limit. The chat client, the
 /// token requests and the image client all send through it.
-public enum HTTPTransport {
+package enum HTTPTransport {
     /// POSTs JSON `body` to `url` with `headers` added.
     /// - Parameters:
     ///   - setting: the flag that set the URL, named in advice ("is --base-url right?").
     ///   - tooLarge: what to say after "the answer from URL is larger than N MB;".
-    public static func post(
+    package static func post(
         _ body: Data, to url: URL, headers: [(String, String)], httpClient: HTTPClient, timeout: Duration, limit: Int,
         redactor: Redactor, setting: String, tooLarge: String
     ) async throws -> HTTPAnswer {
@@ -43,7 +43,7 @@ public enum HTTPTransport {
     }
 
     /// GETs `url` (a generated image to download, a batch object) with `headers` added.
-    public static func get(
+    package static func get(
         _ url: URL, headers: [(String, String)] = [], httpClient: HTTPClient, timeout: Duration, limit: Int, redactor: Redactor,
         setting: String, tooLarge: String
     ) async throws -> HTTPAnswer {
@@ -78,7 +78,7 @@ public enum HTTPTransport {
     /// chunks (a large file may take longer than `timeout` in all). A non-2xx answer is read
     /// whole (at most `errorLimit` bytes), nothing is written, and it is returned for the
     /// caller's error mapping with `written` 0.
-    public static func download(
+    package static func download(
         _ url: URL, headers extra: [(String, String)] = [], to destination: URL, httpClient: HTTPClient, timeout: Duration,
         errorLimit: Int = 1024 * 1024, redactor: Redactor, setting: String
     ) async throws -> (answer: HTTPAnswer, written: Int) {
@@ -146,16 +146,16 @@ public enum HTTPTransport {
 
 /// A file on this machine that could not be read (a batch input being uploaded) or written
 /// (a downloaded output file): not the server's fault, so never a `ModelFailure`.
-public struct LocalFileError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
+package struct LocalFileError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var message: String
 
-    public init(path: String, message: String) {
+    package init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }
 
 extension ResponseReading {
@@ -163,7 +163,7 @@ extension ResponseReading {
     /// `idleTimeout` (AsyncHTTPClient's deadline ends with the head). The bytes go to
     /// `destination.partial`, renamed over `destination` once the body has ended; on any
     /// failure the partial file is removed. Returns the bytes written.
-    public static func write(_ body: HTTPClientResponse.Body, to destination: URL, idleTimeout: Duration) async throws -> Int {
+    package static func write(_ body: HTTPClientResponse.Body, to destination: URL, idleTimeout: Duration) async throws -> Int {
         let partial = destination.appendingPathExtension("partial")
         let manager = FileManager.default
         try? manager.removeItem(at: partial)

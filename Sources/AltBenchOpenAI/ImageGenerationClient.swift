@@ -4,13 +4,13 @@ import Foundation
 
 /// One image an Images API (or a signed proxy's `/dalle`) answered with, downloaded when it
 /// came as a URL.
-public struct GeneratedImage: Sendable, Hashable {
-    public var data: Data
-    public var format: ImageFormat
-    public var revisedPrompt: String?
-    public var created: Int?
+package struct GeneratedImage: Sendable, Hashable {
+    package var data: Data
+    package var format: ImageFormat
+    package var revisedPrompt: String?
+    package var created: Int?
 
-    public init(data: Data, format: ImageFormat, revisedPrompt: String? = nil, created: Int? = nil) {
+    package init(data: Data, format: ImageFormat, revisedPrompt: String? = nil, created: Int? = nil) {
         self.data = data
         self.format = format
         self.revisedPrompt = revisedPrompt
@@ -24,8 +24,8 @@ public struct GeneratedImage: Sendable, Hashable {
 /// answer is downloaded at once (OpenAI's expire after 60 minutes), through a size cap, and
 /// kept only if its magic bytes say PNG, JPEG or WEBP; `b64_json` is decoded and checked the
 /// same way. One call sends once: the caller retries.
-public struct ImageGenerationClient: Sendable {
-    public enum Route: Sendable {
+package struct ImageGenerationClient: Sendable {
+    package enum Route: Sendable {
         /// `POST {base}/images/generations` with `Authorization: Bearer KEY` (none without a key).
         case direct(baseURL: URL, apiKey: Secret?, apiKeyVariable: String)
         /// The signed proxy's Images API route.
@@ -34,20 +34,20 @@ public struct ImageGenerationClient: Sendable {
         case proxyDalle(ProxySession)
     }
 
-    public let route: Route
+    package let route: Route
     let timeout: Duration
     let httpClient: HTTPClient
     /// The largest answer or image read (a base64 1536×1024 PNG is a few MB).
     let limit = 64 * 1024 * 1024
 
-    public init(route: Route, timeout: Duration = .seconds(300), httpClient: HTTPClient = .shared) {
+    package init(route: Route, timeout: Duration = .seconds(300), httpClient: HTTPClient = .shared) {
         self.route = route
         self.timeout = timeout
         self.httpClient = httpClient
     }
 
     /// Where requests go: the endpoint's identity in cache keys and manifests.
-    public var endpointURL: URL {
+    package var endpointURL: URL {
         switch route {
         case .direct(let base, _, _): return base.appendingPathComponent("images/generations")
         case .proxyImages(let session): return session.url(for: session.settings.imagesPath)
@@ -55,7 +55,7 @@ public struct ImageGenerationClient: Sendable {
         }
     }
 
-    public var endpoint: String { endpointURL.absoluteString }
+    package var endpoint: String { endpointURL.absoluteString }
 
     var redactor: Redactor {
         switch route {
@@ -70,7 +70,7 @@ public struct ImageGenerationClient: Sendable {
     }
 
     /// Sends `request` once and returns its images. Throws `ModelFailure`.
-    public func generate(_ request: ImageGenerationRequest) async throws -> [GeneratedImage] {
+    package func generate(_ request: ImageGenerationRequest) async throws -> [GeneratedImage] {
         let body = request.body
         let url = endpointURL
         let redactor = self.redactor

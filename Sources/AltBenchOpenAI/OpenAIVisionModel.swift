@@ -12,9 +12,9 @@ import NIOHTTP1
 /// other field once, since reasoning models reject `max_tokens`; and a 400 about
 /// `response_format` (a server without structured outputs, asked by the judge) by sending the
 /// request once without it. Each is remembered per model for the rest of the run.
-public struct OpenAIVisionModel: VisionModel {
+package struct OpenAIVisionModel: VisionModel {
     /// How requests prove they may be sent.
-    public enum Authorization: Sendable {
+    package enum Authorization: Sendable {
         /// `Authorization: Bearer KEY`, or no header when there is no key (a local server).
         case bearer(Secret?)
         /// Signed with a session token from a team's signed proxy; no key on this machine.
@@ -24,7 +24,7 @@ public struct OpenAIVisionModel: VisionModel {
     }
 
     /// `{base}/chat/completions`, or the proxy's chat route.
-    public let chatCompletionsURL: URL
+    package let chatCompletionsURL: URL
     let authorization: Authorization
     let apiKeyVariable: String
     /// The Azure resource, for advice that names its settings; `nil` for other endpoints.
@@ -40,7 +40,7 @@ public struct OpenAIVisionModel: VisionModel {
     /// The data URLs of the images sent last: the trials of one image encode it once.
     let imageURLs = ImageURLCache()
 
-    public init(
+    package init(
         baseURL: URL, apiKey: Secret?, apiKeyVariable: String = "OPENAI_API_KEY", timeout: Duration = .seconds(60),
         httpClient: HTTPClient = .shared
     ) {
@@ -54,7 +54,7 @@ public struct OpenAIVisionModel: VisionModel {
     }
 
     /// A client that sends every request through a signed proxy (`altbench run --proxy`).
-    public init(proxy session: ProxySession, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
+    package init(proxy session: ProxySession, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
         self.chatCompletionsURL = session.url(for: session.settings.chatPath)
         self.authorization = .signed(session)
         self.apiKeyVariable = session.appKeyVariable
@@ -66,7 +66,7 @@ public struct OpenAIVisionModel: VisionModel {
 
     /// A client for an Azure OpenAI resource (`altbench run --provider azure`): its deployment
     /// URL (or the v1 one), the key in the `api-key` header, and advice naming the Azure settings.
-    public init(azure settings: AzureSettings, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
+    package init(azure settings: AzureSettings, timeout: Duration = .seconds(60), httpClient: HTTPClient = .shared) {
         self.chatCompletionsURL = settings.chatCompletionsURL
         self.authorization = .azure(settings.apiKey)
         self.apiKeyVariable = settings.apiKeyVariable
@@ -76,9 +76,9 @@ public struct OpenAIVisionModel: VisionModel {
         self.redactor = Redactor(secrets: [settings.apiKey?.value])
     }
 
-    public var endpoint: String { chatCompletionsURL.absoluteString }
+    package var endpoint: String { chatCompletionsURL.absoluteString }
 
-    public func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+    package func complete(_ request: ModelRequest) async throws -> ModelAnswer {
         let imageURL: String
         do {
             imageURL = try imageURLs.urlString(for: request.image, identity: request.imageIdentity)
@@ -134,7 +134,7 @@ public struct OpenAIVisionModel: VisionModel {
     /// timeout; and the pool opens as many connections as the run has requests in flight
     /// (AsyncHTTPClient's default of 8 per host would quietly cap `--concurrency`). The caller
     /// shuts it down.
-    public static func makeHTTPClient(connectTimeout: Duration = .seconds(10), maxConnections: Int = 8) -> HTTPClient {
+    package static func makeHTTPClient(connectTimeout: Duration = .seconds(10), maxConnections: Int = 8) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, maxConnections)
@@ -144,7 +144,7 @@ public struct OpenAIVisionModel: VisionModel {
     }
 
     /// The exact bytes sent for a request (also what tests compare against).
-    public func bodyData(_ request: ModelRequest, imageURL: String) -> Data {
+    package func bodyData(_ request: ModelRequest, imageURL: String) -> Data {
         Data(request.body(imageURL: imageURL).canonicalBytes)
     }
 
@@ -202,7 +202,7 @@ public struct OpenAIVisionModel: VisionModel {
 
     /// Where the base URL came from, for advice, when no setting named it (the default
     /// endpoint); `nil` names `--base-url`.
-    public var urlSource: String? = nil
+    package var urlSource: String? = nil
 
     /// The flag that set the URL, for advice.
     var urlSetting: String {
@@ -215,11 +215,11 @@ public struct OpenAIVisionModel: VisionModel {
 }
 
 /// Reading a response body with a deadline (the client's and the signed proxy's).
-public enum ResponseReading {
+package enum ResponseReading {
     /// Reads a whole body of at most `limit` bytes, giving up at `deadline`: AsyncHTTPClient's
     /// own deadline ends once the head has arrived, so without this a stalled body would wait
     /// forever.
-    public static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
+    package static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
         try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await body.collect(upTo: limit) }
             group.addTask {

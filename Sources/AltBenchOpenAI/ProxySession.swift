@@ -20,22 +20,22 @@ import NIOFoundationCompat
 ///
 /// The token, the app key and the signatures live only here and in the request headers: no
 /// message this type builds contains them.
-public actor ProxySession {
+package actor ProxySession {
     /// A session token and what the proxy said about it.
-    public struct Credentials: Sendable {
+    package struct Credentials: Sendable {
         let token: Secret
-        public let sessionID: String
+        package let sessionID: String
         /// Unix seconds on the proxy's clock.
-        public let expiresAt: Double
+        package let expiresAt: Double
         /// How long the token lived when issued, in seconds.
         let lifetime: Double
         /// Counts renewals, so that a request refused under an old token does not renew again
         /// when another request already did.
-        public let generation: Int
+        package let generation: Int
     }
 
-    public let proxyURL: URL
-    public let settings: SignedProxyProtocol
+    package let proxyURL: URL
+    package let settings: SignedProxyProtocol
     let appKey: Secret
     let appKeyVariable: String
     let httpClient: HTTPClient
@@ -51,12 +51,12 @@ public actor ProxySession {
     /// The last timestamp used for each (method, target, body), for unique signatures.
     private var lastTimestamps: [String: Int64] = [:]
     /// Token requests sent, for tests and the run's notes.
-    public private(set) var tokenRequests = 0
+    package private(set) var tokenRequests = 0
     /// How far ahead of the proxy's clock a timestamp may run (the proxy accepts 300 s; the
     /// margin covers the trip and a second of rounding).
     var maxLead: Int64 = 240
 
-    public init(
+    package init(
         proxyURL: URL, appKey: Secret, appKeyVariable: String = ProxySettings.defaultAppKeyVariable,
         settings: SignedProxyProtocol = .default, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
@@ -72,7 +72,7 @@ public actor ProxySession {
 
     /// A session for a run's resolved proxy settings; throws when the app key is missing
     /// (only `--offline` resolves a proxy without one, and it sends nothing).
-    public static func make(_ proxy: ProxySettings, httpClient: HTTPClient, timeout: Duration) throws -> ProxySession {
+    package static func make(_ proxy: ProxySettings, httpClient: HTTPClient, timeout: Duration) throws -> ProxySession {
         guard let appKey = proxy.appKey else {
             throw AltBenchError.missingProxyAppKey(variable: proxy.appKeyVariable, proxy: proxy.url.absoluteString)
         }
@@ -82,7 +82,7 @@ public actor ProxySession {
     }
 
     /// `{proxy}{route}`.
-    public nonisolated func url(for route: String) -> URL {
+    package nonisolated func url(for route: String) -> URL {
         ProxySettings(url: proxyURL, appKey: nil, appKeyVariable: appKeyVariable, protocolSettings: settings).url(for: route)
     }
 
@@ -90,7 +90,7 @@ public actor ProxySession {
     var proxyNow: Double { clock() + clockOffset }
 
     /// A token that is good for a while yet: the current one, or a new one.
-    public func credentials() async throws -> Credentials {
+    package func credentials() async throws -> Credentials {
         if let current, proxyNow < current.expiresAt - Self.renewalMargin(lifetime: current.lifetime) {
             return current
         }
@@ -99,7 +99,7 @@ public actor ProxySession {
 
     /// A new token, unless one newer than `generation` exists already (another request renewed
     /// it) or a renewal is under way (then its result).
-    public func renew(replacing generation: Int?) async throws -> Credentials {
+    package func renew(replacing generation: Int?) async throws -> Credentials {
         if let current, let generation, current.generation > generation { return current }
         if let renewal { return try await renewal.value }
         let task = Task { try await self.fetchToken() }
@@ -117,12 +117,12 @@ public actor ProxySession {
     }
 
     /// Sets the offset from a time the proxy reported.
-    public func correctClock(serverTime: Double) {
+    package func correctClock(serverTime: Double) {
         clockOffset = serverTime - clock()
     }
 
     /// The headers that sign one request under `credentials`.
-    public func signatureHeaders(
+    package func signatureHeaders(
         method: String, target: String, body: Data, credentials: Credentials
     ) async throws -> [(String, String)] {
         let timestamp = try await uniqueTimestamp(method: method, target: target, body: body)
@@ -157,7 +157,7 @@ public actor ProxySession {
     }
 
     /// The request target of a URL, as sent and signed: the path, then `?query` if any.
-    public nonisolated static func target(of url: URL) -> String {
+    package nonisolated static func target(of url: URL) -> String {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? url.path
         if target.isEmpty { target = "/" }
@@ -255,7 +255,7 @@ public actor ProxySession {
     /// signature headers. A `401` that a new token or a corrected clock can fix
     /// (`token_expired`, `invalid_session`, `stale_timestamp`) is answered once, with the
     /// request signed afresh; any other `401`, or a second one in a row, stops the run.
-    public nonisolated func sendSigned(
+    package nonisolated func sendSigned(
         _ body: Data, to url: URL, send: @Sendable ([(String, String)]) async throws -> HTTPAnswer
     ) async throws -> HTTPAnswer {
         let target = Self.target(of: url)

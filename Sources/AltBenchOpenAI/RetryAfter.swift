@@ -6,9 +6,9 @@ import Foundation
 /// Values that do not parse are ignored (the next header, or the runner's own backoff, then
 /// decides), and every wait is capped at `maximum` so a hostile or broken header cannot
 /// overflow a `Duration`; the retry policy still refuses waits longer than it accepts.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest wait ever reported.
-    public static let maximum: Duration = .seconds(24 * 3600)
+    package static let maximum: Duration = .seconds(24 * 3600)
 
     /// `retry-after-ms`, then `Retry-After` (seconds or HTTP date), then the larger of the
     /// `x-ratelimit-reset-requests` / `-tokens` durations ("120ms", "1s", "6m0s").
@@ -17,7 +17,7 @@ public enum RetryAfter {
     ///   - headers: response headers, names lowercased.
     ///   - includeRateLimitResets: whether the reset durations count as a request to wait.
     ///   - now: the time an HTTP date is measured from.
-    public static func parse(
+    package static func parse(
         _ headers: [String: String], includeRateLimitResets: Bool = true, now: Date = Date()
     ) -> Duration? {
         if let ms = headers["retry-after-ms"].flatMap(decimal) {
@@ -62,7 +62,7 @@ public enum RetryAfter {
 extension RateLimitStatus {
     /// The `x-ratelimit-limit-*`, `-remaining-*` and `-reset-*` headers (names lowercased);
     /// `nil` when there are none. Values that do not parse are left out.
-    public static func parse(_ headers: [String: String]) -> RateLimitStatus? {
+    package static func parse(_ headers: [String: String]) -> RateLimitStatus? {
         func integer(_ name: String) -> Int? {
             headers[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
         }

@@ -14,9 +14,9 @@ import NIOPosix
 /// "could not connect to 127.0.0.1:8099 (connection refused): is the server running, and is
 /// --base-url right?". Anything else (a connection reset or closed midway) is a transport
 /// failure of the request, retried by the runner.
-public enum TransportFailure {
+package enum TransportFailure {
     /// Why a connection could not be opened.
-    public enum ConnectCause: Sendable, Hashable {
+    package enum ConnectCause: Sendable, Hashable {
         case refused
         case hostNotFound
         case timedOut
@@ -25,7 +25,7 @@ public enum TransportFailure {
         case other(String)
 
         /// The cause in a few words, for the parentheses of the message.
-        public var text: String {
+        package var text: String {
             switch self {
             case .refused: return "connection refused"
             case .hostNotFound: return "host name not found"
@@ -37,7 +37,7 @@ public enum TransportFailure {
         }
 
         /// What to check, as a question.
-        public func advice(setting: String = "--base-url") -> String {
+        package func advice(setting: String = "--base-url") -> String {
             switch self {
             case .refused, .other: return "is the server running, and is \(setting) right?"
             case .hostNotFound: return "is the host name in \(setting) right, and is the network up?"
@@ -49,7 +49,7 @@ public enum TransportFailure {
     }
 
     /// What a transport error means: a connection that never opened, or a request that broke.
-    public enum Problem: Sendable, Hashable {
+    package enum Problem: Sendable, Hashable {
         case cannotConnect(ConnectCause)
         /// The connection was open (or its state is unknown) and the request failed; the text
         /// is the cause in a few words.
@@ -58,7 +58,7 @@ public enum TransportFailure {
 
     /// The failure for `error`, thrown while sending to `endpoint`.
     /// `setting` names where the URL came from, in the advice ("is --base-url right?").
-    public static func failure(
+    package static func failure(
         for error: any Error, endpoint: URL, redactor: Redactor, setting: String = "--base-url"
     ) -> ModelFailure {
         switch classify(error) {
@@ -76,12 +76,12 @@ public enum TransportFailure {
     }
 
     /// The one sentence for a connection that could not be opened.
-    public static func connectMessage(server: String, cause: ConnectCause, setting: String = "--base-url") -> String {
+    package static func connectMessage(server: String, cause: ConnectCause, setting: String = "--base-url") -> String {
         "could not connect to \(server) (\(cause.text)): \(cause.advice(setting: setting))"
     }
 
     /// `host:port` of a URL, the port defaulted from the scheme, an IPv6 host in brackets.
-    public static func server(of url: URL) -> String {
+    package static func server(of url: URL) -> String {
         var host = url.host ?? url.absoluteString
         if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
@@ -89,7 +89,7 @@ public enum TransportFailure {
     }
 
     /// What kind of problem `error` is, and its cause in a few words.
-    public static func classify(_ error: any Error) -> Problem {
+    package static func classify(_ error: any Error) -> Problem {
         if let connection = error as? NIOConnectionError {
             if connection.dnsAError != nil || connection.dnsAAAAError != nil {
                 return .cannotConnect(.hostNotFound)
@@ -161,7 +161,7 @@ public enum TransportFailure {
     }
 
     /// One line, at most 200 characters, without `(errno: N)` or a `)` that closes nothing.
-    public static func tidy(_ text: String) -> String {
+    package static func tidy(_ text: String) -> String {
         let stripped = text.replacingOccurrences(of: "\\s*\\(errno: -?[0-9]+\\)", with: "", options: .regularExpression)
         var depth = 0
         var balanced = ""

@@ -8,11 +8,11 @@ import Foundation
 
 /// An IP address as its bytes: 4 for IPv4, 16 for IPv6. An IPv4-mapped IPv6 address
 /// (`::ffff:192.0.2.1`) is the IPv4 address, so one client has one spelling.
-public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
-    public let bytes: [UInt8]
+package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+    package let bytes: [UInt8]
 
     /// Parses dotted IPv4 or textual IPv6 (no brackets, port or zone); nil otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 64 else { return nil }
         var v4 = in_addr()
@@ -31,7 +31,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The canonical spelling (`inet_ntop`): the same address always reads the same.
-    public var description: String {
+    package var description: String {
         var buffer = [CChar](repeating: 0, count: 64)
         if bytes.count == 4 {
             var v4 = in_addr()
@@ -48,13 +48,13 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
 /// A range of addresses in CIDR notation (`10.0.0.0/8`, `fd00::/8`); an address alone is a
 /// range of one (`/32`, `/128`).
-public struct IPRange: Hashable, Sendable, CustomStringConvertible {
-    public let network: IPAddress
-    public let prefixLength: Int
+package struct IPRange: Hashable, Sendable, CustomStringConvertible {
+    package let network: IPAddress
+    package let prefixLength: Int
 
     /// Parses `ADDRESS[/BITS]`; nil when the address or the prefix length is not valid for
     /// its family. Bits beyond the prefix are cleared, so `10.1.2.3/8` is `10.0.0.0/8`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let address = IPAddress(String(parts[0])) else { return nil }
         let written6 = parts[0].contains(":")
@@ -75,12 +75,12 @@ public struct IPRange: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `address` is in the range (an IPv4 address is never in an IPv6 range).
-    public func contains(_ address: IPAddress) -> Bool {
+    package func contains(_ address: IPAddress) -> Bool {
         guard address.bytes.count == network.bytes.count else { return false }
         return IPAddress(masking: address, to: prefixLength) == network
     }
 
-    public var description: String { "\(network)/\(prefixLength)" }
+    package var description: String { "\(network)/\(prefixLength)" }
 }
 
 extension IPAddress {

@@ -5,90 +5,90 @@ import Foundation
 ///
 /// The defaults are the reference proxy's; `altbench proxy` sets them from its flags and
 /// tests shift `now` to move the proxy's clock.
-public struct ProxyConfiguration: Sendable {
+package struct ProxyConfiguration: Sendable {
     /// The upstream API base, ending in `/v1`: `POST /v1/chat/completions` goes to
     /// `{upstream}/chat/completions`. http or https, with a host, no credentials or query.
-    public var upstream: URL
+    package var upstream: URL
     /// The real API key; only the proxy holds it, and it goes only to `upstream`.
-    public var upstreamKey: Secret
+    package var upstreamKey: Secret
     /// The team's long-lived app key: it signs `/auth_token` requests and is never sent.
-    public var appKey: Secret
+    package var appKey: Secret
     /// The address to listen on. Anything but loopback needs TLS in front of the proxy.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// The TCP port; 0 picks a free one (``SignedProxy/port`` tells which).
-    public var port: Int = 8787
+    package var port: Int = 8787
     /// How long a session token signs requests.
-    public var tokenTTL: Duration = .seconds(900)
+    package var tokenTTL: Duration = .seconds(900)
     /// Requests per minute of one session: a token bucket refilled at `rpm / 60` a second
     /// holding at most `max(1, rpm / 10)`.
-    public var requestsPerMinute: Double = 600
+    package var requestsPerMinute: Double = 600
     /// Token requests per minute from one client address: a bucket holding at most 10.
-    public var authRequestsPerMinute: Double = 30
+    package var authRequestsPerMinute: Double = 30
     /// Models a chat, images or `/dalle` request may name; empty allows any model.
-    public var allowedModels: [String] = []
+    package var allowedModels: [String] = []
     /// With a value, a chat request must name `max_tokens` or `max_completion_tokens`, and
     /// each (times `n`) at most this; others are refused (403 `max_tokens_not_allowed`).
-    public var maxTokensCap: Int?
+    package var maxTokensCap: Int?
     /// Client headers forwarded besides Content-Type, Accept and User-Agent (any case), e.g.
     /// `OpenAI-Beta`. Credentials, signing and hop-by-hop headers cannot be named.
-    public var forwardedHeaders: [String] = []
+    package var forwardedHeaders: [String] = []
     /// Largest request body, checked from `Content-Length` and again while reading.
-    public var maxBodyBytes: Int = 32 * 1024 * 1024
+    package var maxBodyBytes: Int = 32 * 1024 * 1024
     /// How long an upstream answer (head and body) may take.
-    public var upstreamTimeout: Duration = .seconds(300)
+    package var upstreamTimeout: Duration = .seconds(300)
     /// How many (session, signature) pairs the proxy remembers at most (the pool). Each owner
     /// (a session, or a client address's token requests) holds at most its share: what its
     /// rate allows in the replay window, and never more than 1% of the pool (at least 100).
     /// When a share or the pool is full of pairs still inside the replay window, requests are
     /// refused (429) rather than a pair forgotten early, which would reopen the window to a
     /// replay. About 70 bytes a pair.
-    public var replayCapacity: Int = 1_000_000
+    package var replayCapacity: Int = 1_000_000
     /// How many sessions may be alive at once; token requests beyond it get a 429.
-    public var maxSessions: Int = 10_000
+    package var maxSessions: Int = 10_000
     /// How many sessions one client address may have alive at once; its token requests
     /// beyond it get a 429.
-    public var maxSessionsPerClient: Int = 50
+    package var maxSessionsPerClient: Int = 50
     /// Client addresses whose token-request bucket is kept; beyond it the least recently
     /// seen is forgotten.
-    public var trackedClients: Int = 4096
+    package var trackedClients: Int = 4096
     /// Reverse proxies whose `X-Forwarded-For` names the client: a connection from one of
     /// these ranges is charged to the rightmost address in the header outside them. Empty: the
     /// header is ignored and the connection's peer is the client.
-    public var trustedForwarders: [IPRange] = []
+    package var trustedForwarders: [IPRange] = []
     /// How long a client has to send a request's head (request line and headers), from the
     /// connection's start or the first byte after an idle keep-alive.
-    public var headerTimeout: Duration = .seconds(10)
+    package var headerTimeout: Duration = .seconds(10)
     /// How long a client has to send a request's body, from the moment the proxy reads it.
-    public var bodyTimeout: Duration = .seconds(60)
+    package var bodyTimeout: Duration = .seconds(60)
     /// How long a keep-alive connection may sit idle between requests.
-    public var idleTimeout: Duration = .seconds(75)
+    package var idleTimeout: Duration = .seconds(75)
     /// Client connections open at once at most; beyond it new ones wait in the listen backlog.
-    public var maxClientConnections: Int = 1024
+    package var maxClientConnections: Int = 1024
     /// Connections the proxy keeps open to the upstream at most. Each request in flight holds
     /// one for the model's whole answer time, so this caps the proxy's concurrency: a run at
     /// `--concurrency 50` through a pool of AsyncHTTPClient's default 8 would take six times
     /// as long (the signed-proxy leg of `altbench-bench load` measures it).
-    public var maxUpstreamConnections: Int = 256
+    package var maxUpstreamConnections: Int = 256
     /// Largest upstream answer passed back; a larger one is a 502. It must hold base64
     /// images: an Images API answer with several `b64_json` images runs to tens of MB.
-    public var maxResponseBytes: Int = 64 * 1024 * 1024
+    package var maxResponseBytes: Int = 64 * 1024 * 1024
     /// The proxy's address as clients reach it, when that is not `http://HOST:PORT` (a proxy
     /// behind TLS or a reverse proxy, e.g. `https://proxy.example.com`, a path prefix
     /// allowed). It starts the URLs of kept images in `/dalle` answers; nil uses the proxy's
     /// own `http://HOST:PORT`. http or https, with a host, no credentials, query or fragment.
-    public var publicURL: URL?
+    package var publicURL: URL?
     /// At most this many bytes of images kept for `/dalle` answers (``GeneratedImages``); when
     /// full, the oldest are evicted. A cache of deliverables, not a security bound.
-    public var generatedImageBytes: Int = 256 * 1024 * 1024
+    package var generatedImageBytes: Int = 256 * 1024 * 1024
     /// Header names and routes shared with the client.
-    public var protocolSettings: SignedProxyProtocol = .default
+    package var protocolSettings: SignedProxyProtocol = .default
     /// The proxy's clock in Unix seconds: timestamps, token expiry, the replay window and
     /// the rate buckets all read it (tests shift it). Latency is measured separately.
-    public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    package var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     /// Receives one JSON line per request, without the newline. By default, standard error.
-    public var log: @Sendable (String) -> Void = ProxyConfiguration.standardErrorLog
+    package var log: @Sendable (String) -> Void = ProxyConfiguration.standardErrorLog
 
-    public init(upstream: URL, upstreamKey: Secret, appKey: Secret) {
+    package init(upstream: URL, upstreamKey: Secret, appKey: Secret) {
         self.upstream = upstream
         self.upstreamKey = upstreamKey
         self.appKey = appKey
@@ -96,12 +96,12 @@ public struct ProxyConfiguration: Sendable {
 
     /// Writes `line` and a newline to standard error in one write, so concurrent lines do not
     /// interleave.
-    public static let standardErrorLog: @Sendable (String) -> Void = { line in
+    package static let standardErrorLog: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Why this configuration cannot start a proxy, or nil when it can.
-    public func problem() -> String? {
+    package func problem() -> String? {
         if let problem = Self.upstreamProblem(upstream) { return problem }
         if let publicURL, let problem = Self.publicURLProblem(publicURL) { return problem }
         if upstreamKey.value.isEmpty { return "the upstream key is empty." }
@@ -136,7 +136,7 @@ public struct ProxyConfiguration: Sendable {
     /// Why `url` cannot be the upstream base, or nil when it can: http(s), a host, and no
     /// credentials, query or fragment (the URL is shown in messages; a secret belongs in the
     /// key variable).
-    public static func upstreamProblem(_ url: URL) -> String? {
+    package static func upstreamProblem(_ url: URL) -> String? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return "the upstream must be an http or https URL, e.g. https://api.openai.com/v1." }
@@ -155,13 +155,13 @@ public struct ProxyConfiguration: Sendable {
     /// Why `name` cannot be a forwarded header, or nil when it can: a header field name, and
     /// not a credential, a signing header (`signing`, lowercase), a hop-by-hop header or one the
     /// proxy sets itself.
-    public static func forwardedHeaderProblem(_ name: String, signing: Set<String>) -> String? {
+    package static func forwardedHeaderProblem(_ name: String, signing: Set<String>) -> String? {
         UpstreamForwarder.forwardProblem(name, signing: signing)
     }
 
     /// Why `url` cannot be the public URL, or nil when it can: http(s), a host, and no
     /// credentials, query or fragment (a path prefix is kept).
-    public static func publicURLProblem(_ url: URL) -> String? {
+    package static func publicURLProblem(_ url: URL) -> String? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return "the public URL must be an http or https URL, e.g. https://proxy.example.com." }

@@ -17,11 +17,11 @@ import UnixSignals
 /// // clients use proxy.baseURL ("http://127.0.0.1:PORT")
 /// await proxy.stop()
 /// ```
-public final class SignedProxy: Sendable {
+package final class SignedProxy: Sendable {
     /// The bound TCP port.
-    public let port: Int
+    package let port: Int
     /// "http://HOST:PORT", without `/v1`.
-    public let baseURL: String
+    package let baseURL: String
 
     /// What the proxy remembers (sessions, replay memory, buckets), for tests.
     let state: ProxyState
@@ -42,13 +42,13 @@ public final class SignedProxy: Sendable {
     }
 
     /// Starts a proxy and returns once it is listening.
-    public static func start(_ configuration: ProxyConfiguration) async throws -> SignedProxy {
+    package static func start(_ configuration: ProxyConfiguration) async throws -> SignedProxy {
         try await start(configuration, stopsOnSignals: false)
     }
 
     /// Starts a proxy and returns once it is listening; with `stopsOnSignals`, SIGINT and
     /// SIGTERM stop it as ``stop()`` does (for the command line).
-    public static func start(_ configuration: ProxyConfiguration, stopsOnSignals: Bool) async throws -> SignedProxy {
+    package static func start(_ configuration: ProxyConfiguration, stopsOnSignals: Bool) async throws -> SignedProxy {
         if let problem = configuration.problem() { throw SignedProxyError.invalidConfiguration(problem) }
         var upstream = configuration.upstream.absoluteString
         while upstream.hasSuffix("/") { upstream.removeLast() }
@@ -116,14 +116,14 @@ public final class SignedProxy: Sendable {
 
     /// Stops listening, finishes the requests in flight (each within the upstream timeout),
     /// then closes the upstream connections. Safe to call more than once.
-    public func stop() async {
+    package func stop() async {
         await group.triggerGracefulShutdown()
         _ = await task.result
     }
 
     /// Waits until the proxy has stopped (through ``stop()`` or, when started with
     /// `stopsOnSignals`, a signal).
-    public func waitUntilStopped() async {
+    package func waitUntilStopped() async {
         _ = await task.result
     }
 
@@ -144,13 +144,13 @@ public final class SignedProxy: Sendable {
     }
 }
 
-public enum SignedProxyError: Error, Sendable, CustomStringConvertible {
+package enum SignedProxyError: Error, Sendable, CustomStringConvertible {
     /// The configuration cannot start a proxy; the text says why.
     case invalidConfiguration(String)
     /// The server finished before it was listening.
     case stoppedBeforeListening
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidConfiguration(let problem): "cannot start the proxy: \(problem)"
         case .stoppedBeforeListening: "the proxy stopped before it was listening"

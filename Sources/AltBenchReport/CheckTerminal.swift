@@ -21,12 +21,12 @@ import Foundation
 /// component one side lacks (``QualityBasis``), one line under the table says which. Text
 /// from the runs is printed as it is, never HTML-escaped, on one line and without control
 /// characters (``TerminalText``).
-public enum CheckTerminal {
+package enum CheckTerminal {
     /// Failed checks and regressed items listed at most, over all pairs; the rest are counted.
     static let failureLimit = 20
     static let itemLimit = 10
 
-    public static func summary(_ verdict: CheckVerdict) -> String {
+    package static func summary(_ verdict: CheckVerdict) -> String {
         var out = [TerminalText.line(verdict.headline)]
         let meaning = "(0 = passed, 1 = regression, 2 = cannot compare)"
         let runs =

@@ -6,17 +6,17 @@ import Plot
 /// what differs between the two sides, each (variant, max_tokens) pair's metrics before and
 /// after with their tests (and, under the pair's name, whether its prompt or request settings
 /// changed), and the images whose checks flipped with both answers.
-public struct CompareHTML: Sendable {
-    public var comparison: Comparison
+package struct CompareHTML: Sendable {
+    package var comparison: Comparison
     /// `altbench check`'s verdict, shown first when the page is a check's.
-    public var headline: String?
+    package var headline: String?
 
-    public init(comparison: Comparison, headline: String? = nil) {
+    package init(comparison: Comparison, headline: String? = nil) {
         self.comparison = comparison
         self.headline = headline
     }
 
-    public func render() -> String {
+    package func render() -> String {
         let before = comparison.before
         let after = comparison.after
         let title = "altbench compare \(before.runID) → \(after.runID)"

@@ -24,9 +24,9 @@ import Foundation
 /// a newline in an answer cannot break a table; ``text(_:)`` renders the same layout for a
 /// terminal, where nothing is HTML-escaped (``TerminalText``). Numbers use fixed `%.3f`-style formats, and
 /// nothing depends on the date or the locale: the same comparison always renders the same bytes.
-public enum CompareReport {
+package enum CompareReport {
     /// The full comparison in Markdown.
-    public static func markdown(_ comparison: Comparison) -> String {
+    package static func markdown(_ comparison: Comparison) -> String {
         var out: [String] = []
         render(comparison, level: 1, style: .markdown, into: &out)
         return finish(out)
@@ -34,7 +34,7 @@ public enum CompareReport {
 
     /// The full comparison for a terminal: the same layout, with text from the runs printed
     /// as it is (one line per value, control characters dropped) instead of HTML-escaped.
-    public static func text(_ comparison: Comparison) -> String {
+    package static func text(_ comparison: Comparison) -> String {
         var out: [String] = []
         render(comparison, level: 1, style: .terminal, into: &out)
         return finish(out)
@@ -406,15 +406,15 @@ public enum CompareReport {
 /// settings changed since the baseline (``RequestChange``), a table of every check with ✅, ❌ or
 /// "skipped", the limits checked against, and the full comparison (``CompareReport``) one
 /// heading level down.
-public enum CheckReport {
+package enum CheckReport {
     /// The check's Markdown: the verdict first (its headline is the first line), then the failed checks, then every check, then the comparison.
-    public static func markdown(_ verdict: CheckVerdict) -> String {
+    package static func markdown(_ verdict: CheckVerdict) -> String {
         render(verdict, style: .markdown)
     }
 
     /// The same for a terminal: text from the runs is not HTML-escaped, and cannot carry
     /// control characters.
-    public static func text(_ verdict: CheckVerdict) -> String {
+    package static func text(_ verdict: CheckVerdict) -> String {
         render(verdict, style: .terminal)
     }
 

@@ -11,27 +11,27 @@ import Plot
 /// (images excepted when the dataset's own images are remote URLs). Without JavaScript the page
 /// is complete: scripts only sort, filter and page. Every text from a model, a dataset or a
 /// prompt file goes through ``SafeHTML``, which escapes it for where it goes.
-public struct HTMLReport: Sendable {
-    public var results: RunResults {
+package struct HTMLReport: Sendable {
+    package var results: RunResults {
         didSet { showsJudge = Self.judged(results) }
     }
     /// Whether any answer has judge scores (a column of its own); worked out once, not per row.
-    public private(set) var showsJudge: Bool
+    package private(set) var showsJudge: Bool
     /// The folder the file will live in: local images are linked relative to it.
-    public var reportDirectory: URL
+    package var reportDirectory: URL
     /// Inline local images as data URLs (for CI artifacts) instead of linking them.
-    public var embedImages: Bool
+    package var embedImages: Bool
     /// Put before every link to a local image (``RunReportFiles`` renders one report for two
     /// folders that way).
-    public var imageLinkPrefix = ""
+    package var imageLinkPrefix = ""
     /// The truncated share `check:` allows, for the answer.
-    public var truncationLimit: Double
+    package var truncationLimit: Double
     /// The summary and answer, when already computed for this run (``ReportAnalysis``).
-    public var analysis: ReportAnalysis?
+    package var analysis: ReportAnalysis?
     /// Cards shown before "Show more" (JavaScript only; without it every card shows).
-    public static let pageSize = 40
+    package static let pageSize = 40
 
-    public init(
+    package init(
         results: RunResults, reportDirectory: URL, embedImages: Bool = false,
         truncationLimit: Double = CheckThresholds().maxTruncationRise
     ) {
@@ -42,7 +42,7 @@ public struct HTMLReport: Sendable {
         self.truncationLimit = truncationLimit
     }
 
-    public func render() -> String {
+    package func render() -> String {
         let analysis = self.analysis ?? ReportAnalysis(results, truncationLimit: truncationLimit)
         let (summary, insights) = (analysis.summary, analysis.insights)
         let title = "altbench run \(results.info.id)"
@@ -282,7 +282,7 @@ public struct HTMLReport: Sendable {
     /// The most images the gallery holds. A larger run's gallery holds this many, chosen by
     /// ``gallerySelection(disagree:limit:)``, and says so; every answer stays in the Markdown
     /// report and in the results store.
-    public static let galleryLimit = 500
+    package static let galleryLimit = 500
 
     /// One image's answers as the gallery shows them, and whether its variants disagree.
     struct GalleryCard {
@@ -643,24 +643,24 @@ public struct HTMLReport: Sendable {
 /// the report's one XML rule (``JUnitReport/escape(_:attribute:)``, which the SVG charts use
 /// too): `&`, `<`, `>` always, both quotes in attribute values, and characters XML cannot carry
 /// replaced. Text is then handed to Plot as already escaped.
-public enum SafeHTML {
-    public static func text<Context>(_ value: String) -> Node<Context> {
+package enum SafeHTML {
+    package static func text<Context>(_ value: String) -> Node<Context> {
         .raw(escapeText(value))
     }
 
-    public static func attribute<Context>(_ name: String, _ value: String) -> Node<Context> {
+    package static func attribute<Context>(_ name: String, _ value: String) -> Node<Context> {
         .attribute(named: name, value: escapeAttribute(value))
     }
 
-    public static func attribute<Context>(_ name: String, _ value: String) -> Attribute<Context> {
+    package static func attribute<Context>(_ name: String, _ value: String) -> Attribute<Context> {
         .attribute(named: name, value: escapeAttribute(value))
     }
 
-    public static func escapeText(_ value: String) -> String {
+    package static func escapeText(_ value: String) -> String {
         changedByEscaping(value, attribute: false) ? JUnitReport.escape(value, attribute: false) : value
     }
 
-    public static func escapeAttribute(_ value: String) -> String {
+    package static func escapeAttribute(_ value: String) -> String {
         changedByEscaping(value, attribute: true) ? JUnitReport.escape(value, attribute: true) : value
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// The sentences and rows of a report's opening answer (``RunInsights``), shared by the
 /// Markdown and HTML reports so both say the same thing. Values are plain text; each report
 /// escapes them for where they go.
-public enum InsightsText {
+package enum InsightsText {
     /// How many variants a "no variant is ahead" line names; the rest are counted.
     static let contendersShown = 3
 
@@ -13,7 +13,7 @@ public enum InsightsText {
     /// "No variant is ahead at max_tokens 50: icecubes 0.66 (95% CI 0.60–0.71), terse 0.66
     /// (95% CI 0.59–0.70)." names the top few with their figures, and a lone variant reads
     /// "At max_tokens 50, icecubes is the only variant: quality 0.66 (…)."
-    public static func best(_ best: RunInsights.Best) -> String {
+    package static func best(_ best: RunInsights.Best) -> String {
         let limit = best.maxTokens.map { "max_tokens \($0)" } ?? "no token limit"
         if !best.ahead { return noneAhead(best, limit: limit) }
         var text = "At \(limit), \(best.variant) scores best: quality \(Format.decimal(best.meanQuality, digits: 2)) (95% CI \(Format.decimal(best.low, digits: 2))–\(Format.decimal(best.high, digits: 2)), \(best.images) image\(best.images == 1 ? "" : "s"))"
@@ -44,7 +44,7 @@ public enum InsightsText {
     /// difference from it with a word (better, worse, ≈) so the verdict never rests on colour.
     /// `★` marks the best variant at each limit, only where it is ahead; `†n` a cell whose row has n answers scored on
     /// form alone (``Format/quality(_:)-swift.type.method``).
-    public static func matrix(
+    package static func matrix(
         _ insights: RunInsights, summary: RunSummary, variants: [String], limits: [Int?]
     ) -> (header: [String], rows: [[String]]) {
         let truncation = Dictionary(insights.truncation.map { ($0.variant, $0) }, uniquingKeysWith: { first, _ in first })
@@ -77,23 +77,23 @@ public enum InsightsText {
     }
 
     /// "better", "worse" or "no clear difference", by the interval.
-    public static func verdict(_ difference: RunInsights.Difference) -> String {
+    package static func verdict(_ difference: RunInsights.Difference) -> String {
         guard difference.significant else { return "no clear difference" }
         return difference.meanDifference > 0 ? "better" : "worse"
     }
 
     /// "+0.04 (95% CI −0.01 to +0.09)"
-    public static func delta(_ difference: RunInsights.Difference) -> String {
+    package static func delta(_ difference: RunInsights.Difference) -> String {
         "\(signed(difference.meanDifference)) (95% CI \(signed(difference.low)) to \(signed(difference.high)))"
     }
 
     /// "p = 0.216", "p < 0.001".
-    public static func p(_ value: Double) -> String {
+    package static func p(_ value: Double) -> String {
         value < 0.001 ? "p < 0.001" : "p = \(String(format: "%.3f", value))"
     }
 
     /// "icecubes: cut off in at most 2% of answers from max_tokens 80 on."
-    public static func truncation(_ truncation: RunInsights.Truncation, limit: Double) -> String {
+    package static func truncation(_ truncation: RunInsights.Truncation, limit: Double) -> String {
         let share = Format.percent(limit)
         guard let from = truncation.fromMaxTokens else {
             let largest = truncation.shares.last.map { " (at max_tokens \($0.maxTokens): \(Format.percent($0.share)))" } ?? ""

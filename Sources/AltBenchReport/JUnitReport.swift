@@ -17,8 +17,8 @@ import Foundation
 /// The output is deterministic (no timestamps; every `time` is "0"), so the same verdict
 /// gives the same bytes, and every text is escaped so any answer, message or variant name
 /// keeps the document well-formed.
-public enum JUnitReport {
-    public static func xml(_ verdict: CheckVerdict) -> String {
+package enum JUnitReport {
+    package static func xml(_ verdict: CheckVerdict) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let failures = verdict.failures.count
         let tests = verdict.results.count + verdict.errors.count

@@ -3,20 +3,20 @@ import Foundation
 
 /// Renders a stored run as Markdown: a header, the comparison table, the variants, what
 /// failed, and each image with every variant's answer next to the others.
-public struct MarkdownReport: Sendable {
-    public var results: RunResults
-    public var summary: RunSummary
+package struct MarkdownReport: Sendable {
+    package var results: RunResults
+    package var summary: RunSummary
     /// The folder the report file will live in, so image links are relative to it.
-    public var reportDirectory: URL
+    package var reportDirectory: URL
     /// Put before every link to a local image (``RunReportFiles`` renders one report for two
     /// folders that way).
-    public var imageLinkPrefix = ""
-    public var kind: Kind
+    package var imageLinkPrefix = ""
+    package var kind: Kind
     /// The truncated share `check:` allows (`max_truncation_rise`), for the opening answer.
-    public var truncationLimit: Double = CheckThresholds().maxTruncationRise
+    package var truncationLimit: Double = CheckThresholds().maxTruncationRise
 
     /// What the report is about.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// A stored run of `altbench run`.
         case run
         /// Alt texts from a file, scored by `altbench score`: no requests, so no token
@@ -27,7 +27,7 @@ public struct MarkdownReport: Sendable {
     /// The answer, when already computed for these results (``ReportAnalysis``).
     var insights: RunInsights?
 
-    public init(results: RunResults, reportDirectory: URL, kind: Kind = .run) {
+    package init(results: RunResults, reportDirectory: URL, kind: Kind = .run) {
         self.results = results
         self.summary = RunSummary(results)
         self.reportDirectory = reportDirectory
@@ -36,7 +36,7 @@ public struct MarkdownReport: Sendable {
 
     /// The report of `analysis`'s run, reusing its summary and answer when its variant order
     /// is the run's own (else they are computed for this order).
-    public init(analysis: ReportAnalysis, results: RunResults, reportDirectory: URL) {
+    package init(analysis: ReportAnalysis, results: RunResults, reportDirectory: URL) {
         self.results = results
         let same = analysis.results.variants == results.variants
         summary = same ? analysis.summary : RunSummary(results)
@@ -46,7 +46,7 @@ public struct MarkdownReport: Sendable {
         kind = .run
     }
 
-    public func render() -> String {
+    package func render() -> String {
         var out: [String] = []
         if case .scoredFile(let path, let dataset) = kind {
             scoredFileHeader(&out, path: path, dataset: dataset)

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Escaping for text from models and datasets placed in Markdown.
-public enum MarkdownText {
+package enum MarkdownText {
     /// Text safe inside a GFM table cell: `|` cannot end the cell, a newline cannot end the
     /// row, and no Markdown or HTML in a model's answer is rendered as such.
-    public static func cell(_ text: String) -> String {
+    package static func cell(_ text: String) -> String {
         escape(text, newline: "<br>")
     }
 
@@ -12,7 +12,7 @@ public enum MarkdownText {
     ///
     /// A lone CR ends a Markdown line as much as LF does, and prompt files written on Windows
     /// carry CRLF, so all three line endings become one space.
-    public static func inline(_ text: String) -> String {
+    package static func inline(_ text: String) -> String {
         escape(text, newline: " ")
     }
 
@@ -44,7 +44,7 @@ public enum MarkdownText {
     /// A link target for a file path: spaces and brackets percent-encoded so the link survives
     /// rendering, and `%`, `?` and `#` too, since in a file name they are characters, not URL syntax;
     /// and `:`, so that no first segment (`javascript:x.png`) can read as a URL scheme.
-    public static func linkTarget(_ path: String) -> String {
+    package static func linkTarget(_ path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "()[] :")
         return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
@@ -53,7 +53,7 @@ public enum MarkdownText {
     /// A link target for a remote URL: its query, fragment and existing `%` escapes are URL
     /// syntax and stay as they are; spaces, quotes and non-ASCII characters, which a URL cannot
     /// hold as such, and parentheses, which would end the Markdown link, are percent-encoded.
-    public static func linkTarget(url: String) -> String {
+    package static func linkTarget(url: String) -> String {
         url.addingPercentEncoding(withAllowedCharacters: urlCharacters) ?? url
     }
 
@@ -63,7 +63,7 @@ public enum MarkdownText {
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'*+,;=%")
 
     /// `to` relative to the folder `from`, both absolute file paths.
-    public static func relativePath(to target: String, from directory: String) -> String {
+    package static func relativePath(to target: String, from directory: String) -> String {
         let targetParts = URL(fileURLWithPath: target).standardizedFileURL.pathComponents
         let baseParts = URL(fileURLWithPath: directory).standardizedFileURL.pathComponents
         var common = 0

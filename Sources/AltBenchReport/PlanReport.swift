@@ -6,14 +6,14 @@ import Foundation
 /// The figures come from ``CostPlan``; this only lays them out. Names from prompt files and
 /// the configuration (variants, models) go through ``TerminalText`` in the text, so a hostile
 /// name cannot move the cursor or fake a line.
-public enum PlanReport {
+package enum PlanReport {
     /// The plan as text for a terminal of 80–100 columns: `header` lines (what the run is),
     /// a table per (variant, max_tokens) pair with a total row, the Batch API line when the
     /// price table has a discount and the total is known, the assumptions, then `notes`.
     ///
     /// Column headers take two lines so the numbers, not the labels, set the widths; a model
     /// column appears only when the pairs name more than one model (the header names one).
-    public static func text(_ plan: CostPlan, header: [String], notes: [String], judge: JudgeEstimate? = nil) -> String {
+    package static func text(_ plan: CostPlan, header: [String], notes: [String], judge: JudgeEstimate? = nil) -> String {
         var out = header.map(TerminalText.line)
         if !out.isEmpty { out.append("") }
         let showModel = Set(plan.pairs.map(\.model)).count > 1
@@ -84,7 +84,7 @@ public enum PlanReport {
     /// same figures}], "items": [{"id", "model", "width", "height", "detail", "image_tokens"}],
     /// "assumptions", "unpriced_models", "batch_discount", "notes"}`. `null` marks what is
     /// unknown: a pair's cost without a price, an image's size, a missing max_tokens.
-    public static func json(_ plan: CostPlan, notes: [String], judge: JudgeEstimate? = nil) -> String {
+    package static func json(_ plan: CostPlan, notes: [String], judge: JudgeEstimate? = nil) -> String {
         func cost(low: Double?, high: Double?) -> JSONValue {
             guard let low, let high else { return .null }
             return .object(["low": .double(CostSummary.roundedUSD(low)), "high": .double(CostSummary.roundedUSD(high))])

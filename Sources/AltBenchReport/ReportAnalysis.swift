@@ -5,14 +5,14 @@ import Foundation
 /// the summary table and the answer (the paired bootstraps). Computed once per run, however
 /// many reports are written from it (`run` writes the Markdown and HTML reports twice, for
 /// `runs/<id>` and `latest`, and prints the terminal summary).
-public struct ReportAnalysis: Sendable {
+package struct ReportAnalysis: Sendable {
     /// The results, variants in report order.
-    public let results: RunResults
-    public let summary: RunSummary
-    public let insights: RunInsights
-    public let truncationLimit: Double
+    package let results: RunResults
+    package let summary: RunSummary
+    package let insights: RunInsights
+    package let truncationLimit: Double
 
-    public init(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) {
+    package init(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) {
         let ordered = results.orderingVariants()
         self.results = ordered
         summary = RunSummary(ordered)

@@ -11,13 +11,13 @@ import Foundation
 /// `reasoning_tokens`, the `estimated_input_tokens` and `estimated_image_tokens` of the same
 /// requests, `compared_prompt_tokens` (the reported prompt tokens of exactly those requests),
 /// `reported_to_estimated`, `without_usage`, `cost_usd` and `without_cost`; `null` where unknown.
-public enum ReportJSON {
-    public static func render(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) -> String {
+package enum ReportJSON {
+    package static func render(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise) -> String {
         render(ReportAnalysis(results, truncationLimit: truncationLimit), results: results)
     }
 
     /// The summary of `analysis`'s run (`results`, in the run's own order).
-    public static func render(_ analysis: ReportAnalysis, results: RunResults) -> String {
+    package static func render(_ analysis: ReportAnalysis, results: RunResults) -> String {
         let (ordered, summary, insights) = (analysis.results, analysis.summary, analysis.insights)
         func number(_ value: Double?) -> Any { value.map { $0 as Any } ?? NSNull() }
         func limit(_ value: Int?) -> Any { value.map { $0 as Any } ?? NSNull() }

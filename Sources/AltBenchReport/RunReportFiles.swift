@@ -11,25 +11,25 @@ import Foundation
 /// render, letters and digits only, so no escaping changes it), and each copy is that text
 /// with the placeholder replaced by its own start: `../` for `runs/`, nothing for `latest`
 /// (a path segment cannot turn into a URL scheme: both reports percent-encode `:` in it).
-public struct RunReportFiles: Sendable {
+package struct RunReportFiles: Sendable {
     /// One file to write.
-    public struct File: Sendable {
-        public var url: URL
-        public var data: Data
+    package struct File: Sendable {
+        package var url: URL
+        package var data: Data
     }
 
     /// Which reports to write.
-    public enum Kind: Sendable, Hashable, CaseIterable {
+    package enum Kind: Sendable, Hashable, CaseIterable {
         case markdown, html
         var fileExtension: String { self == .markdown ? "md" : "html" }
     }
 
-    public var analysis: ReportAnalysis
-    public var results: RunResults
-    public var resultsDirectory: URL
-    public var embedImages = false
+    package var analysis: ReportAnalysis
+    package var results: RunResults
+    package var resultsDirectory: URL
+    package var embedImages = false
 
-    public init(analysis: ReportAnalysis, results: RunResults, resultsDirectory: URL) {
+    package init(analysis: ReportAnalysis, results: RunResults, resultsDirectory: URL) {
         self.analysis = analysis
         self.results = results
         self.resultsDirectory = resultsDirectory
@@ -37,7 +37,7 @@ public struct RunReportFiles: Sendable {
 
     /// The files of `kinds`, each report for `runs/` first, then its `latest` copy when
     /// `latest` is set.
-    public func render(_ kinds: [Kind] = Kind.allCases, latest: Bool) -> [File] {
+    package func render(_ kinds: [Kind] = Kind.allCases, latest: Bool) -> [File] {
         let runs = resultsDirectory.appendingPathComponent("runs")
         let placeholder = latest ? "altbenchlink\(UUID().uuidString.filter(\.isHexDigit).lowercased())/" : "../"
         var files: [File] = []

@@ -8,15 +8,15 @@ import AltBenchCore
 /// Figures: `n`, `quality` (mean), `hard_fails` (share), `bleu4`, `rougeL`, `ciderD` and
 /// `references_scored` (answers whose item has references; the metrics are `null` when none
 /// has), `means` of the graded scores and `checks`: the share each check flagged.
-public enum ScoreJSON {
+package enum ScoreJSON {
     /// One scored answer: where it came from, and its scores in scorer order.
-    public struct Item: Sendable {
-        public var id: String
-        public var variant: String
-        public var line: Int
-        public var scores: [Score]
+    package struct Item: Sendable {
+        package var id: String
+        package var variant: String
+        package var line: Int
+        package var scores: [Score]
 
-        public init(id: String, variant: String, line: Int, scores: [Score]) {
+        package init(id: String, variant: String, line: Int, scores: [Score]) {
             self.id = id
             self.variant = variant
             self.line = line
@@ -24,7 +24,7 @@ public enum ScoreJSON {
         }
     }
 
-    public static func render(items: [Item], summary: RunSummary, overall: SummaryRow?) -> String {
+    package static func render(items: [Item], summary: RunSummary, overall: SummaryRow?) -> String {
         let itemValues: [JSONValue] = items.map { item in
             var scores: [String: JSONValue] = [:]
             for score in item.scores {

@@ -2,8 +2,8 @@ import AltBenchCore
 import Foundation
 
 /// The comparison table as aligned plain text, for stdout.
-public enum TerminalSummary {
-    public static func render(_ results: RunResults, summary: RunSummary? = nil) -> String {
+package enum TerminalSummary {
+    package static func render(_ results: RunResults, summary: RunSummary? = nil) -> String {
         let summary = summary ?? RunSummary(results)
         let judged = summary.rows.contains { $0.judged > 0 }
         let headers = ["variant", "max_tokens", "n", "errors", "form", "content", "quality"] + (judged ? ["judge"] : []) + [

@@ -28,13 +28,13 @@ enum TextStyle: Sendable {
 
 /// Untrusted text made safe to print to a terminal: the one rule for every command that
 /// prints text from runs, files or servers (variant names, answers, paths, error reasons).
-public enum TerminalText {
+package enum TerminalText {
     /// `text` on one line. Line breaks and tabs become spaces; every other control character
     /// (ESC, which starts ANSI sequences, BEL, backspace, the C1 controls) is shown as `\xHH`,
     /// and the bidirectional formatting characters that reorder a line as `\u{HHHH}`: a
     /// model's answer or a folder's name can neither fake output lines nor restyle the
     /// screen, and what was there stays visible.
-    public static func line(_ text: String) -> String {
+    package static func line(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -52,7 +52,7 @@ public enum TerminalText {
     }
 
     /// Bidirectional formatting characters: marks, embeddings, overrides and isolates.
-    public static func isReordering(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isReordering(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
@@ -60,13 +60,13 @@ public enum TerminalText {
     }
 
     /// `value` in upper-case hex, zero-padded to `digits`.
-    public static func hex(_ value: UInt32, digits: Int) -> String {
+    package static func hex(_ value: UInt32, digits: Int) -> String {
         let text = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     /// `text` on one line, cut to `limit` characters with an ellipsis.
-    public static func excerpt(_ text: String, limit: Int = 100) -> String {
+    package static func excerpt(_ text: String, limit: Int = 100) -> String {
         let line = line(text).trimmingCharacters(in: .whitespaces)
         return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
     }

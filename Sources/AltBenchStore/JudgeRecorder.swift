@@ -9,9 +9,9 @@ import GRDB
 ///
 /// A trial holds one judge's verdicts: recording a call from another judge (model, endpoint
 /// or rubric) removes the verdicts of the one before; its answers stay in the cache.
-public struct JudgeRecorder: JudgeSink, TransactionalRecorder {
+package struct JudgeRecorder: JudgeSink, TransactionalRecorder {
     let writer: any DatabaseWriter
-    public let runID: String
+    package let runID: String
     /// The judge's endpoint identity, model and rubric, as the judgement rows name them.
     let endpoint: String
     let model: String
@@ -24,7 +24,7 @@ public struct JudgeRecorder: JudgeSink, TransactionalRecorder {
     var repeats: Int = 1
     let redactor: Redactor
 
-    public func cachedJudgeAnswer(forKey key: String) async throws -> ModelAnswer? {
+    package func cachedJudgeAnswer(forKey key: String) async throws -> ModelAnswer? {
         try await writer.read { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM response WHERE cache_key = ? ORDER BY id DESC", arguments: [key])
@@ -35,10 +35,10 @@ public struct JudgeRecorder: JudgeSink, TransactionalRecorder {
         }
     }
 
-    public func record(_ result: JudgeCallResult) async throws { try await write([result]) }
+    package func record(_ result: JudgeCallResult) async throws { try await write([result]) }
 
     /// Records `results` in one transaction: for many at once, such as a judge batch's output.
-    public func record(_ results: [JudgeCallResult]) async throws { try await write(results) }
+    package func record(_ results: [JudgeCallResult]) async throws { try await write(results) }
 
     /// Writes one call's answer, its judgement and the trial's scores computed again.
     func insert(_ result: JudgeCallResult, db: Database) throws {
@@ -126,7 +126,7 @@ public struct JudgeRecorder: JudgeSink, TransactionalRecorder {
 
 extension ResultStore {
     /// The sink of a judging pass over run `runID` by `model` at `endpoint` with `rubric`.
-    public func judgeRecorder(
+    package func judgeRecorder(
         runID: String, endpoint: String, model: String, rubric: JudgeRubric, rubricName: String,
         settings: ScoringSettings, repeats: Int = 1, redactor: Redactor = Redactor(secrets: [])
     ) -> JudgeRecorder {

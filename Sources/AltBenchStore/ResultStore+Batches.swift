@@ -6,22 +6,22 @@ import GRDB
 /// requests, and each batch created from it. Every id the server returns is written the
 /// moment it arrives, so a run killed at any point continues without uploading or creating
 /// again what exists (``ResultStore/batchState(runID:purpose:)``).
-public struct StoredBatchInput: Sendable, Hashable {
-    public var purpose: String
-    public var sequence: Int
+package struct StoredBatchInput: Sendable, Hashable {
+    package var purpose: String
+    package var sequence: Int
     /// 0 for the run's first files; n for a file resubmitting the requests of generation
     /// n − 1 that expired.
-    public var generation: Int
-    public var model: String
-    public var lines: Int
-    public var bytes: Int
-    public var uploadName: String
-    public var fileID: String?
-    public var customIDs: [String]
+    package var generation: Int
+    package var model: String
+    package var lines: Int
+    package var bytes: Int
+    package var uploadName: String
+    package var fileID: String?
+    package var customIDs: [String]
     /// The batches created from it, oldest first.
-    public var jobs: [StoredBatchJob]
+    package var jobs: [StoredBatchJob]
 
-    public init(
+    package init(
         purpose: String, sequence: Int, generation: Int, model: String, lines: Int, bytes: Int, uploadName: String,
         fileID: String?, customIDs: [String], jobs: [StoredBatchJob]
     ) {
@@ -39,24 +39,24 @@ public struct StoredBatchInput: Sendable, Hashable {
 }
 
 /// One batch as last seen.
-public struct StoredBatchJob: Sendable, Hashable {
-    public var batchID: String
-    public var sequence: Int
-    public var status: String
-    public var total: Int?
-    public var completed: Int?
-    public var failed: Int?
-    public var outputFileID: String?
-    public var errorFileID: String?
-    public var createdAt: Date
-    public var expiresAt: Date?
-    public var checkedAt: Date?
+package struct StoredBatchJob: Sendable, Hashable {
+    package var batchID: String
+    package var sequence: Int
+    package var status: String
+    package var total: Int?
+    package var completed: Int?
+    package var failed: Int?
+    package var outputFileID: String?
+    package var errorFileID: String?
+    package var createdAt: Date
+    package var expiresAt: Date?
+    package var checkedAt: Date?
     /// When its output and error files were read and every line recorded.
-    public var importedAt: Date?
+    package var importedAt: Date?
     /// Why it ended as it did, when that is not plain completion.
-    public var message: String?
+    package var message: String?
 
-    public init(
+    package init(
         batchID: String, sequence: Int, status: String, total: Int? = nil, completed: Int? = nil, failed: Int? = nil,
         outputFileID: String? = nil, errorFileID: String? = nil, createdAt: Date, expiresAt: Date? = nil,
         checkedAt: Date? = nil, importedAt: Date? = nil, message: String? = nil
@@ -79,7 +79,7 @@ public struct StoredBatchJob: Sendable, Hashable {
 
 extension ResultStore {
     /// Records a completed input file and its requests, in one transaction, before it is uploaded.
-    public func recordBatchInput(
+    package func recordBatchInput(
         runID: String, purpose: String, file: BatchInputFile, generation: Int, at date: Date = Date()
     ) async throws {
         try await writer.write { db in
@@ -102,7 +102,7 @@ extension ResultStore {
     }
 
     /// The server's id for an uploaded input file, written as soon as the upload answers.
-    public func recordBatchFileID(
+    package func recordBatchFileID(
         _ fileID: String, runID: String, purpose: String, sequence: Int, at date: Date = Date()
     ) async throws {
         try await writer.write { db in
@@ -113,7 +113,7 @@ extension ResultStore {
     }
 
     /// A batch the server created from an input file, written as soon as the create answers.
-    public func recordBatchJob(_ job: StoredBatchJob, runID: String, purpose: String) async throws {
+    package func recordBatchJob(_ job: StoredBatchJob, runID: String, purpose: String) async throws {
         try await writer.write { db in
             try db.execute(
                 sql: """
@@ -129,7 +129,7 @@ extension ResultStore {
     }
 
     /// What the server said of a batch the last time it was asked.
-    public func updateBatchJob(_ job: StoredBatchJob) async throws {
+    package func updateBatchJob(_ job: StoredBatchJob) async throws {
         try await writer.write { db in
             try db.execute(
                 sql: """
@@ -145,7 +145,7 @@ extension ResultStore {
     }
 
     /// Marks a batch's results recorded: a later `--resume` does not read them again.
-    public func markBatchImported(_ batchID: String, at date: Date = Date()) async throws {
+    package func markBatchImported(_ batchID: String, at date: Date = Date()) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE batch_job SET imported_at = ? WHERE batch_id = ?", arguments: [date, batchID])
         }
@@ -153,7 +153,7 @@ extension ResultStore {
 
     /// Every input file of a run for `purpose` (`trials` or `judge`), in order, with its
     /// requests and batches.
-    public func batchState(runID: String, purpose: String) async throws -> [StoredBatchInput] {
+    package func batchState(runID: String, purpose: String) async throws -> [StoredBatchInput] {
         try await writer.read { db in
             let jobs = Dictionary(
                 grouping: try Row.fetchAll(
@@ -179,7 +179,7 @@ extension ResultStore {
     }
 
     /// Every batch of a run (both purposes), oldest first, for `altbench batches`.
-    public func batchJobs(runID: String) async throws -> [(purpose: String, job: StoredBatchJob)] {
+    package func batchJobs(runID: String) async throws -> [(purpose: String, job: StoredBatchJob)] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM batch_job WHERE run_id = ? ORDER BY created_at, rowid", arguments: [runID]
@@ -198,7 +198,7 @@ extension ResultStore {
 
 extension ResultStore {
     /// The newest run that sent anything through the Batch API; `nil` when none did.
-    public func latestRunWithBatches() async throws -> String? {
+    package func latestRunWithBatches() async throws -> String? {
         try await writer.read { db in
             try String.fetchOne(
                 db,

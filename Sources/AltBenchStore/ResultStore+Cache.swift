@@ -6,16 +6,16 @@ import GRDB
 ///
 /// Figures come from one read transaction, so they agree with each other even while a run
 /// is writing.
-public struct CacheStatistics: Sendable, Equatable {
+package struct CacheStatistics: Sendable, Equatable {
     /// Runs by the status the `run` table allows.
-    public struct RunCounts: Sendable, Equatable {
-        public var running: Int
-        public var finished: Int
-        public var stopped: Int
+    package struct RunCounts: Sendable, Equatable {
+        package var running: Int
+        package var finished: Int
+        package var stopped: Int
 
-        public var total: Int { running + finished + stopped }
+        package var total: Int { running + finished + stopped }
 
-        public init(running: Int = 0, finished: Int = 0, stopped: Int = 0) {
+        package init(running: Int = 0, finished: Int = 0, stopped: Int = 0) {
             self.running = running
             self.finished = finished
             self.stopped = stopped
@@ -23,14 +23,14 @@ public struct CacheStatistics: Sendable, Equatable {
     }
 
     /// The cached answers of one model at one endpoint.
-    public struct ModelAnswers: Sendable, Equatable {
-        public var endpoint: String
-        public var model: String
-        public var answers: Int
-        public var oldest: Date
-        public var newest: Date
+    package struct ModelAnswers: Sendable, Equatable {
+        package var endpoint: String
+        package var model: String
+        package var answers: Int
+        package var oldest: Date
+        package var newest: Date
 
-        public init(endpoint: String, model: String, answers: Int, oldest: Date, newest: Date) {
+        package init(endpoint: String, model: String, answers: Int, oldest: Date, newest: Date) {
             self.endpoint = endpoint
             self.model = model
             self.answers = answers
@@ -40,27 +40,27 @@ public struct CacheStatistics: Sendable, Equatable {
     }
 
     /// Bytes of the database file itself; 0 for an in-memory store.
-    public var fileBytes: Int64
+    package var fileBytes: Int64
     /// Bytes of its write-ahead log (`altbench.sqlite-wal`), which holds recent writes until
     /// SQLite copies them into the main file; 0 when there is none.
-    public var walBytes: Int64
-    public var runs: RunCounts
-    public var trials: Int
+    package var walBytes: Int64
+    package var runs: RunCounts
+    package var trials: Int
     /// Rows of `response`: every answer a model gave, found again by cache key.
-    public var answers: Int
+    package var answers: Int
     /// Distinct cache keys among the answers (fewer than answers after `--no-cache` runs).
-    public var cacheKeys: Int
+    package var cacheKeys: Int
     /// Answers no trial points to any more; `cache prune --unreferenced` deletes them.
-    public var unreferencedAnswers: Int
-    public var oldestAnswer: Date?
-    public var newestAnswer: Date?
+    package var unreferencedAnswers: Int
+    package var oldestAnswer: Date?
+    package var newestAnswer: Date?
     /// Answers per (endpoint, model), sorted by endpoint then model.
-    public var byModel: [ModelAnswers]
+    package var byModel: [ModelAnswers]
 
     /// What the database takes on disk: the main file plus its write-ahead log.
-    public var totalBytes: Int64 { fileBytes + walBytes }
+    package var totalBytes: Int64 { fileBytes + walBytes }
 
-    public init(
+    package init(
         fileBytes: Int64 = 0, walBytes: Int64 = 0, runs: RunCounts = RunCounts(), trials: Int = 0, answers: Int = 0,
         cacheKeys: Int = 0, unreferencedAnswers: Int = 0, oldestAnswer: Date? = nil, newestAnswer: Date? = nil,
         byModel: [ModelAnswers] = []
@@ -83,22 +83,22 @@ public struct CacheStatistics: Sendable, Equatable {
 /// The criteria add up: a run goes when any of them selects it. Runs still marked `running`
 /// that started within `ResultStore.inProgressWindow` are never deleted, since a run may be
 /// writing to them.
-public struct PruneSelection: Sendable, Equatable {
+package struct PruneSelection: Sendable, Equatable {
     /// Deletes runs that started more than this many seconds before `now`, then the cached
     /// answers created before that moment that no remaining trial uses.
-    public var olderThan: TimeInterval?
+    package var olderThan: TimeInterval?
     /// Keeps the newest `keepRuns` finished runs with answers (by start time, then id), and
     /// deletes the other runs older than the oldest of them, then every answer no remaining
     /// trial uses. Runs that recorded no answer are deleted wherever they are, and count for
     /// nothing; so do scratch runs (finished, but with fewer than a tenth of the trials of
     /// the largest finished run), which are kept only when newer than the runs counted.
-    public var keepRuns: Int?
+    package var keepRuns: Int?
     /// Deletes every cached answer no trial uses.
-    public var unreferenced: Bool
+    package var unreferenced: Bool
     /// Runs never deleted, with the reason (the baseline's run).
-    public var protected: [String: String]
+    package var protected: [String: String]
 
-    public init(
+    package init(
         olderThan: TimeInterval? = nil, keepRuns: Int? = nil, unreferenced: Bool = false, protected: [String: String] = [:]
     ) {
         self.olderThan = olderThan
@@ -108,33 +108,33 @@ public struct PruneSelection: Sendable, Equatable {
     }
 
     /// True when no criterion is given, so nothing would be deleted.
-    public var isEmpty: Bool { olderThan == nil && keepRuns == nil && !unreferenced }
+    package var isEmpty: Bool { olderThan == nil && keepRuns == nil && !unreferenced }
 }
 
 /// What `ResultStore.prune` deleted, or would delete on a dry run.
-public struct PruneOutcome: Sendable, Equatable {
+package struct PruneOutcome: Sendable, Equatable {
     /// Deleted runs, oldest first; their variants, items, trials and scores went with them.
-    public var runIDs: [String]
+    package var runIDs: [String]
     /// Runs the selection matched but that were kept because they may still be in progress.
-    public var keptInProgress: [String]
+    package var keptInProgress: [String]
     /// Runs kept with `--keep-runs`, newest first, each with why.
-    public var kept: [KeptRun] = []
+    package var kept: [KeptRun] = []
 
-    public struct KeptRun: Sendable, Equatable {
-        public var id: String
-        public var reason: String
+    package struct KeptRun: Sendable, Equatable {
+        package var id: String
+        package var reason: String
     }
-    public var trials: Int
-    public var answers: Int
+    package var trials: Int
+    package var answers: Int
     /// The `--older-than` cutoff, when one was given.
-    public var cutoff: Date?
+    package var cutoff: Date?
     /// Database plus write-ahead log, before and after (after the VACUUM that follows a real
     /// prune; equal on a dry run).
-    public var bytesBefore: Int64
-    public var bytesAfter: Int64
-    public var dryRun: Bool
+    package var bytesBefore: Int64
+    package var bytesAfter: Int64
+    package var dryRun: Bool
 
-    public init(
+    package init(
         runIDs: [String] = [], keptInProgress: [String] = [], trials: Int = 0, answers: Int = 0, cutoff: Date? = nil,
         bytesBefore: Int64 = 0, bytesAfter: Int64 = 0, dryRun: Bool = false
     ) {
@@ -152,10 +152,10 @@ public struct PruneOutcome: Sendable, Equatable {
 extension ResultStore {
     /// How recently a run marked `running` must have started for pruning to leave it alone: a
     /// run that old may still be writing; an older one was most likely killed.
-    public static let inProgressWindow: TimeInterval = 24 * 60 * 60
+    package static let inProgressWindow: TimeInterval = 24 * 60 * 60
 
     /// The figures of `altbench cache stats`.
-    public func cacheStatistics() async throws -> CacheStatistics {
+    package func cacheStatistics() async throws -> CacheStatistics {
         let (fileBytes, walBytes) = diskUsage()
         return try await writer.read { db in
             var runs = CacheStatistics.RunCounts()
@@ -203,7 +203,7 @@ extension ResultStore {
     /// Deleting a run deletes its variants, items, trials and scores (the schema cascades);
     /// an answer goes only when no remaining trial uses it. Markdown reports are files, not
     /// rows: removing `runs/<id>.md` is the caller's job.
-    public func prune(_ selection: PruneSelection, now: Date = Date(), dryRun: Bool = false) async throws -> PruneOutcome {
+    package func prune(_ selection: PruneSelection, now: Date = Date(), dryRun: Bool = false) async throws -> PruneOutcome {
         let bytesBefore = totalDiskUsage()
         let cutoff = selection.olderThan.map { now.addingTimeInterval(-$0) }
         let inProgressSince = now.addingTimeInterval(-Self.inProgressWindow)
@@ -323,7 +323,7 @@ extension ResultStore {
 extension ResultStore {
     /// Which of `keys` the store holds an answer for: the trials a run would answer from the
     /// store rather than send (`altbench plan`, `--max-cost`).
-    public func storedKeys(among keys: [String]) async throws -> Set<String> {
+    package func storedKeys(among keys: [String]) async throws -> Set<String> {
         let unique = Array(Set(keys))
         return try await writer.read { db in
             var found = Set<String>()
@@ -342,16 +342,16 @@ extension ResultStore {
 }
 
 /// What an earlier run asked with a variant: the texts that make its requests' cache keys.
-public struct StoredPrompt: Sendable, Equatable {
-    public var runID: String
-    public var prompt: String
-    public var system: String?
+package struct StoredPrompt: Sendable, Equatable {
+    package var runID: String
+    package var prompt: String
+    package var system: String?
 }
 
 extension ResultStore {
     /// The prompt the newest other run with answers from `endpoint` asked under the variant
     /// `name`, for `--offline` to say when the prompt text changed since.
-    public func storedPrompt(variant name: String, endpoint: String, excludingRun runID: String) async throws -> StoredPrompt? {
+    package func storedPrompt(variant name: String, endpoint: String, excludingRun runID: String) async throws -> StoredPrompt? {
         try await writer.read { db in
             try Row.fetchOne(
                 db,
@@ -367,7 +367,7 @@ extension ResultStore {
 
     /// The `--proxy` URL of the newest run that reached `endpoint` through a signed proxy;
     /// `nil` when no such run is stored.
-    public func proxyURL(forEndpoint endpoint: String) async throws -> String? {
+    package func proxyURL(forEndpoint endpoint: String) async throws -> String? {
         let settings = try await writer.read { db in
             try String.fetchOne(
                 db, sql: "SELECT settings FROM run WHERE endpoint = ? AND provider = 'proxy' ORDER BY started_at DESC LIMIT 1",

@@ -3,15 +3,15 @@ import Foundation
 import GRDB
 
 /// One image `altbench datasets generate` received, as the store keeps it.
-public struct StoredGeneration: Sendable, Hashable {
-    public var index: Int
-    public var image: Data
-    public var format: ImageFormat
-    public var revisedPrompt: String?
+package struct StoredGeneration: Sendable, Hashable {
+    package var index: Int
+    package var image: Data
+    package var format: ImageFormat
+    package var revisedPrompt: String?
     /// The API's `created`, Unix seconds.
-    public var created: Int?
+    package var created: Int?
 
-    public init(index: Int, image: Data, format: ImageFormat, revisedPrompt: String?, created: Int?) {
+    package init(index: Int, image: Data, format: ImageFormat, revisedPrompt: String?, created: Int?) {
         self.index = index
         self.image = image
         self.format = format
@@ -22,7 +22,7 @@ public struct StoredGeneration: Sendable, Hashable {
 
 extension ResultStore {
     /// The images stored for a request's cache key, in order; empty when there are none.
-    public func generations(forKey key: String) async throws -> [StoredGeneration] {
+    package func generations(forKey key: String) async throws -> [StoredGeneration] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM generation WHERE cache_key = ? ORDER BY image_index", arguments: [key]
@@ -36,7 +36,7 @@ extension ResultStore {
     }
 
     /// Keeps the images of one request (replacing any stored under the same key).
-    public func storeGenerations(
+    package func storeGenerations(
         _ images: [StoredGeneration], forKey key: String, endpoint: String, model: String, requestJSON: String
     ) async throws {
         try await writer.write { db in

@@ -5,7 +5,7 @@ import GRDB
 extension ResultStore {
     /// Reads a whole run back: its settings, variants (baseline first, ``VariantOrder``), items,
     /// trials, answers and scores.
-    public func loadRun(id: String) async throws -> RunResults {
+    package func loadRun(id: String) async throws -> RunResults {
         try await writer.read { db in
             guard let run = try Row.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) else {
                 throw AltBenchError.runNotFound(id: id, database: self.location)

@@ -4,42 +4,42 @@ import GRDB
 
 /// What `--resume` needs of a stored run: its settings, the identity of its prompts and
 /// images (to refuse a resume whose files changed), and which trials already have answers.
-public struct ResumableRun: Sendable {
-    public struct Coordinates: Sendable, Hashable {
-        public var variant: String
-        public var item: String
-        public var maxTokens: Int?
-        public var repeatIndex: Int
+package struct ResumableRun: Sendable {
+    package struct Coordinates: Sendable, Hashable {
+        package var variant: String
+        package var item: String
+        package var maxTokens: Int?
+        package var repeatIndex: Int
 
-        public init(variant: String, item: String, maxTokens: Int?, repeatIndex: Int) {
+        package init(variant: String, item: String, maxTokens: Int?, repeatIndex: Int) {
             self.variant = variant
             self.item = item
             self.maxTokens = maxTokens
             self.repeatIndex = repeatIndex
         }
 
-        public init(_ trial: Trial) {
+        package init(_ trial: Trial) {
             self.init(
                 variant: trial.variant.name, item: trial.item.id, maxTokens: trial.maxTokens,
                 repeatIndex: trial.repeatIndex)
         }
     }
 
-    public var info: RunResults.Info
-    public var plannedTrials: Int
+    package var info: RunResults.Info
+    package var plannedTrials: Int
     /// Variant name → SHA-256 of its prompt file, in the run's order.
-    public var variantHashes: [(name: String, sha256: String)]
+    package var variantHashes: [(name: String, sha256: String)]
     /// Item id → SHA-256 of its image (nil for remote images and items that had a problem).
-    public var itemHashes: [(id: String, sha256: String?)]
+    package var itemHashes: [(id: String, sha256: String?)]
     /// Trials recorded with an answer; failed ones are asked again.
-    public var answered: Set<Coordinates>
+    package var answered: Set<Coordinates>
     /// Trials recorded as failed.
-    public var failed: Int
+    package var failed: Int
 }
 
 extension ResultStore {
     /// Reads what resuming run `id` needs.
-    public func resumableRun(id: String) async throws -> ResumableRun {
+    package func resumableRun(id: String) async throws -> ResumableRun {
         let loaded = try await loadRun(id: id)
         return try await writer.read { db in
             let variants = try Row.fetchAll(
@@ -71,7 +71,7 @@ extension ResultStore {
     }
 
     /// Marks run `id` running again and returns the sink for its remaining trials.
-    public func continueRun(id: String, endpoint: String, redactor: Redactor = Redactor(secrets: [])) async throws
+    package func continueRun(id: String, endpoint: String, redactor: Redactor = Redactor(secrets: [])) async throws
         -> RunRecorder
     {
         let (variantIDs, itemIDs) = try await writer.write { db -> ([String: Int64], [String: Int64]) in

@@ -3,30 +3,30 @@ import Foundation
 import GRDB
 
 /// One row of `altbench runs`: what a run asked, of whom, and how far it got.
-public struct RunListing: Sendable, Equatable {
-    public var id: String
-    public var startedAt: Date
-    public var finishedAt: Date?
+package struct RunListing: Sendable, Equatable {
+    package var id: String
+    package var startedAt: Date
+    package var finishedAt: Date?
     /// running, finished or stopped, as the `run` table holds it. A run whose process died
     /// without closing it (kill -9, a crash, a lost machine) stays `running`.
-    public var status: String
+    package var status: String
     /// Why a stopped run stopped.
-    public var statusMessage: String?
-    public var provider: Provider
-    public var endpoint: String
+    package var statusMessage: String?
+    package var provider: Provider
+    package var endpoint: String
     /// The models its trials asked, sorted; before any trial, the models its settings and
     /// prompts would ask (empty only for a run without prompts).
-    public var models: [String]
-    public var dataset: String
-    public var prompts: String
-    public var answered: Int
-    public var failed: Int
-    public var planned: Int
+    package var models: [String]
+    package var dataset: String
+    package var prompts: String
+    package var answered: Int
+    package var failed: Int
+    package var planned: Int
     /// When its last trial finished, nil before the first.
-    public var lastTrialAt: Date?
-    public var version: String
+    package var lastTrialAt: Date?
+    package var version: String
 
-    public init(
+    package init(
         id: String, startedAt: Date, finishedAt: Date? = nil, status: String, statusMessage: String? = nil,
         provider: Provider, endpoint: String, models: [String], dataset: String, prompts: String, answered: Int,
         failed: Int, planned: Int, lastTrialAt: Date? = nil, version: String
@@ -51,7 +51,7 @@ public struct RunListing: Sendable, Equatable {
 
 extension ResultStore {
     /// Every run, newest first (the order of `runIDs()`), with its trial counts. Reads only.
-    public func runListings() async throws -> [RunListing] {
+    package func runListings() async throws -> [RunListing] {
         try await writer.read { db in
             var trialModels: [String: Set<String>] = [:]
             let modelRows = try Row.fetchCursor(
@@ -109,7 +109,7 @@ extension ResultStore {
 extension ResultStore {
     /// Records in run `runID`'s settings who judges its answers (`settings.judge`: model,
     /// provider, endpoint, rubric; never a key), replacing an earlier judge.
-    public func recordJudge(runID: String, judge: JSONValue) async throws {
+    package func recordJudge(runID: String, judge: JSONValue) async throws {
         try await writer.write { db in
             guard let text = try String.fetchOne(db, sql: "SELECT settings FROM run WHERE id = ?", arguments: [runID]) else {
                 throw AltBenchError.runNotFound(id: runID, database: self.location)

@@ -6,13 +6,13 @@ import GRDB
 ///
 /// Answers are found again by cache key, so a later run reuses them without a request. The
 /// store never sees an API key; every text it writes passes a `Redactor` as a last guard.
-public final class ResultStore: Sendable {
+package final class ResultStore: Sendable {
     let writer: any DatabaseWriter
     /// The file, or ":memory:".
-    public let location: String
+    package let location: String
 
     /// Opens (creating if needed) the database at `url` and brings its schema up to date.
-    public init(url: URL) throws {
+    package init(url: URL) throws {
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
@@ -27,14 +27,14 @@ public final class ResultStore: Sendable {
     }
 
     /// An in-memory store, for tests.
-    public init() throws {
+    package init() throws {
         writer = try DatabaseQueue()
         try Schema.migrator().migrate(writer)
         location = ":memory:"
     }
 
     /// Creates the run's rows (run, variants, items) and returns the sink its trials go to.
-    public func beginRun(
+    package func beginRun(
         _ info: RunResults.Info, variants: [PromptVariant], dataset: Dataset, plannedTrials: Int,
         redactor: Redactor = Redactor(secrets: [])
     ) async throws -> RunRecorder {
@@ -105,7 +105,7 @@ public final class ResultStore: Sendable {
     /// The reason a run stopped is usually a server's error text, which can echo the API key
     /// (OpenAI's 401 does), so it passes a redactor as the recorder's trial errors do: pass the
     /// run's; even the default one removes `sk-...` shapes.
-    public func finishRun(
+    package func finishRun(
         id: String, status: String, message: String?, stoppedBy: String? = nil, at date: Date = Date(),
         redactor: Redactor = Redactor(secrets: [])
     ) async throws {
@@ -118,21 +118,21 @@ public final class ResultStore: Sendable {
     }
 
     /// Run ids, newest first.
-    public func runIDs() async throws -> [String] {
+    package func runIDs() async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT id FROM run ORDER BY started_at DESC, id DESC")
         }
     }
 
     /// A run found by ``resolveRun(_:)``.
-    public struct ResolvedRun: Sendable, Hashable {
-        public var id: String
+    package struct ResolvedRun: Sendable, Hashable {
+        package var id: String
         /// Newer runs passed over because they recorded no answer (a wrong key, a closed
         /// port): only when no id was given.
-        public var skipped: [String]
+        package var skipped: [String]
 
         /// What to tell the user about the choice, when runs were passed over.
-        public var note: String? {
+        package var note: String? {
             guard !skipped.isEmpty else { return nil }
             let runs = skipped.count == 1 ? "the newer run \(skipped[0]) recorded" : "the \(skipped.count) newer runs (\(skipped.joined(separator: ", "))) recorded"
             return "using run \(id), the newest with answers: \(runs) no answer. Name a run to use another."
@@ -142,7 +142,7 @@ public final class ResultStore: Sendable {
     /// Finds a run by id or unique id prefix; when `id` is nil, the newest run that recorded
     /// an answer (a run that failed every trial is not "the latest"), or the newest run when
     /// none did.
-    public func resolveRun(_ id: String?) async throws -> ResolvedRun {
+    package func resolveRun(_ id: String?) async throws -> ResolvedRun {
         if id != nil { return ResolvedRun(id: try await resolveRunID(id), skipped: []) }
         let ids = try await runIDs()
         guard let newest = ids.first else { throw AltBenchError.noRuns(database: location) }
@@ -155,7 +155,7 @@ public final class ResultStore: Sendable {
 
     /// Finds a run by id or unique id prefix; when `id` is nil, the newest run with answers
     /// (``resolveRun(_:)``).
-    public func resolveRunID(_ id: String?) async throws -> String {
+    package func resolveRunID(_ id: String?) async throws -> String {
         guard let id else { return try await resolveRun(nil).id }
         let ids = try await runIDs()
         guard ids.first != nil else { throw AltBenchError.noRuns(database: location) }
@@ -168,10 +168,10 @@ public final class ResultStore: Sendable {
 }
 
 /// Errors of the store itself.
-public enum StoreError: UserFacingError, Sendable {
+package enum StoreError: UserFacingError, Sendable {
     case cannotOpen(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
             return "Cannot open the results database \(path): \(reason). Check that the folder is writable, or pass --results DIR."

@@ -7,9 +7,9 @@ import GRDB
 ///
 /// Only answers are stored as cache entries; a failure is recorded on its trial and never
 /// found by `cachedAnswer`, so the next run asks again.
-public struct RunRecorder: ResultSink, TransactionalRecorder {
+package struct RunRecorder: ResultSink, TransactionalRecorder {
     let writer: any DatabaseWriter
-    public let runID: String
+    package let runID: String
     let endpoint: String
     let variantIDs: [String: Int64]
     let itemIDs: [String: Int64]
@@ -19,22 +19,22 @@ public struct RunRecorder: ResultSink, TransactionalRecorder {
     var replacesEarlierRows = false
     /// Whether answers a test server marked as scripted become cache entries; by default they
     /// are stored under ``scriptedKeyPrefix`` + the key, so no later run replays them.
-    public var cachesScripted = false
+    package var cachesScripted = false
 
     /// What a scripted answer's cache key is stored behind.
-    public static let scriptedKeyPrefix = "scripted:"
+    package static let scriptedKeyPrefix = "scripted:"
 
-    public func cachedAnswer(forKey key: String) async throws -> ModelAnswer? {
+    package func cachedAnswer(forKey key: String) async throws -> ModelAnswer? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM response WHERE cache_key = ? ORDER BY id DESC LIMIT 1", arguments: [key])
                 .map(ResponseColumns.answer(from:))
         }
     }
 
-    public func record(_ result: TrialResult) async throws { try await write([result]) }
+    package func record(_ result: TrialResult) async throws { try await write([result]) }
 
     /// Records `results` in one transaction: for many at once, such as a batch's output file.
-    public func record(_ results: [TrialResult]) async throws { try await write(results) }
+    package func record(_ results: [TrialResult]) async throws { try await write(results) }
 
     /// Writes one trial, its answer and its scores.
     func insert(_ result: TrialResult, db: Database) throws {

@@ -3,60 +3,60 @@ import Foundation
 import GRDB
 
 /// A store given to `altbench merge`: the results database of one `altbench run --shard K/N`.
-public struct ShardStore: Sendable {
-    public var url: URL
+package struct ShardStore: Sendable {
+    package var url: URL
     /// How the user named it, for messages.
-    public var display: String
+    package var display: String
 
-    public init(url: URL, display: String) {
+    package init(url: URL, display: String) {
         self.url = url
         self.display = display
     }
 }
 
 /// What `altbench merge` did.
-public struct MergeOutcome: Sendable, Equatable {
+package struct MergeOutcome: Sendable, Equatable {
     /// The merged run: the same id every time the shards of one plan are merged.
-    public var runID: String
+    package var runID: String
     /// False when the run was already in the target (an earlier merge), and grew or stayed.
-    public var created: Bool
+    package var created: Bool
     /// Each store's shard run, in the order given: (store, run id, shard).
-    public var sources: [Source]
+    package var sources: [Source]
     /// Shards (1-based) of the plan no given store holds, so far.
-    public var missingShards: [Int]
-    public var shardCount: Int
+    package var missingShards: [Int]
+    package var shardCount: Int
     /// Trials copied now, and trials the target already held (an earlier merge, or a shard
     /// given twice) and kept.
-    public var trialsAdded: Int
-    public var trialsKept: Int
+    package var trialsAdded: Int
+    package var trialsKept: Int
     /// Failed trials replaced by an answer from another store.
-    public var trialsReplaced: Int
+    package var trialsReplaced: Int
     /// Answers (rows of `response`) copied now; answers already in the target are shared.
-    public var answersAdded: Int
-    public var judgementsAdded: Int
+    package var answersAdded: Int
+    package var judgementsAdded: Int
     /// Trials of the merged run, and of the whole plan.
-    public var trials: Int
-    public var plannedTrials: Int
+    package var trials: Int
+    package var plannedTrials: Int
     /// finished, or stopped (shards missing, a shard unfinished, trials missing).
-    public var status: String
-    public var statusMessage: String?
+    package var status: String
+    package var statusMessage: String?
 
-    public struct Source: Sendable, Equatable {
-        public var store: String
-        public var runID: String
-        public var shard: Int
+    package struct Source: Sendable, Equatable {
+        package var store: String
+        package var runID: String
+        package var shard: Int
     }
 }
 
 /// Why a merge was refused. Nothing was written.
-public enum MergeError: UserFacingError, Sendable, Equatable {
+package enum MergeError: UserFacingError, Sendable, Equatable {
     case missingStore(store: String)
     case noShardRun(store: String, newest: String?)
     case foreignPlan(store: String, run: String, reference: String, differences: [String])
     case targetIsSource(store: String)
     case noStores
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingStore(let store):
             return "\(store): no such results database. Give the altbench.sqlite each shard job wrote (altbench run --shard K/N --results DIR writes DIR/altbench.sqlite)."
@@ -88,7 +88,7 @@ extension ResultStore {
     /// and judgements, answers shared by cache key. A store from another plan is refused,
     /// naming what differs, before anything is written. Merging the same stores again adds
     /// nothing; merging more shards of the plan later completes the same run.
-    public func merge(_ stores: [ShardStore]) async throws -> MergeOutcome {
+    package func merge(_ stores: [ShardStore]) async throws -> MergeOutcome {
         guard !stores.isEmpty else { throw MergeError.noStores }
         let here = URL(fileURLWithPath: location).standardizedFileURL.resolvingSymlinksInPath().path
         var read: [(store: ShardStore, plan: ShardPlan)] = []

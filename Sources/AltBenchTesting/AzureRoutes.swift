@@ -13,16 +13,16 @@ import Foundation
 /// Answers on these routes carry `apim-request-id` (no `x-request-id`), and Azure's
 /// `prompt_filter_results` and per-choice `content_filter_results`, all unfiltered unless a
 /// script says otherwise.
-public enum AzureRoute: Sendable, Hashable {
+package enum AzureRoute: Sendable, Hashable {
     /// The deployment route, with its `api-version` query (nil when absent).
     case deployment(name: String, apiVersion: String?)
     /// The v1 route.
     case v1
 
-    public static let v1Path = "/openai/v1/chat/completions"
+    package static let v1Path = "/openai/v1/chat/completions"
 
     /// The Azure route `path` is, or nil for other paths.
-    public init?(path: String, query: String?) {
+    package init?(path: String, query: String?) {
         if path == Self.v1Path {
             self = .v1
             return
@@ -36,29 +36,29 @@ public enum AzureRoute: Sendable, Hashable {
     }
 
     /// The Azure route of `request`, if it has one.
-    public init?(_ request: RecordedRequest) {
+    package init?(_ request: RecordedRequest) {
         self.init(path: request.path, query: request.query)
     }
 
     // MARK: Azure's words
 
     /// Azure's 401 for a wrong `api-key`.
-    public static let invalidKeyMessage =
+    package static let invalidKeyMessage =
         "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."
     /// Azure's 401 for a request without an `api-key`.
-    public static let missingKeyMessage =
+    package static let missingKeyMessage =
         "Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API."
     /// Azure's 404 `DeploymentNotFound`.
-    public static let deploymentNotFoundMessage =
+    package static let deploymentNotFoundMessage =
         "The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."
     /// Azure's 404 for a wrong path or api-version.
-    public static let resourceNotFoundMessage = "Resource not found"
+    package static let resourceNotFoundMessage = "Resource not found"
     /// Azure's 400 `content_filter` for a filtered prompt.
-    public static let promptFilteredMessage =
+    package static let promptFilteredMessage =
         "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry. To learn more about our content filtering policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766"
 
     /// Azure's 429 text for `apiVersion`, asking to retry after `seconds`.
-    public static func rateLimitMessage(apiVersion: String = AzureSettings.defaultAPIVersion, seconds: Int) -> String {
+    package static func rateLimitMessage(apiVersion: String = AzureSettings.defaultAPIVersion, seconds: Int) -> String {
         "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version \(apiVersion) have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after \(seconds) second\(seconds == 1 ? "" : "s"). Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit."
     }
 
@@ -71,20 +71,20 @@ public enum AzureRoute: Sendable, Hashable {
 /// One category Azure's content filter flagged, and how: a severity (`low`, `medium`, `high`)
 /// for hate, sexual, violence and self_harm; `detected` for jailbreak, indirect_attack,
 /// protected_material_text, protected_material_code and profanity.
-public struct ContentFilterCategory: Sendable, Hashable {
-    public var name: String
-    public var level: String
+package struct ContentFilterCategory: Sendable, Hashable {
+    package var name: String
+    package var level: String
 
-    public init(_ name: String, _ level: String? = nil) {
+    package init(_ name: String, _ level: String? = nil) {
         self.name = name
         self.level = level ?? (Self.severityCategories.contains(name) ? "medium" : "detected")
     }
 
-    public static let severityCategories = ["hate", "sexual", "violence", "self_harm"]
-    public static let detectionCategories = [
+    package static let severityCategories = ["hate", "sexual", "violence", "self_harm"]
+    package static let detectionCategories = [
         "jailbreak", "indirect_attack", "protected_material_text", "protected_material_code", "profanity",
     ]
-    public static let severities = ["low", "medium", "high"]
+    package static let severities = ["low", "medium", "high"]
 
     /// The category's result as Azure writes it.
     var result: JSONValue {
@@ -106,7 +106,7 @@ public struct ContentFilterCategory: Sendable, Hashable {
 
 extension ScriptedResponse {
     /// An Azure-shaped error: `{"error":{"code","message"}}`, `code` defaulting to the status.
-    public static func azureError(
+    package static func azureError(
         status: Int, code: String? = nil, message: String, headers: [(String, String)] = []
     ) -> ScriptedResponse {
         json(
@@ -115,14 +115,14 @@ extension ScriptedResponse {
     }
 
     /// Azure's 429 token-rate limit with `retry-after: seconds`.
-    public static func azureRateLimited(retryAfter seconds: Int, apiVersion: String = AzureSettings.defaultAPIVersion) -> ScriptedResponse {
+    package static func azureRateLimited(retryAfter seconds: Int, apiVersion: String = AzureSettings.defaultAPIVersion) -> ScriptedResponse {
         azureError(
             status: 429, message: AzureRoute.rateLimitMessage(apiVersion: apiVersion, seconds: seconds),
             headers: [("retry-after", String(seconds))])
     }
 
     /// Azure's 400 `content_filter`: the prompt tripped `categories` (e.g. jailbreak).
-    public static func azurePromptFiltered(_ categories: [ContentFilterCategory]) -> ScriptedResponse {
+    package static func azurePromptFiltered(_ categories: [ContentFilterCategory]) -> ScriptedResponse {
         json(
             status: 400,
             value: [
@@ -142,7 +142,7 @@ extension ScriptedResponse {
 
     /// A 200 completion Azure's filter stopped: `finish_reason` `content_filter`, `content` as
     /// given (nil: null), the choice's `content_filter_results` flagging `categories`.
-    public static func azureFilteredCompletion(
+    package static func azureFilteredCompletion(
         _ categories: [ContentFilterCategory], content: String? = nil, model: String = "gpt-4o-mini"
     ) -> ScriptedResponse {
         let body: JSONValue = [

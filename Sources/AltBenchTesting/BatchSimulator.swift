@@ -12,9 +12,9 @@ import Foundation
 // (a `ResponseScript`, `ResponseRules`) answer batch lines as well.
 
 /// How a ``BatchSimulator`` behaves.
-public struct BatchSimulatorOptions: Sendable {
+package struct BatchSimulatorOptions: Sendable {
     /// Whose Batch API is simulated.
-    public enum Flavour: String, Sendable, Hashable {
+    package enum Flavour: String, Sendable, Hashable {
         /// OpenAI: routes under `/v1`, `endpoint` "/v1/chat/completions", Unix-second dates,
         /// lowercase statuses, 50,000 lines per file, `batch_expired` after the window.
         case openAI = "openai"
@@ -27,31 +27,31 @@ public struct BatchSimulatorOptions: Sendable {
         case azure
     }
 
-    public var flavour: Flavour
+    package var flavour: Flavour
     /// How many polls (`GET …/batches/{id}`) it takes a batch to end: the first poll sees it
     /// `in_progress`, the one before last `finalizing`, the last `completed` (with 2 there is
     /// no `finalizing`; with 1 the first poll sees it `completed`). The lines are answered
     /// across the `in_progress` polls, so a batch cancelled midway has some finished.
-    public var pollsUntilComplete: Int
+    package var pollsUntilComplete: Int
     /// The most lines an input file may have (nil: 50,000, or 100,000 for Azure).
-    public var maxLines: Int?
+    package var maxLines: Int?
     /// The largest input file (200 MB); a larger one fails validation.
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// When set, OpenAI routes answer 401 unless `Authorization: Bearer <apiKey>` is sent.
-    public var apiKey: String?
+    package var apiKey: String?
     /// When set, Azure routes answer Azure's 401 unless `api-key: <azureAPIKey>` is sent.
-    public var azureAPIKey: String?
-    public var faults: BatchFaults
+    package var azureAPIKey: String?
+    package var faults: BatchFaults
     /// When set, an upload's body is read at this many bytes per second (the client is held
     /// back by TCP flow control): a slow upload, to kill a client midway.
-    public var uploadBytesPerSecond: Int?
+    package var uploadBytesPerSecond: Int?
     /// With `uploadBytesPerSecond`, only the first this many uploads are slow (`nil`: every
     /// one), so a client killed during a slow upload uploads again at full speed.
-    public var slowUploads: Int?
+    package var slowUploads: Int?
     /// Called for each event (synchronously, on the simulator), e.g. to print it.
-    public var onEvent: (@Sendable (BatchEvent) -> Void)?
+    package var onEvent: (@Sendable (BatchEvent) -> Void)?
 
-    public init(
+    package init(
         flavour: Flavour = .openAI,
         pollsUntilComplete: Int = 3,
         maxLines: Int? = nil,
@@ -76,43 +76,43 @@ public struct BatchSimulatorOptions: Sendable {
     }
 
     /// "/v1" or "/openai/v1".
-    public var pathPrefix: String { flavour == .azure ? "/openai/v1" : "/v1" }
+    package var pathPrefix: String { flavour == .azure ? "/openai/v1" : "/v1" }
     /// The batch `endpoint` and every line's `url`.
-    public var chatEndpoint: String { flavour == .azure ? "/chat/completions" : "/v1/chat/completions" }
+    package var chatEndpoint: String { flavour == .azure ? "/chat/completions" : "/v1/chat/completions" }
     /// The path the chat handler sees for a line.
     var chatPath: String { flavour == .azure ? AzureRoute.v1Path : "/v1/chat/completions" }
     var lineLimit: Int { maxLines ?? (flavour == .azure ? 100_000 : 50_000) }
 }
 
 /// What goes wrong in a simulated batch. Each applies to every batch of the simulator.
-public struct BatchFaults: Sendable, Hashable {
+package struct BatchFaults: Sendable, Hashable {
     /// Requests never run: the batch ends `expired` (instead of `completed`), these lines are
     /// in the error file as `{"response": null, "error": {"code": "batch_expired", …}}`, and
     /// the others in the output file as usual. Ignored for Azure, which does not expire.
-    public var expiring: Set<String>
+    package var expiring: Set<String>
     /// Every request fails (a 500 `server_error` per line, without asking the chat
     /// handler): the batch ends `completed` with `output_file_id` null.
-    public var failAllRequests: Bool
+    package var failAllRequests: Bool
     /// A clean batch reports `error_file_id: ""` instead of null (OpenAI does).
-    public var emptyErrorFileID: Bool
+    package var emptyErrorFileID: Bool
     /// After this many polls a batch is gone: it and every later request for it answer 404
     /// "No batch found with id '…'.", and lists leave it out.
-    public var goneAfterPolls: Int?
+    package var goneAfterPolls: Int?
     /// The first this many batches created hit the enqueued token limit: create succeeds, and
     /// the first poll finds the batch `failed` with `token_limit_exceeded`.
-    public var tokenLimitBatches: Int
+    package var tokenLimitBatches: Int
     /// Output and error files list their lines in a shuffled (deterministic) order instead of
     /// the input's.
-    public var shuffledOutput: Bool
+    package var shuffledOutput: Bool
     /// The lines with these custom_ids fail validation: the batch ends `failed` at its first
     /// poll, `errors.data` naming each such line (`invalid_request`, param `body.messages`).
-    public var invalidLines: Set<String>
+    package var invalidLines: Set<String>
     /// The first this many batches created are cancelled at the provider (as from its
     /// dashboard) at their first poll: it answers `cancelling` (with the lines that poll ran),
     /// the next `cancelled`, with the lines answered so far in its output file.
-    public var cancelledBatches: Int
+    package var cancelledBatches: Int
 
-    public init(
+    package init(
         expiring: Set<String> = [], failAllRequests: Bool = false, emptyErrorFileID: Bool = false,
         goneAfterPolls: Int? = nil, tokenLimitBatches: Int = 0, shuffledOutput: Bool = false,
         invalidLines: Set<String> = [], cancelledBatches: Int = 0
@@ -129,7 +129,7 @@ public struct BatchFaults: Sendable, Hashable {
 }
 
 /// Something a client did to the simulated Batch API.
-public enum BatchEvent: Sendable, Hashable, CustomStringConvertible {
+package enum BatchEvent: Sendable, Hashable, CustomStringConvertible {
     /// An upload's head arrived; its body is being read.
     case uploadStarted
     case uploaded(fileID: String, bytes: Int)
@@ -139,7 +139,7 @@ public enum BatchEvent: Sendable, Hashable, CustomStringConvertible {
     case cancelRequested(batchID: String)
     case downloaded(fileID: String, bytes: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .uploadStarted: return "upload started"
         case .uploaded(let id, let bytes): return "uploaded \(id) (\(bytes) bytes)"
@@ -152,23 +152,23 @@ public enum BatchEvent: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How often each kind of Batch API request reached the simulator.
-public struct BatchCounts: Sendable, Hashable {
+package struct BatchCounts: Sendable, Hashable {
     /// Uploads answered (a slow upload killed midway is not counted; see `uploadsStarted`).
-    public var uploads = 0
+    package var uploads = 0
     /// Uploads whose head arrived, finished or not.
-    public var uploadsStarted = 0
-    public var creates = 0
+    package var uploadsStarted = 0
+    package var creates = 0
     /// `GET …/batches/{id}`, 404s included.
-    public var polls = 0
-    public var cancels = 0
+    package var polls = 0
+    package var cancels = 0
     /// `GET …/files/{id}/content`.
-    public var downloads = 0
+    package var downloads = 0
     /// `GET …/batches` and `GET …/files`.
-    public var lists = 0
+    package var lists = 0
     /// Batch lines answered by the chat handler (or by `failAllRequests`).
-    public var linesRun = 0
+    package var linesRun = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The simulated Batch API of one test server: files and batches in memory, advanced by
@@ -184,8 +184,8 @@ public struct BatchCounts: Sendable, Hashable {
 /// (`invalid_url`), a repeated `custom_id` (`duplicate_custom_id`), a second model
 /// (`mismatched_model`), too many lines (`too_many_requests`), too many bytes
 /// (`file_too_large`).
-public actor BatchSimulator {
-    public nonisolated let options: BatchSimulatorOptions
+package actor BatchSimulator {
+    package nonisolated let options: BatchSimulatorOptions
 
     private var files: [String: StoredFile] = [:]
     private var fileOrder: [String] = []
@@ -199,29 +199,29 @@ public actor BatchSimulator {
     private var runLines: [RecordedRequest] = []
     private let gate = AsyncGate()
 
-    public init(_ options: BatchSimulatorOptions = BatchSimulatorOptions()) {
+    package init(_ options: BatchSimulatorOptions = BatchSimulatorOptions()) {
         self.options = options
     }
 
     // MARK: For tests
 
     /// How often each kind of request came.
-    public var counts: BatchCounts { tally }
+    package var counts: BatchCounts { tally }
 
     /// The bytes of a stored file (an upload, an output or an error file).
-    public func fileContent(id: String) -> Data? { files[id]?.data }
+    package func fileContent(id: String) -> Data? { files[id]?.data }
 
     /// The ids of the files stored, oldest first.
-    public func fileIDs() -> [String] { fileOrder.filter { files[$0] != nil } }
+    package func fileIDs() -> [String] { fileOrder.filter { files[$0] != nil } }
 
     /// The ids of the batches created (and not gone), oldest first.
-    public func batchIDs() -> [String] { batchOrder.filter { batches[$0] != nil } }
+    package func batchIDs() -> [String] { batchOrder.filter { batches[$0] != nil } }
 
     /// The chat requests made for batch lines so far, as the chat handler saw them.
-    public func lineRequests() -> [RecordedRequest] { runLines }
+    package func lineRequests() -> [RecordedRequest] { runLines }
 
     /// The batch's status now (OpenAI's spelling), or nil when unknown or gone.
-    public func status(ofBatch id: String) -> String? { batches[id]?.state.rawValue }
+    package func status(ofBatch id: String) -> String? { batches[id]?.state.rawValue }
 
     // MARK: Routing
 

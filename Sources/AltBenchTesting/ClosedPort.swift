@@ -16,11 +16,11 @@ import Glibc
 /// this port (which binds with SO_REUSEADDR, as Hummingbird does) may listen on it, stop, and
 /// a later one listen again, while servers asking for any free port are never handed it: for a
 /// test that restarts a server on the same port.
-public final class ClosedPort: Sendable {
-    public let port: Int
+package final class ClosedPort: Sendable {
+    package let port: Int
     private let descriptor: Int32
 
-    public init(sharedWithServers: Bool = false) throws {
+    package init(sharedWithServers: Bool = false) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw ClosedPortError("socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -47,10 +47,10 @@ public final class ClosedPort: Sendable {
     deinit { close(descriptor) }
 
     /// An OpenAI-style base URL on the port: `http://127.0.0.1:PORT/v1`.
-    public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
+    package var baseURL: String { "http://127.0.0.1:\(port)/v1" }
 }
 
-public struct ClosedPortError: Error, CustomStringConvertible {
-    public let description: String
+package struct ClosedPortError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -2,38 +2,38 @@ import AltBenchCore
 import Foundation
 
 /// Settings of the strict OpenAI-compatible handler.
-public struct CompatibleServerOptions: Sendable {
+package struct CompatibleServerOptions: Sendable {
     /// When set, every request must carry `Authorization: Bearer <apiKey>`, else 401.
-    public var apiKey: String?
+    package var apiKey: String?
     /// When set, every completion answers this text (still cut to the token limit)
     /// instead of the derived description.
-    public var content: String?
+    package var content: String?
     /// When set, other model names get OpenAI's 404 `model_not_found`.
-    public var knownModels: Set<String>?
+    package var knownModels: Set<String>?
     /// Models that behave like OpenAI reasoning models: `max_tokens` is rejected
     /// (400 `unsupported_parameter`), `temperature` other than 1 is rejected
     /// (400 `unsupported_value`), and `reasoningTokens` hidden tokens are spent from
     /// `max_completion_tokens` before any visible word (a small budget gives empty content).
-    public var reasoningModels: Set<String>
-    public var reasoningTokens: Int
+    package var reasoningModels: Set<String>
+    package var reasoningTokens: Int
     /// Require `Content-Type: application/json` on completion requests.
-    public var requireJSONContentType: Bool
+    package var requireJSONContentType: Bool
     /// Models the server treats as removed from the API (as OpenAI removed `dall-e-2` and
     /// `dall-e-3` on 2026-05-12): chat and image requests naming one get OpenAI's answer for a
     /// removed model, 404 `model_not_found` with "The model `X` has been deprecated, learn more
     /// here: https://platform.openai.com/docs/deprecations".
-    public var removedModels: Set<String>
+    package var removedModels: Set<String>
     /// Azure routes (see `AzureRoute`): when set, every request to one must carry
     /// `api-key: <azureAPIKey>`, else Azure's 401.
-    public var azureAPIKey: String?
+    package var azureAPIKey: String?
     /// Azure deployments that exist; when set, others get 404 `DeploymentNotFound` (on the v1
     /// route, the body's `model` is the deployment).
-    public var azureDeployments: Set<String>?
+    package var azureDeployments: Set<String>?
     /// Azure api-versions the deployment route accepts; when set, others get Azure's 404
     /// "Resource not found" (as a retired or mistyped version does).
-    public var azureAPIVersions: Set<String>?
+    package var azureAPIVersions: Set<String>?
 
-    public init(
+    package init(
         apiKey: String? = nil,
         content: String? = nil,
         knownModels: Set<String>? = nil,
@@ -60,7 +60,7 @@ public struct CompatibleServerOptions: Sendable {
 
 extension OpenAITestServer {
     /// The strict OpenAI-compatible vision handler (see `CompatibleServerOptions`).
-    public static func compatible(
+    package static func compatible(
         apiKey: String? = nil,
         content: String? = nil,
         knownModels: Set<String>? = nil,
@@ -79,24 +79,24 @@ extension OpenAITestServer {
     ///
     /// The generated images are kept by the returned handler (the last
     /// `GeneratedImageStore.capacity`), so they live as long as the server using it.
-    public static func compatible(options: CompatibleServerOptions) -> Handler {
+    package static func compatible(options: CompatibleServerOptions) -> Handler {
         let images = GeneratedImageStore()
         return { request in CompatibleHandler(options: options, images: images).respond(to: request) }
     }
 
     /// OpenAI's message for a model that does not exist (404 `model_not_found`).
-    public static func unknownModelMessage(_ model: String) -> String {
+    package static func unknownModelMessage(_ model: String) -> String {
         "The model `\(model)` does not exist or you do not have access to it."
     }
 
     /// OpenAI's message for a model removed from the API (404 `model_not_found`), as it
     /// answered for `text-davinci-003` and `davinci` after their shutdown.
-    public static func removedModelMessage(_ model: String) -> String {
+    package static func removedModelMessage(_ model: String) -> String {
         "The model `\(model)` has been deprecated, learn more here: https://platform.openai.com/docs/deprecations"
     }
 
     /// The first 8 hex digits of the SHA-256 of `text`'s UTF-8 bytes.
-    public static func shortHash(_ text: String) -> String {
+    package static func shortHash(_ text: String) -> String {
         String(Hashing.sha256Hex(text).prefix(8))
     }
 
@@ -105,7 +105,7 @@ extension OpenAITestServer {
     ///   - imageURL: the `url` of the first image part (nil when the request has none).
     ///   - prompt: every text of the request (string contents and text parts of all
     ///     messages, in order) joined with "\n".
-    public static func compatibleContent(imageURL: String?, prompt: String) -> String {
+    package static func compatibleContent(imageURL: String?, prompt: String) -> String {
         let image = imageURL.map(shortHash) ?? "none"
         return "A test description of image \(image) for prompt \(shortHash(prompt))."
     }

@@ -9,7 +9,7 @@ extension OpenAITestServer {
     /// and later arrivals with `fallback`. `[.html(status: 503)]` gives "503, then success"
     /// for every request, whatever the concurrency and arrival order. Use `RequestSequences`
     /// directly to read how often each body was seen.
-    public static func sequencePerRequest(
+    package static func sequencePerRequest(
         _ responses: [ScriptedResponse],
         then fallback: @escaping Handler = OpenAITestServer.compatible()
     ) -> Handler {
@@ -18,7 +18,7 @@ extension OpenAITestServer {
 
     /// `handler` with `delay` added to every answer. The wait happens in the server's
     /// responder (`ScriptedResponse.delay`), so `stop()` cancels it.
-    public static func withLatency(_ delay: Duration, _ handler: @escaping Handler) -> Handler {
+    package static func withLatency(_ delay: Duration, _ handler: @escaping Handler) -> Handler {
         { request in
             var answer = await handler(request)
             answer.delay = (answer.delay ?? .zero) + delay
@@ -29,7 +29,7 @@ extension OpenAITestServer {
     /// Answers every request, whatever its path or body, with the same valid `chat.completion`
     /// (plus `x-request-id: req_test_N`). The body is never parsed, so a benchmark measures
     /// the client rather than the server's validation of large image bodies.
-    public static func fixedCompletion(
+    package static func fixedCompletion(
         content: String = "A short test description.",
         model: String = "gpt-4o-mini"
     ) -> Handler {
@@ -40,7 +40,7 @@ extension OpenAITestServer {
     /// A duration as OpenAI writes it in `x-ratelimit-reset-*` headers and rate-limit messages
     /// (Go's duration format at millisecond precision, rounded up so a client never retries
     /// early): "0s", "120ms", "1s", "1.5s", "59.999s", "6m0s", "1m30.5s", "1h0m0s".
-    public static func rateLimitDurationText(_ duration: Duration) -> String {
+    package static func rateLimitDurationText(_ duration: Duration) -> String {
         let milliseconds = ceilMilliseconds(duration)
         if milliseconds == 0 { return "0s" }
         if milliseconds < 1000 { return "\(milliseconds)ms" }
@@ -82,12 +82,12 @@ extension OpenAITestServer {
 /// // ... every distinct request gets 503 first, then the compatible answer
 /// #expect(await sequences.counts.values.allSatisfy { $0 == 2 })
 /// ```
-public actor RequestSequences {
+package actor RequestSequences {
     private let responses: [ScriptedResponse]
     private let fallback: OpenAITestServer.Handler
     private var seen: [String: Int] = [:]
 
-    public init(
+    package init(
         _ responses: [ScriptedResponse],
         then fallback: @escaping OpenAITestServer.Handler = OpenAITestServer.compatible()
     ) {
@@ -96,20 +96,20 @@ public actor RequestSequences {
     }
 
     /// Arrivals so far per body, keyed by `key(for:)`.
-    public var counts: [String: Int] { seen }
+    package var counts: [String: Int] { seen }
 
     /// Arrivals so far of `body`.
-    public func count(for body: Data) -> Int {
+    package func count(for body: Data) -> Int {
         seen[Self.key(for: body), default: 0]
     }
 
     /// The key of `body` in `counts`: the lowercase hex SHA-256 of its bytes.
-    public static func key(for body: Data) -> String {
+    package static func key(for body: Data) -> String {
         Hashing.sha256Hex(body)
     }
 
     /// The answer to `request`, counting its arrival.
-    public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+    package func respond(to request: RecordedRequest) async -> ScriptedResponse {
         let key = Self.key(for: request.body)
         let index = seen[key, default: 0]
         seen[key] = index + 1
@@ -118,23 +118,23 @@ public actor RequestSequences {
     }
 
     /// These sequences as a server handler.
-    public nonisolated var handler: OpenAITestServer.Handler {
+    package nonisolated var handler: OpenAITestServer.Handler {
         { request in await self.respond(to: request) }
     }
 }
 
 /// Counters of a `TokenBucketServerLimiter`.
-public struct RateLimitStats: Sendable, Equatable {
+package struct RateLimitStats: Sendable, Equatable {
     /// Requests seen.
-    public var requests = 0
+    package var requests = 0
     /// 429s the limiter sent itself.
-    public var rateLimited = 0
+    package var rateLimited = 0
     /// Requests passed on to the wrapped handler.
-    public var admitted = 0
+    package var admitted = 0
     /// Admitted requests whose answer had a 2xx status.
-    public var succeeded = 0
+    package var succeeded = 0
 
-    public init(requests: Int = 0, rateLimited: Int = 0, admitted: Int = 0, succeeded: Int = 0) {
+    package init(requests: Int = 0, rateLimited: Int = 0, admitted: Int = 0, succeeded: Int = 0) {
         self.requests = requests
         self.rateLimited = rateLimited
         self.admitted = admitted
@@ -175,9 +175,9 @@ public struct RateLimitStats: Sendable, Equatable {
 /// // ...
 /// let stats = await limiter.stats
 /// ```
-public actor TokenBucketServerLimiter {
+package actor TokenBucketServerLimiter {
     /// What the `x-ratelimit-*-requests` headers describe.
-    public enum Announcement: Sendable, Hashable {
+    package enum Announcement: Sendable, Hashable {
         /// The bucket that is enforced: `burst` at `requestsPerSecond`.
         case bucket
         /// A per-minute window of `60 × requestsPerSecond`, refilled at `requestsPerSecond`,
@@ -192,12 +192,12 @@ public actor TokenBucketServerLimiter {
         case none
     }
 
-    public nonisolated let requestsPerSecond: Double
-    public nonisolated let burst: Int
-    public nonisolated let tokensPerMinute: Int?
+    package nonisolated let requestsPerSecond: Double
+    package nonisolated let burst: Int
+    package nonisolated let tokensPerMinute: Int?
     /// The model named in 429 messages.
-    public nonisolated let model: String
-    public nonisolated let announcement: Announcement
+    package nonisolated let model: String
+    package nonisolated let announcement: Announcement
 
     private var requestBucket: TokenBucket
     /// The window the request headers describe under `.perMinute`.
@@ -212,7 +212,7 @@ public actor TokenBucketServerLimiter {
     /// The instant the buckets' times count from.
     private let origin: ContinuousClock.Instant
 
-    public init(
+    package init(
         requestsPerSecond: Double,
         burst: Int,
         tokensPerMinute: Int? = nil,
@@ -248,27 +248,27 @@ public actor TokenBucketServerLimiter {
     }
 
     /// The per-minute limit `.perMinute` announces: 60 × `requestsPerSecond`, rounded, at least 1.
-    public static func announcedLimit(requestsPerSecond: Double) -> Double {
+    package static func announcedLimit(requestsPerSecond: Double) -> Double {
         max(1, (60 * requestsPerSecond).rounded())
     }
 
     /// A rough token count for a request: its body bytes / 4, rounded up, at least 1.
-    public static func estimatedTokens(_ request: RecordedRequest) -> Int {
+    package static func estimatedTokens(_ request: RecordedRequest) -> Int {
         max(1, (request.body.count + 3) / 4)
     }
 
     /// Counters so far.
-    public var stats: RateLimitStats { counters }
+    package var stats: RateLimitStats { counters }
 
     /// This limiter as a server handler.
-    public nonisolated var handler: OpenAITestServer.Handler {
+    package nonisolated var handler: OpenAITestServer.Handler {
         { request in await self.respond(to: request) }
     }
 
     /// The limiter's 429, or the wrapped handler's answer with the rate-limit headers added.
     /// Downloads of generated images (`GET /generated/…`) pass uncounted: OpenAI serves image
     /// URLs from storage, outside the API's rate limits.
-    public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+    package func respond(to request: RecordedRequest) async -> ScriptedResponse {
         if case .download = CompatibleHandler.Route(request) { return await wrapped(request) }
         let now = self.now() - origin
         counters.requests += 1

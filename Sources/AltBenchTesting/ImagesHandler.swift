@@ -18,17 +18,17 @@ import Foundation
 
 extension OpenAITestServer {
     /// The Images API's path.
-    public static let imagesGenerationsPath = "/v1/images/generations"
+    package static let imagesGenerationsPath = "/v1/images/generations"
 
     /// What `dall-e-3` answers put before the prompt in `revised_prompt`.
-    public static let revisedPromptPrefix = "A detailed image of: "
+    package static let revisedPromptPrefix = "A detailed image of: "
 
     /// The longest side, in pixels, of every generated image.
-    public static let generatedImageSide = 64
+    package static let generatedImageSide = 64
 
     /// The pixel size of a generated image for an API `size` ("1792x1024"): the same aspect
     /// ratio with the longest side `generatedImageSide` (rounded, at least 1); "auto" is square.
-    public static func generatedImageDimensions(size: String) -> (width: Int, height: Int) {
+    package static func generatedImageDimensions(size: String) -> (width: Int, height: Int) {
         let parts = size.split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return (generatedImageSide, generatedImageSide) }
         let longest = Double(max(parts[0], parts[1]))
@@ -40,7 +40,7 @@ extension OpenAITestServer {
     /// quadrants in colours taken from the SHA-256 of the prompt and the index, so the same
     /// request always gets the same bytes and every item differs. A transparent background
     /// makes the top-left quadrant's colour fully transparent (a `tRNS` chunk).
-    public static func generatedImage(prompt: String, index: Int, size: String, transparentBackground: Bool = false) -> Data {
+    package static func generatedImage(prompt: String, index: Int, size: String, transparentBackground: Bool = false) -> Data {
         let (width, height) = generatedImageDimensions(size: size)
         let digest = Array(Hashing.sha256Hex("\(index)\n\(prompt)").utf8)
         // Two hex digits per colour channel: 4 colours × 3 channels from the first 24 digits.
@@ -59,7 +59,7 @@ extension OpenAITestServer {
 
     /// The HTML page an `image_content: html` rule stores in place of item `index`'s image:
     /// a login page, as a CDN or proxy sends with status 200 for a URL it will not serve.
-    public static func generatedHTML(prompt: String, index: Int) -> Data {
+    package static func generatedHTML(prompt: String, index: Int) -> Data {
         Data(
             """
             <!DOCTYPE html>
@@ -70,12 +70,12 @@ extension OpenAITestServer {
     }
 
     /// The message of a DALL·E content-policy refusal (400 `content_policy_violation`).
-    public static let dallEContentPolicyMessage =
+    package static let dallEContentPolicyMessage =
         "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system."
 
     /// The message of a GPT image model's moderation refusal (400 `moderation_blocked`),
     /// naming the request's ID as OpenAI's does.
-    public static func moderationBlockedMessage(requestID: String) -> String {
+    package static func moderationBlockedMessage(requestID: String) -> String {
         "Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID \(requestID)."
     }
 
@@ -99,7 +99,7 @@ extension OpenAITestServer {
 }
 
 /// What a generated image's bytes are.
-public enum GeneratedImageContent: String, Sendable, CaseIterable {
+package enum GeneratedImageContent: String, Sendable, CaseIterable {
     /// The deterministic PNG (`OpenAITestServer.generatedImage`).
     case png
     /// An HTML page (`OpenAITestServer.generatedHTML`), served with status 200 and
@@ -112,7 +112,7 @@ extension ScriptedResponse {
     /// The content-policy refusal of `model`'s family: for `gpt-image-*` models 400 with type
     /// `image_generation_user_error` and code `moderation_blocked`; for DALL·E (and any other
     /// model) 400 `invalid_request_error` with code `content_policy_violation`.
-    public static func contentPolicyRefusal(model: String, requestID: String = "req_test_1") -> ScriptedResponse {
+    package static func contentPolicyRefusal(model: String, requestID: String = "req_test_1") -> ScriptedResponse {
         if ImageModelFamily(model: model) == .gptImage {
             return error(
                 status: 400, message: OpenAITestServer.moderationBlockedMessage(requestID: requestID),
@@ -123,7 +123,7 @@ extension ScriptedResponse {
 
     /// OpenAI's answer naming a removed model: 404 `model_not_found`, "The model `X` has been
     /// deprecated, learn more here: …".
-    public static func removedModel(_ model: String) -> ScriptedResponse {
+    package static func removedModel(_ model: String) -> ScriptedResponse {
         error(status: 404, message: OpenAITestServer.removedModelMessage(model), code: "model_not_found")
     }
 }

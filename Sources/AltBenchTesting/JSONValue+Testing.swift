@@ -5,7 +5,7 @@ import Foundation
 extension JSONValue {
     /// The Foundation form (`[String: Any]`, `[Any]`, `String`, `Int`, `Double`, `Bool`, `NSNull`),
     /// for assertions written against `JSONSerialization`-style values.
-    public var anyValue: Any {
+    package var anyValue: Any {
         switch self {
         case .null: return NSNull()
         case .bool(let value): return value

@@ -9,23 +9,23 @@ import Foundation
 /// let form = try MultipartFormData.parse(request.body, boundary: boundary)
 /// let file = form.part(named: "file")
 /// ```
-public struct MultipartFormData: Sendable {
+package struct MultipartFormData: Sendable {
     /// One part: its header fields, and the bytes between its blank line and the next
     /// delimiter (the CRLF before the delimiter belongs to the delimiter).
-    public struct Part: Sendable {
-        public var headers: [(name: String, value: String)]
-        public var body: Data
+    package struct Part: Sendable {
+        package var headers: [(name: String, value: String)]
+        package var body: Data
 
         /// The first value of header `name`, compared case-insensitively.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
 
         /// `Content-Disposition`'s `name` parameter.
-        public var name: String? { header("content-disposition").flatMap { Self.parameters($0)["name"] } }
+        package var name: String? { header("content-disposition").flatMap { Self.parameters($0)["name"] } }
         /// `Content-Disposition`'s `filename` parameter.
-        public var filename: String? { header("content-disposition").flatMap { Self.parameters($0)["filename"] } }
-        public var contentType: String? { header("content-type") }
+        package var filename: String? { header("content-disposition").flatMap { Self.parameters($0)["filename"] } }
+        package var contentType: String? { header("content-type") }
 
         /// The parameters of a header value such as `form-data; name="file"; filename="a.jsonl"`
         /// (names lowercased; quoted values unescaped).
@@ -69,16 +69,16 @@ public struct MultipartFormData: Sendable {
         }
     }
 
-    public var parts: [Part]
+    package var parts: [Part]
 
     /// The first part whose `Content-Disposition` name is `name`.
-    public func part(named name: String) -> Part? {
+    package func part(named name: String) -> Part? {
         parts.first { $0.name == name }
     }
 
     /// The boundary of a `multipart/form-data` content type (quoted or not); `nil` for any
     /// other media type or one without a boundary.
-    public static func boundary(contentType: String) -> String? {
+    package static func boundary(contentType: String) -> String? {
         let mediaType = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "multipart/form-data" else { return nil }
         guard let boundary = Part.parameters(contentType)["boundary"], !boundary.isEmpty, boundary.count <= 70 else {
@@ -88,13 +88,13 @@ public struct MultipartFormData: Sendable {
     }
 
     /// What is wrong with a body that is not `multipart/form-data` with this boundary.
-    public struct FormatError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct FormatError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Splits `body` at `--boundary` delimiters. A preamble before the first delimiter and an
     /// epilogue after the closing one are ignored, as RFC 2046 says.
-    public static func parse(_ body: Data, boundary: String) throws -> MultipartFormData {
+    package static func parse(_ body: Data, boundary: String) throws -> MultipartFormData {
         let delimiter = Array("--\(boundary)".utf8)
         let bytes = [UInt8](body)
         // The first delimiter is at the very start or after a CRLF.

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// A name may be given with or without its extension ("07_401_invalid_api_key" or
 /// "07_401_invalid_api_key.json"), or as any prefix matching exactly one file ("09_").
-public enum OpenAIFixtures {
+package enum OpenAIFixtures {
     /// The fixture directory inside the resource bundle.
-    public static var directory: URL {
+    package static var directory: URL {
         guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
             preconditionFailure("AltBenchTesting resource bundle has no Fixtures directory")
         }
@@ -16,13 +16,13 @@ public enum OpenAIFixtures {
     }
 
     /// File names of all fixtures, sorted.
-    public static var names: [String] {
+    package static var names: [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return files.filter { !$0.hasPrefix(".") }.sorted()
     }
 
     /// The bytes of fixture `name`. Stops the process with a clear message when no single file matches.
-    public static func body(_ name: String) -> Data {
+    package static func body(_ name: String) -> Data {
         let file = fileName(for: name)
         guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(file).path) else {
             preconditionFailure("cannot read fixture \(file) in \(directory.path)")
@@ -31,22 +31,22 @@ public enum OpenAIFixtures {
     }
 
     /// Fixture `name` as UTF-8 text.
-    public static func text(_ name: String) -> String {
+    package static func text(_ name: String) -> String {
         String(decoding: body(name), as: UTF8.self)
     }
 
     /// Fixture `name` parsed as one JSON document.
-    public static func json(_ name: String) throws -> JSONValue {
+    package static func json(_ name: String) throws -> JSONValue {
         try JSONValue.parse(body(name))
     }
 
     /// The non-empty lines of a `.jsonl` fixture, each as its own body.
-    public static func lines(_ name: String) -> [Data] {
+    package static func lines(_ name: String) -> [Data] {
         text(name).split(whereSeparator: \.isNewline).map { Data($0.utf8) }
     }
 
     /// The file name that `name` designates.
-    public static func fileName(for name: String) -> String {
+    package static func fileName(for name: String) -> String {
         let all = names
         if all.contains(name) { return name }
         for ext in ["json", "jsonl", "sse", "txt", "md"] where all.contains("\(name).\(ext)") {

@@ -13,23 +13,23 @@ import ServiceLifecycle
 /// let requests = await server.requests()
 /// await server.stop()
 /// ```
-public final class OpenAITestServer: Sendable {
-    public typealias Handler = @Sendable (RecordedRequest) async -> ScriptedResponse
+package final class OpenAITestServer: Sendable {
+    package typealias Handler = @Sendable (RecordedRequest) async -> ScriptedResponse
 
     /// The bound TCP port.
-    public let port: Int
+    package let port: Int
     /// "http://127.0.0.1:PORT/v1"
-    public let baseURL: String
+    package let baseURL: String
 
     private let log: RequestLog
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Largest request body accepted (OpenAI's limit is 50 MB per request).
-    public static let maxBodySize = 64 * 1024 * 1024
+    package static let maxBodySize = 64 * 1024 * 1024
 
     /// The `created` timestamp in generated completions (fixed, so answers are deterministic).
-    public static let fixedCreated = 1_700_000_000
+    package static let fixedCreated = 1_700_000_000
 
     private init(port: Int, log: RequestLog, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
@@ -50,7 +50,7 @@ public final class OpenAITestServer: Sendable {
     ///     batches paths of its flavour (`/v1/files…`, `/v1/batches…`, or Azure's
     ///     `/openai/v1/…`), and `handler` answers each line of a batch; without it those paths
     ///     reach `handler` like any other.
-    public static func start(
+    package static func start(
         port: Int = 0,
         recordsBodies: Bool = true,
         handler: @escaping Handler = OpenAITestServer.compatible(),
@@ -97,17 +97,17 @@ public final class OpenAITestServer: Sendable {
     }
 
     /// Every request received so far, in arrival order.
-    public func requests() async -> [RecordedRequest] {
+    package func requests() async -> [RecordedRequest] {
         await log.all()
     }
 
     /// Requests to one path, e.g. "/v1/chat/completions".
-    public func requests(path: String) async -> [RecordedRequest] {
+    package func requests(path: String) async -> [RecordedRequest] {
         await log.all().filter { $0.path == path }
     }
 
     /// Forgets the recorded requests (numbering continues).
-    public func clearRequests() async {
+    package func clearRequests() async {
         await log.clear()
     }
 
@@ -118,7 +118,7 @@ public final class OpenAITestServer: Sendable {
     /// accepted to the server, which closes it. Cancelling the server at once could drop a
     /// connection accepted in that instant unserved, which NIO traps on (apple/swift-nio#2813).
     /// Answers still delayed after `grace` are then abandoned by cancelling the server.
-    public func stop(grace: Duration = .milliseconds(500)) async {
+    package func stop(grace: Duration = .milliseconds(500)) async {
         await group.triggerGracefulShutdown()
         let task = self.task
         let stopped = Task {
@@ -130,7 +130,7 @@ public final class OpenAITestServer: Sendable {
     }
 
     /// Waits until the server stops (it stops only through `stop()` or task cancellation).
-    public func waitUntilStopped() async {
+    package func waitUntilStopped() async {
         _ = await task.result
     }
 
@@ -225,7 +225,7 @@ public final class OpenAITestServer: Sendable {
     }
 }
 
-public enum OpenAITestServerError: Error, Sendable {
+package enum OpenAITestServerError: Error, Sendable {
     /// The server finished before it was listening.
     case stoppedBeforeListening
 }

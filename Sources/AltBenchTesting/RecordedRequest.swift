@@ -2,24 +2,24 @@ import AltBenchCore
 import Foundation
 
 /// One HTTP request as the test server received it.
-public struct RecordedRequest: Sendable {
+package struct RecordedRequest: Sendable {
     /// 1-based arrival number of this request on its server.
-    public let number: Int
+    package let number: Int
     /// HTTP method, upper case ("POST").
-    public let method: String
+    package let method: String
     /// Path without the query ("/v1/chat/completions").
-    public let path: String
+    package let path: String
     /// Raw query string without "?", or nil.
-    public let query: String?
+    package let query: String?
     /// Header fields in arrival order, names as sent.
-    public let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// The request body, exactly as received.
-    public let body: Data
+    package let body: Data
     /// The port of the server that received it; nil for a request made by hand. Answers that
     /// point back at the server (a generated image's `url`) use it.
-    public let serverPort: Int?
+    package let serverPort: Int?
 
-    public init(
+    package init(
         number: Int = 1,
         method: String,
         path: String,
@@ -38,24 +38,24 @@ public struct RecordedRequest: Sendable {
     }
 
     /// The first value of header `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
 
     /// All values of header `name`, compared case-insensitively.
-    public func headerValues(_ name: String) -> [String] {
+    package func headerValues(_ name: String) -> [String] {
         let wanted = name.lowercased()
         return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
     }
 
     /// The body parsed as JSON.
-    public func json() throws -> JSONValue {
+    package func json() throws -> JSONValue {
         try JSONValue.parse(body)
     }
 
     /// The body parsed as a JSON object in Foundation form.
-    public func jsonObject() throws -> [String: Any] {
+    package func jsonObject() throws -> [String: Any] {
         guard let object = try json().anyValue as? [String: Any] else {
             throw RecordedRequestError.notAJSONObject
         }
@@ -63,9 +63,9 @@ public struct RecordedRequest: Sendable {
     }
 
     /// The body as UTF-8 text (invalid bytes replaced).
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-public enum RecordedRequestError: Error, Sendable {
+package enum RecordedRequestError: Error, Sendable {
     case notAJSONObject
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The altbench checkout these sources live in, for tests that copy its prompts and datasets.
-public enum Repository {
-    public static let root: URL = {
+package enum Repository {
+    package static let root: URL = {
         var url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()

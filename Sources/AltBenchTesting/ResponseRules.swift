@@ -8,9 +8,9 @@ import Yams
 /// Every condition of `match` must hold; a rule without conditions matches every request.
 /// Rules answer API calls: chat completions and image generations (`answers(_:)` says which);
 /// downloads of generated images (`GET /generated/…`) are never matched.
-public struct ResponseRule: Sendable {
+package struct ResponseRule: Sendable {
     /// The API calls rules can answer.
-    public enum Endpoint: String, Sendable, CaseIterable {
+    package enum Endpoint: String, Sendable, CaseIterable {
         /// `POST /v1/chat/completions`
         case chat
         /// `POST /v1/images/generations`
@@ -18,28 +18,28 @@ public struct ResponseRule: Sendable {
     }
 
     /// Conditions on a valid chat-completion or image-generation request.
-    public struct Match: Sendable {
+    package struct Match: Sendable {
         /// Only requests to this endpoint; nil: both (unless the reply fits only one, see
         /// `Reply.endpoint`).
-        public var endpoint: Endpoint?
+        package var endpoint: Endpoint?
         /// A substring of the request's text, case-sensitive: for chat, every text of every
         /// message (system and user), joined with line breaks; for images, the `prompt`.
-        public var prompt: String?
+        package var prompt: String?
         /// A regular expression (ICU syntax) found somewhere in that text; `^` and `$` match
         /// at the start and end of each line, so `^Describe` finds a message starting so.
-        public var promptRegex: PromptRegex?
+        package var promptRegex: PromptRegex?
         /// A substring of an image part's URL (an http(s) URL, or a data URL). Image
         /// generations send no image, so a rule with it never matches them.
-        public var image: String?
+        package var image: String?
         /// A prefix (8 to 64 lowercase hex digits) of the SHA-256 of a data-URL image's bytes:
         /// what `sha256sum IMAGE` prints, and the `image_sha256` altbench stores per item.
-        public var imageSHA256: String?
+        package var imageSHA256: String?
         /// The request's `model`, exactly.
-        public var model: String?
+        package var model: String?
         /// The server's arrival number of the request (1-based, every request counted).
-        public var requests: ClosedRange<Int>?
+        package var requests: ClosedRange<Int>?
 
-        public init(
+        package init(
             endpoint: Endpoint? = nil, prompt: String? = nil, promptRegex: PromptRegex? = nil, image: String? = nil,
             imageSHA256: String? = nil, model: String? = nil, requests: ClosedRange<Int>? = nil
         ) {
@@ -54,45 +54,45 @@ public struct ResponseRule: Sendable {
     }
 
     /// What a matching request is answered with.
-    public struct Reply: Sendable {
+    package struct Reply: Sendable {
         /// The answer's text, in place of the default one; `{answer}` in it stands for the
         /// default answer. Still cut to the request's token limit, as the default is.
-        public var answer: String?
+        package var answer: String?
         /// The choice's `finish_reason`, in place of `stop` (or `length` after a cut).
-        public var finishReason: String?
+        package var finishReason: String?
         /// 200 (and other 2xx) answers; 4xx and 5xx send an OpenAI-style error body.
-        public var status: Int
+        package var status: Int
         /// The error body's fields; nil ones get the defaults for `status`.
-        public var errorMessage: String?
-        public var errorType: String?
-        public var errorCode: String?
-        public var errorParam: String?
+        package var errorMessage: String?
+        package var errorType: String?
+        package var errorCode: String?
+        package var errorParam: String?
         /// Header fields added to the answer, in order.
-        public var headers: [(name: String, value: String)]
+        package var headers: [(name: String, value: String)]
         /// Time to wait before answering.
-        public var latency: Duration?
+        package var latency: Duration?
         /// Image generations only: answer the content-policy refusal of the model's family
         /// (`ScriptedResponse.contentPolicyRefusal`): DALL·E 400 `content_policy_violation`,
         /// GPT image models 400 `image_generation_user_error` / `moderation_blocked`.
-        public var contentPolicy: Bool
+        package var contentPolicy: Bool
         /// Answer as OpenAI does for a removed model (`ScriptedResponse.removedModel`): 404
         /// `model_not_found`, "The model `X` has been deprecated, …", naming the request's model.
-        public var removedModel: Bool
+        package var removedModel: Bool
         /// Image generations only: what each generated image's bytes are (default `.png`);
         /// `.html` serves an HTML page with status 200 at the image's `url` (or in `b64_json`).
-        public var imageContent: GeneratedImageContent?
+        package var imageContent: GeneratedImageContent?
         /// Chat only: Azure's content filter stopped the completion (200, `finish_reason`
         /// `content_filter`, these categories flagged in the choice's `content_filter_results`;
         /// the content is `answer` when given, else null).
-        public var contentFilter: [ContentFilterCategory]?
+        package var contentFilter: [ContentFilterCategory]?
         /// Chat only: Azure's content filter refused the prompt (`ScriptedResponse.azurePromptFiltered`):
         /// 400 `content_filter` with these categories in `innererror.content_filter_result`.
-        public var promptFilter: [ContentFilterCategory]?
+        package var promptFilter: [ContentFilterCategory]?
         /// Chat only: `usage.prompt_tokens` in place of the server's own count, as a server
         /// that counts more than the published rules (one that enlarges images) answers.
-        public var promptTokens: Int?
+        package var promptTokens: Int?
 
-        public init(
+        package init(
             answer: String? = nil, finishReason: String? = nil, status: Int = 200, errorMessage: String? = nil,
             errorType: String? = nil, errorCode: String? = nil, errorParam: String? = nil,
             headers: [(name: String, value: String)] = [], latency: Duration? = nil,
@@ -118,11 +118,11 @@ public struct ResponseRule: Sendable {
         }
 
         /// Whether the answer is an error body rather than a completion or images.
-        public var isError: Bool { status >= 300 || contentPolicy || removedModel || promptFilter != nil }
+        package var isError: Bool { status >= 300 || contentPolicy || removedModel || promptFilter != nil }
 
         /// The only endpoint this reply can answer: `.chat` with `answer` or `finishReason`,
         /// `.images` with `contentPolicy` or `imageContent`; nil when it fits both.
-        public var endpoint: Endpoint? {
+        package var endpoint: Endpoint? {
             if answer != nil || finishReason != nil || contentFilter != nil || promptFilter != nil || promptTokens != nil {
                 return .chat
             }
@@ -132,15 +132,15 @@ public struct ResponseRule: Sendable {
     }
 
     /// A name for messages; optional.
-    public var name: String?
-    public var match: Match
+    package var name: String?
+    package var match: Match
     /// The rule applies to at most this many requests, then is passed over.
-    public var times: Int?
-    public var reply: Reply
+    package var times: Int?
+    package var reply: Reply
     /// The 1-based line of the rule in its file, when known.
-    public var line: Int?
+    package var line: Int?
 
-    public init(name: String? = nil, match: Match = Match(), times: Int? = nil, reply: Reply, line: Int? = nil) {
+    package init(name: String? = nil, match: Match = Match(), times: Int? = nil, reply: Reply, line: Int? = nil) {
         self.name = name
         self.match = match
         self.times = times
@@ -150,18 +150,18 @@ public struct ResponseRule: Sendable {
 
     /// Whether the rule can answer requests to `endpoint`: both `match.endpoint` and
     /// `reply.endpoint` allow it (nil allows either).
-    public func answers(_ endpoint: Endpoint) -> Bool {
+    package func answers(_ endpoint: Endpoint) -> Bool {
         (match.endpoint ?? endpoint) == endpoint && (reply.endpoint ?? endpoint) == endpoint
     }
 }
 
 /// A compiled regular expression, shareable between requests (NSRegularExpression is
 /// immutable once made).
-public final class PromptRegex: @unchecked Sendable {
-    public let pattern: String
+package final class PromptRegex: @unchecked Sendable {
+    package let pattern: String
     let expression: NSRegularExpression
 
-    public init(_ pattern: String) throws {
+    package init(_ pattern: String) throws {
         self.pattern = pattern
         // `^` and `$` also match at line breaks: each message's text starts a line.
         self.expression = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
@@ -173,16 +173,16 @@ public final class PromptRegex: @unchecked Sendable {
 }
 
 /// A response script that cannot be used, named by file, line, rule and field.
-public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
+package struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var file: String
+    package var line: Int?
     /// The 1-based rule number.
-    public var rule: Int?
+    package var rule: Int?
     /// The field's path in the rule, e.g. `respond.status`.
-    public var field: String?
-    public var message: String
+    package var field: String?
+    package var message: String
 
-    public var description: String {
+    package var description: String {
         var location = file
         if let line { location += ":\(line)" }
         var subject: [String] = []
@@ -203,23 +203,23 @@ public struct ResponseRulesError: Error, Sendable, Equatable, CustomStringConver
 /// let rules = try ResponseRules.load(contentsOf: URL(fileURLWithPath: "first-person.yml"))
 /// let server = try await OpenAITestServer.start(handler: ResponseRules(rules).handler)
 /// ```
-public actor ResponseRules {
-    public nonisolated let rules: [ResponseRule]
+package actor ResponseRules {
+    package nonisolated let rules: [ResponseRule]
     private nonisolated let options: CompatibleServerOptions
     private nonisolated let images = GeneratedImageStore()
     private var applied: [Int]
 
-    public init(_ rules: [ResponseRule], options: CompatibleServerOptions = CompatibleServerOptions()) {
+    package init(_ rules: [ResponseRule], options: CompatibleServerOptions = CompatibleServerOptions()) {
         self.rules = rules
         self.options = options
         self.applied = Array(repeating: 0, count: rules.count)
     }
 
     /// Requests each rule has answered so far, by rule index.
-    public var appliedCounts: [Int] { applied }
+    package var appliedCounts: [Int] { applied }
 
     /// This script as a server handler.
-    public nonisolated var handler: OpenAITestServer.Handler {
+    package nonisolated var handler: OpenAITestServer.Handler {
         { request in await self.respond(to: request) }
     }
 
@@ -227,7 +227,7 @@ public actor ResponseRules {
     ///
     /// Validating and matching happen outside the actor, so requests with large images are
     /// checked in parallel; only taking a rule (and counting it against `times`) is serial.
-    public nonisolated func respond(to request: RecordedRequest) async -> ScriptedResponse {
+    package nonisolated func respond(to request: RecordedRequest) async -> ScriptedResponse {
         let compatible = CompatibleHandler(options: options, images: images)
         switch CompatibleHandler.Route(request) {
         case .download: return compatible.download(request)
@@ -420,7 +420,7 @@ private struct RequestFacts {
 
 extension ResponseRules {
     /// The two spellings of a script.
-    public enum FileFormat: String, Sendable {
+    package enum FileFormat: String, Sendable {
         case json, yaml
 
         /// By extension (`.json`, `.yml`, `.yaml`), else by content: JSON starts with `{` or `[`.
@@ -436,7 +436,7 @@ extension ResponseRules {
     }
 
     /// Reads a script file; every problem is a `ResponseRulesError` naming `displayPath`.
-    public static func load(contentsOf url: URL, displayPath: String? = nil) throws -> [ResponseRule] {
+    package static func load(contentsOf url: URL, displayPath: String? = nil) throws -> [ResponseRule] {
         let shown = displayPath ?? url.path
         let data: Data
         do {
@@ -451,7 +451,7 @@ extension ResponseRules {
     }
 
     /// Parses a script's text; `format` nil picks it by `displayPath`'s extension or the text.
-    public static func parse(_ text: String, displayPath: String, format: FileFormat? = nil) throws -> [ResponseRule] {
+    package static func parse(_ text: String, displayPath: String, format: FileFormat? = nil) throws -> [ResponseRule] {
         let format = format ?? FileFormat.of(path: displayPath, text: text)
         if format == .json {
             // Strict JSON first, so that a file other JSON tools reject is not accepted here.

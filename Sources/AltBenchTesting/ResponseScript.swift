@@ -9,11 +9,11 @@
 /// ])
 /// let server = try await OpenAITestServer.start(handler: script.handler)
 /// ```
-public actor ResponseScript {
+package actor ResponseScript {
     private var queue: [ScriptedResponse]
     private let fallback: @Sendable (RecordedRequest) async -> ScriptedResponse
 
-    public init(
+    package init(
         _ responses: [ScriptedResponse] = [],
         then fallback: @escaping @Sendable (RecordedRequest) async -> ScriptedResponse = OpenAITestServer.compatible()
     ) {
@@ -22,20 +22,20 @@ public actor ResponseScript {
     }
 
     /// Appends responses to the end of the queue.
-    public func enqueue(_ responses: ScriptedResponse...) {
+    package func enqueue(_ responses: ScriptedResponse...) {
         queue += responses
     }
 
     /// Appends responses to the end of the queue.
-    public func enqueue(contentsOf responses: [ScriptedResponse]) {
+    package func enqueue(contentsOf responses: [ScriptedResponse]) {
         queue += responses
     }
 
     /// Queued responses not served yet.
-    public var remaining: Int { queue.count }
+    package var remaining: Int { queue.count }
 
     /// The next queued response, or the fallback's answer once the queue is empty.
-    public func respond(to request: RecordedRequest) async -> ScriptedResponse {
+    package func respond(to request: RecordedRequest) async -> ScriptedResponse {
         if !queue.isEmpty {
             return queue.removeFirst()
         }
@@ -43,7 +43,7 @@ public actor ResponseScript {
     }
 
     /// This script as a server handler.
-    public nonisolated var handler: @Sendable (RecordedRequest) async -> ScriptedResponse {
+    package nonisolated var handler: @Sendable (RecordedRequest) async -> ScriptedResponse {
         { request in await self.respond(to: request) }
     }
 }

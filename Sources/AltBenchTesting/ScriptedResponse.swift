@@ -2,24 +2,24 @@ import AltBenchCore
 import Foundation
 
 /// The answer the test server sends to one request.
-public struct ScriptedResponse: Sendable {
-    public var status: Int
+package struct ScriptedResponse: Sendable {
+    package var status: Int
     /// Header fields to send, in order. The server adds content-length itself.
-    public var headers: [(name: String, value: String)]
-    public var body: Data
+    package var headers: [(name: String, value: String)]
+    package var body: Data
     /// Time to wait before answering (slow servers, client timeouts).
-    public var delay: Duration?
+    package var delay: Duration?
     /// Time to wait after sending the head and the first half of the body, before the rest:
     /// a server that stalls mid-answer, which a client deadline on the head alone misses.
-    public var bodyStall: Duration?
+    package var bodyStall: Duration?
     /// Close the connection after the head and the first half of the body (after `bodyStall`,
     /// if set). The head declares the whole body's length, so the client sees the connection
     /// end mid-body: a reset or crashed upstream, which must fail the body read. On the wire
     /// the half body is followed by an orderly close (FIN), not a reset; AsyncHTTPClient
     /// reports it from the body stream as NIOHTTP1's `HTTPParserError.invalidEOFState`.
-    public var closesConnectionMidBody: Bool
+    package var closesConnectionMidBody: Bool
 
-    public init(
+    package init(
         status: Int = 200,
         headers: [(name: String, value: String)] = [],
         body: Data = Data(),
@@ -36,20 +36,20 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// The first value of header `name`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
 
     /// A copy answered only after `delay`.
-    public func delayed(by delay: Duration) -> ScriptedResponse {
+    package func delayed(by delay: Duration) -> ScriptedResponse {
         var copy = self
         copy.delay = delay
         return copy
     }
 
     /// A copy that sends its head and half its body, then waits `stall` before the rest.
-    public func stallingMidBody(for stall: Duration) -> ScriptedResponse {
+    package func stallingMidBody(for stall: Duration) -> ScriptedResponse {
         var copy = self
         copy.bodyStall = stall
         return copy
@@ -57,14 +57,14 @@ public struct ScriptedResponse: Sendable {
 
     /// A copy that sends its head (with the whole body's content-length) and half its body,
     /// then closes the connection: the client's body read must fail.
-    public func closingConnectionMidBody() -> ScriptedResponse {
+    package func closingConnectionMidBody() -> ScriptedResponse {
         var copy = self
         copy.closesConnectionMidBody = true
         return copy
     }
 
     /// A copy with extra header fields appended.
-    public func adding(headers extra: [(String, String)]) -> ScriptedResponse {
+    package func adding(headers extra: [(String, String)]) -> ScriptedResponse {
         var copy = self
         copy.headers += extra.map { (name: $0.0, value: $0.1) }
         return copy
@@ -73,7 +73,7 @@ public struct ScriptedResponse: Sendable {
     // MARK: Conveniences
 
     /// A JSON body given as text (sent as is, so it may be deliberately odd).
-    public static func json(status: Int = 200, _ text: String, headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func json(status: Int = 200, _ text: String, headers: [(String, String)] = []) -> ScriptedResponse {
         ScriptedResponse(
             status: status,
             headers: [(name: "content-type", value: "application/json")] + headers.map { (name: $0.0, value: $0.1) },
@@ -82,12 +82,12 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// A JSON body built from a value.
-    public static func json(status: Int = 200, value: JSONValue, headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func json(status: Int = 200, value: JSONValue, headers: [(String, String)] = []) -> ScriptedResponse {
         json(status: status, value.canonicalText, headers: headers)
     }
 
     /// A `chat.completion` with one choice. `usage` is omitted when both token counts are nil.
-    public static func chatCompletion(
+    package static func chatCompletion(
         content: String?,
         finishReason: String = "stop",
         refusal: String? = nil,
@@ -129,7 +129,7 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// An OpenAI-shaped error: `{"error":{"message","type","param","code"}}`.
-    public static func error(
+    package static func error(
         status: Int,
         message: String,
         type: String = "invalid_request_error",
@@ -152,7 +152,7 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// An HTML page, as proxies and load balancers send for 5xx answers.
-    public static func html(
+    package static func html(
         status: Int = 500,
         body: String = "<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>",
         headers: [(String, String)] = []
@@ -165,7 +165,7 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// Arbitrary bytes, e.g. truncated or malformed JSON. `contentType` nil sends no content-type.
-    public static func raw(
+    package static func raw(
         status: Int = 200,
         body: Data,
         contentType: String? = "application/json",
@@ -176,7 +176,7 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// Arbitrary text, e.g. truncated or malformed JSON. `contentType` nil sends no content-type.
-    public static func raw(
+    package static func raw(
         status: Int = 200,
         body: String,
         contentType: String? = "application/json",
@@ -186,7 +186,7 @@ public struct ScriptedResponse: Sendable {
     }
 
     /// A stored OpenAI example body (see `OpenAIFixtures`), e.g. `.fixture("09_429_insufficient_quota", status: 429)`.
-    public static func fixture(_ name: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func fixture(_ name: String, status: Int = 200, headers: [(String, String)] = []) -> ScriptedResponse {
         let contentType = OpenAIFixtures.fileName(for: name).hasSuffix(".sse") ? "text/event-stream" : "application/json"
         return raw(status: status, body: OpenAIFixtures.body(name), contentType: contentType, headers: headers)
     }
@@ -197,7 +197,7 @@ public struct ScriptedResponse: Sendable {
 /// How a 429 tells the client when to try again. OpenAI-compatible servers differ: OpenAI
 /// sends `retry-after-ms`/`retry-after` and `x-ratelimit-*` headers, proxies send an HTTP
 /// date, some local servers send nothing.
-public enum RateLimitHeaderStyle: Sendable, Equatable {
+package enum RateLimitHeaderStyle: Sendable, Equatable {
     /// `retry-after-ms: <ms>` only.
     case retryAfterMilliseconds(Int)
     /// `retry-after: <seconds>` only.
@@ -214,7 +214,7 @@ public enum RateLimitHeaderStyle: Sendable, Equatable {
 }
 
 /// The limit a 429 `rate_limit_exceeded` reports as exhausted (its error `type`).
-public enum RateLimitResource: String, Sendable {
+package enum RateLimitResource: String, Sendable {
     /// Requests per minute (RPM).
     case requests
     /// Tokens per minute (TPM).
@@ -224,14 +224,14 @@ public enum RateLimitResource: String, Sendable {
 extension ScriptedResponse {
     /// A 200 `chat.completion` whose complete HTTP body stops in the middle of its JSON
     /// (content-length matches the cut body, so only the JSON parse can notice).
-    public static func truncatedJSON(content: String = "A short test description.") -> ScriptedResponse {
+    package static func truncatedJSON(content: String = "A short test description.") -> ScriptedResponse {
         var response = chatCompletion(content: content)
         response.body = response.body.prefix(response.body.count / 2)
         return response
     }
 
     /// A 200 labelled `application/json` whose body is not JSON.
-    public static func malformedJSON(_ body: String = "{\"id\": chatcmpl-1,,}") -> ScriptedResponse {
+    package static func malformedJSON(_ body: String = "{\"id\": chatcmpl-1,,}") -> ScriptedResponse {
         raw(status: 200, body: body)
     }
 
@@ -243,7 +243,7 @@ extension ScriptedResponse {
     ///     (default 3 requests or 30000 tokens per minute).
     ///   - tryAgainIn: the wait named in the message; nil derives it from `style`
     ///     ("20s" when the style gives no duration).
-    public static func rateLimited(
+    package static func rateLimited(
         _ style: RateLimitHeaderStyle,
         on resource: RateLimitResource = .requests,
         model: String = "gpt-4o-mini",
@@ -293,13 +293,13 @@ extension ScriptedResponse {
     }
 
     /// OpenAI's 429 `insufficient_quota` (fixture 09): retrying cannot help.
-    public static func insufficientQuota(headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func insufficientQuota(headers: [(String, String)] = []) -> ScriptedResponse {
         fixture("09_429_insufficient_quota", status: 429, headers: headers)
     }
 
     /// OpenAI's 429 "Request too large" `rate_limit_exceeded` of type `tokens` (fixture 08):
     /// the request alone exceeds the per-minute limit, so waiting cannot help.
-    public static func requestTooLarge(headers: [(String, String)] = []) -> ScriptedResponse {
+    package static func requestTooLarge(headers: [(String, String)] = []) -> ScriptedResponse {
         fixture("08_429_rate_limit_request_too_large", status: 429, headers: headers)
     }
 }

@@ -7,16 +7,16 @@ import Foundation
 ///
 /// With several tasks sleeping at once the jumps interleave in arrival order, so exact
 /// assertions belong to tests with one request in flight.
-public final class VirtualClock: RunClock, @unchecked Sendable {
+package final class VirtualClock: RunClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Duration = .zero
     private var recorded: [Duration] = []
 
-    public init() {}
+    package init() {}
 
-    public var now: Duration { lock.withLock { current } }
+    package var now: Duration { lock.withLock { current } }
 
-    public func sleep(until deadline: Duration) async throws {
+    package func sleep(until deadline: Duration) async throws {
         try Task.checkCancellation()
         lock.withLock {
             recorded.append(max(.zero, deadline - current))
@@ -27,13 +27,13 @@ public final class VirtualClock: RunClock, @unchecked Sendable {
     }
 
     /// Moves the clock on without a sleep (time spent "working").
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         lock.withLock { current += duration }
     }
 
     /// Every wait asked so far, in order.
-    public var sleeps: [Duration] { lock.withLock { recorded } }
+    package var sleeps: [Duration] { lock.withLock { recorded } }
 
     /// The sum of every wait asked so far.
-    public var totalSlept: Duration { lock.withLock { recorded.reduce(.zero, +) } }
+    package var totalSlept: Duration { lock.withLock { recorded.reduce(.zero, +) } }
 }

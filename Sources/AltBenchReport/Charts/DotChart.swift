@@ -18,7 +18,7 @@ extension SVGChart {
     ///
     /// `id` prefixes the chart's element ids; by default it is derived from the title and
     /// description.
-    public static func dots(
+    package static func dots(
         title: String, description: String, valueLabel: String, rows: [(name: String, point: Point?)],
         range: ClosedRange<Double>, format: (Double) -> String, width: Int = 640, id: String? = nil
     ) -> Node<HTML.BodyContext> {

@@ -23,7 +23,7 @@ extension SVGChart {
     ///
     /// `id` prefixes the chart's element ids; by default it is derived from the title and
     /// description.
-    public static func heatMap(
+    package static func heatMap(
         title: String, description: String, rows: [String], columns: [String], values: [[Double?]], id: String? = nil
     ) -> Node<HTML.BodyContext> {
         typealias M = SVGMarkup

@@ -23,7 +23,7 @@ extension SVGChart {
     ///
     /// `id` prefixes the chart's element ids; by default it is derived from the title and
     /// description.
-    public static func lines(
+    package static func lines(
         title: String, description: String, xLabel: String, yLabel: String, series: [Series],
         yRange: ClosedRange<Double>, yFormat: @escaping (Double) -> String, width: Int = 640, height: Int = 320,
         id: String? = nil

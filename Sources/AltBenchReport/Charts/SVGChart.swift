@@ -15,16 +15,16 @@ import Plot
 ///
 /// Nothing relies on colour alone: series differ by marker shape and dash pattern as well as
 /// by colour (Okabe–Ito), and the heat map prints each share in its cell.
-public enum SVGChart {
+package enum SVGChart {
     /// One value at one x; `low` and `high`, when both are finite, are its 95% interval,
     /// drawn as a translucent band.
-    public struct Point: Sendable, Hashable {
-        public var x: Double
-        public var y: Double
-        public var low: Double?
-        public var high: Double?
+    package struct Point: Sendable, Hashable {
+        package var x: Double
+        package var y: Double
+        package var low: Double?
+        package var high: Double?
 
-        public init(x: Double, y: Double, low: Double? = nil, high: Double? = nil) {
+        package init(x: Double, y: Double, low: Double? = nil, high: Double? = nil) {
             self.x = x
             self.y = y
             self.low = low
@@ -34,11 +34,11 @@ public enum SVGChart {
 
     /// A named line of points. The name comes from a prompt file: it is escaped, and shortened
     /// with an ellipsis in the legend, its full text kept in a tooltip.
-    public struct Series: Sendable, Hashable {
-        public var name: String
-        public var points: [Point]
+    package struct Series: Sendable, Hashable {
+        package var name: String
+        package var points: [Point]
 
-        public init(name: String, points: [Point]) {
+        package init(name: String, points: [Point]) {
             self.name = name
             self.points = points
         }

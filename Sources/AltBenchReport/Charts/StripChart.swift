@@ -24,7 +24,7 @@ extension SVGChart {
     ///
     /// `id` prefixes the chart's element ids; by default it is derived from the title and
     /// description.
-    public static func strips(
+    package static func strips(
         title: String, description: String, xLabel: String, categories: [(name: String, values: [Double])],
         reference: (value: Double, label: String)?, width: Int = 640, id: String? = nil
     ) -> Node<HTML.BodyContext> {
