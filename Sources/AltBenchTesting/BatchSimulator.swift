@@ -157,6 +157,9 @@ package struct BatchCounts: Sendable, Hashable {
     package var uploads = 0
     /// Uploads whose head arrived, finished or not.
     package var uploadsStarted = 0
+    /// Uploads the server is done with: answered, refused, or cut off by a client that went
+    /// away. Equal to `uploadsStarted` once no upload is in progress.
+    package var uploadsSettled = 0
     package var creates = 0
     /// `GET …/batches/{id}`, 404s included.
     package var polls = 0
@@ -249,6 +252,11 @@ package actor BatchSimulator {
         emit(.uploadStarted)
         if let slow = options.slowUploads, tally.uploadsStarted > slow { return nil }
         return options.uploadBytesPerSecond
+    }
+
+    /// Counts an upload the server is done with, whatever its end.
+    func uploadSettled() {
+        tally.uploadsSettled += 1
     }
 
     private func emit(_ event: BatchEvent) {

@@ -150,6 +150,7 @@ package final class OpenAITestServer: Sendable {
                 body = Data(buffer.readableBytesView)
             }
         } catch {
+            if batchRoute?.isUpload == true { await batches?.uploadSettled() }
             return makeResponse(
                 .error(status: 413, message: "Request body too large or unreadable.", type: "invalid_request_error")
             )
@@ -171,7 +172,9 @@ package final class OpenAITestServer: Sendable {
                     number: number, method: recorded.method, path: recorded.path, query: recorded.query,
                     headers: recorded.headers, serverPort: port))
         if let batches, let batchRoute {
-            return makeResponse(await batches.respond(to: recorded, route: batchRoute, chat: handler))
+            let answer = await batches.respond(to: recorded, route: batchRoute, chat: handler)
+            if batchRoute.isUpload { await batches.uploadSettled() }
+            return makeResponse(answer)
         }
         let scripted = await handler(recorded)
         if let delay = scripted.delay {

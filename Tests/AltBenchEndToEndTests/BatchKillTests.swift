@@ -78,6 +78,17 @@ struct BatchKillTests {
         }
     }
 
+    /// Waits (up to 30 s) until the simulator has no upload in progress.
+    static func waitForUploadsToSettle(_ simulator: BatchSimulator) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let counts = await simulator.counts
+            if counts.uploadsSettled == counts.uploadsStarted { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("an upload is still in progress 30 s after the kill: \(await simulator.counts)")
+    }
+
     @Test(arguments: Stage.allCases)
     func aRunKilledAtThisStageResumesWithoutSendingAnythingTwice(_ stage: Stage) async throws {
         let kill = KillSwitch(stage: stage)
@@ -104,6 +115,9 @@ struct BatchKillTests {
         let runID = try #require(
             killedOutput.split(separator: "\n").first { $0.hasPrefix("altbench: 16 trials") }?.split(separator: " ").last
                 .map(String.init), "\(killedOutput)")
+        // An upload cut off by the kill may still be stored, or refused, a moment later: resume
+        // once the server is done with it, as a user resuming minutes later would.
+        try await Self.waitForUploadsToSettle(simulator)
         let resumed = try await AltbenchProcess.run(
             ["run", "--resume", runID, "--batch-poll", "1"], in: workspace.root, environment: environment)
         #expect(resumed.status == 0, "\(resumed.stderr)")
