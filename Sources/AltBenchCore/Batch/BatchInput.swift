@@ -4,22 +4,22 @@ import Foundation
 /// 200 MB per file (Azure's global batch 100,000 requests), and one model per file.
 /// `--batch-max-lines` and `--batch-max-bytes` lower them (for tests, and to keep files small
 /// when images are large).
-public struct BatchLimits: Sendable, Hashable {
-    public var maxLines: Int
-    public var maxBytes: Int
+package struct BatchLimits: Sendable, Hashable {
+    package var maxLines: Int
+    package var maxBytes: Int
 
     /// OpenAI's limits: 50,000 lines, 200 MB (counted as 200,000,000 bytes, the smaller reading).
-    public static let openAI = BatchLimits(maxLines: 50_000, maxBytes: 200_000_000)
+    package static let openAI = BatchLimits(maxLines: 50_000, maxBytes: 200_000_000)
     /// Azure OpenAI's global batch: 100,000 lines, 200 MB.
-    public static let azure = BatchLimits(maxLines: 100_000, maxBytes: 200_000_000)
+    package static let azure = BatchLimits(maxLines: 100_000, maxBytes: 200_000_000)
 
-    public init(maxLines: Int, maxBytes: Int) {
+    package init(maxLines: Int, maxBytes: Int) {
         self.maxLines = maxLines
         self.maxBytes = maxBytes
     }
 
     /// These limits lowered by the flags, never raised above the provider's.
-    public func lowered(maxLines lines: Int?, maxBytes bytes: Int?) -> BatchLimits {
+    package func lowered(maxLines lines: Int?, maxBytes bytes: Int?) -> BatchLimits {
         BatchLimits(maxLines: min(maxLines, lines ?? maxLines), maxBytes: min(maxBytes, bytes ?? maxBytes))
     }
 }
@@ -27,8 +27,8 @@ public struct BatchLimits: Sendable, Hashable {
 /// One line of a Batch API input file:
 /// `{"custom_id":…,"method":"POST","url":…,"body":…}` and a newline, where `body` is the
 /// bytes the live request sends (``ModelRequest/body(imageURL:)``'s canonical bytes).
-public enum BatchLine {
-    public static func encode(customID: String, url: String, body: [UInt8]) -> [UInt8] {
+package enum BatchLine {
+    package static func encode(customID: String, url: String, body: [UInt8]) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(body.count + customID.utf8.count + url.utf8.count + 64)
         line += #"{"custom_id":"#.utf8
@@ -44,15 +44,15 @@ public enum BatchLine {
 
 /// A Batch API input file as written: which requests it holds (by custom id, the trial's
 /// cache key), for which model, and its size.
-public struct BatchInputFile: Sendable, Hashable {
+package struct BatchInputFile: Sendable, Hashable {
     /// The file's number in its run, from 1.
-    public var sequence: Int
-    public var model: String
-    public var url: URL
-    public var customIDs: [String]
-    public var bytes: Int
+    package var sequence: Int
+    package var model: String
+    package var url: URL
+    package var customIDs: [String]
+    package var bytes: Int
 
-    public init(sequence: Int, model: String, url: URL, customIDs: [String], bytes: Int) {
+    package init(sequence: Int, model: String, url: URL, customIDs: [String], bytes: Int) {
         self.sequence = sequence
         self.model = model
         self.url = url
@@ -62,17 +62,17 @@ public struct BatchInputFile: Sendable, Hashable {
 
     /// The name the file is uploaded under: the run and the number, so a file whose upload
     /// was cut off can be recognised on the server.
-    public static func uploadName(runID: String, purpose: String, sequence: Int) -> String {
+    package static func uploadName(runID: String, purpose: String, sequence: Int) -> String {
         "altbench-\(runID)-\(purpose)-\(sequence).jsonl"
     }
 }
 
 /// Why a request cannot go into any input file.
-public struct BatchLineTooLarge: Error, Sendable, CustomStringConvertible {
-    public var customID: String
-    public var bytes: Int
-    public var limit: Int
-    public var description: String {
+package struct BatchLineTooLarge: Error, Sendable, CustomStringConvertible {
+    package var customID: String
+    package var bytes: Int
+    package var limit: Int
+    package var description: String {
         "one request is \(bytes) bytes as a batch line, more than an input file may hold (\(limit) bytes); its image is too large for the Batch API at this limit. Raise --batch-max-bytes (at most 200 MB), or send it live."
     }
 }
@@ -82,19 +82,19 @@ public struct BatchLineTooLarge: Error, Sendable, CustomStringConvertible {
 ///
 /// A file is complete (and listed in ``files``) once it is closed and flushed to disk; the
 /// caller records it before uploading it, so a run killed while writing starts that file over.
-public final class BatchInputWriter {
-    public let folder: URL
-    public let limits: BatchLimits
-    public let runID: String
-    public let purpose: String
+package final class BatchInputWriter {
+    package let folder: URL
+    package let limits: BatchLimits
+    package let runID: String
+    package let purpose: String
     private var nextSequence: Int
     private var current: (file: BatchInputFile, handle: FileHandle)?
     /// The files completed so far, in order.
-    public private(set) var files: [BatchInputFile] = []
+    package private(set) var files: [BatchInputFile] = []
 
     /// - Parameter firstSequence: the number of the first file this writer starts (after the
     ///   run's earlier files, when it continues).
-    public init(folder: URL, limits: BatchLimits, runID: String, purpose: String, firstSequence: Int) throws {
+    package init(folder: URL, limits: BatchLimits, runID: String, purpose: String, firstSequence: Int) throws {
         self.folder = folder
         self.limits = limits
         self.runID = runID
@@ -105,7 +105,7 @@ public final class BatchInputWriter {
 
     /// Adds one request's line; returns the file it completed to make room, if any.
     @discardableResult
-    public func add(customID: String, model: String, line: [UInt8]) throws -> BatchInputFile? {
+    package func add(customID: String, model: String, line: [UInt8]) throws -> BatchInputFile? {
         guard line.count <= limits.maxBytes else {
             throw BatchLineTooLarge(customID: customID, bytes: line.count, limit: limits.maxBytes)
         }
@@ -134,7 +134,7 @@ public final class BatchInputWriter {
 
     /// Closes the file being written; returns it, or `nil` when none was open.
     @discardableResult
-    public func finishCurrent() throws -> BatchInputFile? {
+    package func finishCurrent() throws -> BatchInputFile? {
         guard let open = current else { return nil }
         current = nil
         try open.handle.synchronize()

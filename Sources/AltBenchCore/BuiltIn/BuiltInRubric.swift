@@ -2,12 +2,12 @@ import Foundation
 
 extension JudgeRubric {
     /// How runs, banners and reports name the built-in rubric (`judge.rubric` unset).
-    public static let builtInLabel = "built-in:alt-text"
+    package static let builtInLabel = "built-in:alt-text"
 
     /// The rubric altbench grades by when `judge.rubric` and `--judge-rubric` are unset:
     /// compiled into the binary, so it works from any folder. `altbench judge --show-rubric`
     /// prints it, as a starting point for a rubric of one's own.
-    public static let builtIn = JudgeRubric(name: "alt-text.md", text: builtInText)
+    package static let builtIn = JudgeRubric(name: "alt-text.md", text: builtInText)
 
     /// The built-in rubric's Markdown, ending in a newline.
     static let builtInText = #"""

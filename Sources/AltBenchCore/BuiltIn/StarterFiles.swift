@@ -3,17 +3,17 @@ import Foundation
 /// The files `altbench init` writes, compiled into the binary so that it works from any
 /// folder. The repository's own `altbench.yml`, `prompts/icecubes.md` and
 /// `prompts/one-sentence.md` are the same text (a test keeps them so).
-public enum StarterFiles {
+package enum StarterFiles {
     /// Today's defaults for `altbench run`, every key commented.
-    public static let configuration = configurationText
+    package static let configuration = configurationText
     /// Ice Cubes' alt-text request, the baseline every variant is compared against.
-    public static let icecubesPrompt = icecubesText
+    package static let icecubesPrompt = icecubesText
     /// One variant of it, to compare against from the first run.
-    public static let oneSentencePrompt = oneSentenceText
+    package static let oneSentencePrompt = oneSentenceText
     /// How to make a dataset, for a starting point without the sample.
-    public static let datasetsReadme = datasetsReadmeText
+    package static let datasetsReadme = datasetsReadmeText
     /// Keeps the store and the reports out of git, and the baseline in.
-    public static let resultsGitignore = """
+    package static let resultsGitignore = """
         # altbench's answers store and reports are rebuilt by `altbench run`; the baseline
         # (`altbench baseline save`) is meant to be committed and reviewed.
         altbench.sqlite*

@@ -3,7 +3,7 @@ import Foundation
 extension StarterFiles {
     /// The GitHub Actions workflow `altbench init --ci` writes: the same text as
     /// `examples/ci/altbench.yml` (a test keeps them so).
-    public static let workflow = workflowText
+    package static let workflow = workflowText
 
     static let workflowText = #"""
 # altbench in GitHub Actions: copy to .github/workflows/altbench.yml (`altbench init --ci`

@@ -1,23 +1,23 @@
 import Foundation
 
 /// The limits `altbench check` holds a run to, set under `check:` in `altbench.yml`.
-public struct CheckThresholds: Sendable, Hashable, Codable {
+package struct CheckThresholds: Sendable, Hashable, Codable {
     /// How far the share of failed trials (no answer: a transport error, an HTTP error, no
     /// stored answer offline) may rise, as a share of the pair's trials; 0: not at all.
-    public var maxErrorRise: Double
+    package var maxErrorRise: Double
     /// How far mean `quality` may fall (0.02: from 0.80 to 0.78).
-    public var maxQualityDrop: Double
+    package var maxQualityDrop: Double
     /// How far each rate may rise, as a share (0.02 is 2 points).
-    public var maxFirstPersonRise: Double
-    public var maxRefusalRise: Double
-    public var maxTruncationRise: Double
+    package var maxFirstPersonRise: Double
+    package var maxRefusalRise: Double
+    package var maxTruncationRise: Double
     /// How far the judge's mean accuracy (0...1) may fall; checked over the items judged on
     /// both sides, skipped when only one side was judged.
-    public var maxJudgeAccuracyDrop: Double
+    package var maxJudgeAccuracyDrop: Double
     /// Whether any statistically significant regression fails the check.
-    public var failOnSignificant: Bool
+    package var failOnSignificant: Bool
     /// The level below which a paired test's p-value is significant.
-    public var alpha: Double
+    package var alpha: Double
 
     enum CodingKeys: String, CodingKey {
         case alpha
@@ -30,7 +30,7 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
         case failOnSignificant = "fail_on_significant"
     }
 
-    public init(
+    package init(
         maxErrorRise: Double = 0, maxQualityDrop: Double = 0.02, maxFirstPersonRise: Double = 0, maxRefusalRise: Double = 0,
         maxTruncationRise: Double = 0.02, maxJudgeAccuracyDrop: Double = 0.05, failOnSignificant: Bool = true,
         alpha: Double = 0.05
@@ -46,7 +46,7 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
     }
 
     /// The keys of `check:` in `altbench.yml`.
-    public static let keys = [
+    package static let keys = [
         "max_error_rise", "max_quality_drop", "max_first_person_rise", "max_refusal_rise", "max_truncation_rise",
         "max_judge_accuracy_drop", "fail_on_significant", "alpha",
     ]
@@ -54,28 +54,28 @@ public struct CheckThresholds: Sendable, Hashable, Codable {
 
 /// The outcome of `altbench check`: one result per (pair, check), and what made the
 /// comparison invalid, if anything.
-public struct CheckVerdict: Sendable, Hashable, Encodable {
+package struct CheckVerdict: Sendable, Hashable, Encodable {
     /// One check of one pair.
-    public struct Result: Sendable, Hashable, Encodable {
+    package struct Result: Sendable, Hashable, Encodable {
         /// Whether a check held. A check that could not be measured is never `passed`: it
         /// fails when the baseline measured it and the run did not, and is `skipped` when the
         /// baseline has nothing to hold the run to.
-        public enum Outcome: String, Sendable, Hashable, Codable {
+        package enum Outcome: String, Sendable, Hashable, Codable {
             case passed, failed, skipped
         }
 
-        public var variant: String
-        public var maxTokens: Int?
+        package var variant: String
+        package var maxTokens: Int?
         /// `errors`, `quality`, `first_person`, `refusal`, `truncated` or `significance`.
-        public var check: String
-        public var outcome: Outcome
+        package var check: String
+        package var outcome: Outcome
         /// What was measured, and on failure why it fails and what to do: "fell: 0.812 → 0.781
         /// (-0.031; may fall 0.020)".
-        public var message: String
+        package var message: String
         /// The measurement alone, without the advice, as the headline quotes it.
-        public var summary: String
+        package var summary: String
 
-        public init(variant: String, maxTokens: Int?, check: String, outcome: Outcome, message: String, summary: String? = nil) {
+        package init(variant: String, maxTokens: Int?, check: String, outcome: Outcome, message: String, summary: String? = nil) {
             self.variant = variant
             self.maxTokens = maxTokens
             self.check = check
@@ -84,16 +84,16 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             self.summary = summary ?? message
         }
 
-        public var passed: Bool { outcome == .passed }
-        public var failed: Bool { outcome == .failed }
-        public var skipped: Bool { outcome == .skipped }
+        package var passed: Bool { outcome == .passed }
+        package var failed: Bool { outcome == .failed }
+        package var skipped: Bool { outcome == .skipped }
 
         enum CodingKeys: String, CodingKey {
             case variant, check, outcome, passed, message
             case maxTokens = "max_tokens"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(variant, forKey: .variant)
             try container.encode(maxTokens, forKey: .maxTokens)
@@ -103,42 +103,42 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             try container.encode(message, forKey: .message)
         }
 
-        public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+        package var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
     }
 
-    public enum Status: String, Sendable, Hashable, Codable {
+    package enum Status: String, Sendable, Hashable, Codable {
         case pass, regression, error
     }
 
-    public var comparison: Comparison
-    public var thresholds: CheckThresholds
-    public var results: [Result]
+    package var comparison: Comparison
+    package var thresholds: CheckThresholds
+    package var results: [Result]
     /// Why the comparison cannot be judged: a provider, model or dataset mismatch, or a pair
     /// the baseline has and the run lacks.
-    public var problems: [Problem]
+    package var problems: [Problem]
 
     /// A reason the comparison cannot be judged: `check` names what must hold ("same
     /// provider as the baseline"), `message` says what differs and what to do.
-    public struct Problem: Sendable, Hashable, Codable {
-        public var check: String
-        public var message: String
+    package struct Problem: Sendable, Hashable, Codable {
+        package var check: String
+        package var message: String
 
-        public init(check: String, message: String) {
+        package init(check: String, message: String) {
             self.check = check
             self.message = message
         }
     }
 
     /// The problems' messages.
-    public var errors: [String] { problems.map(\.message) }
+    package var errors: [String] { problems.map(\.message) }
 
-    public var status: Status {
+    package var status: Status {
         if !errors.isEmpty { return .error }
         return results.contains(where: \.failed) ? .regression : .pass
     }
 
     /// 0 pass, 1 regression, 2 error or misconfiguration.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch status {
         case .pass: 0
         case .regression: 1
@@ -146,12 +146,12 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         }
     }
 
-    public var failures: [Result] { results.filter(\.failed) }
-    public var skipped: [Result] { results.filter(\.skipped) }
+    package var failures: [Result] { results.filter(\.failed) }
+    package var skipped: [Result] { results.filter(\.skipped) }
 
     /// One line per pair, in the comparison's order (the run's, then pairs only the baseline
     /// has): what the terminal table and the JSON's `pairs` show.
-    public var pairSummaries: [PairSummary] {
+    package var pairSummaries: [PairSummary] {
         comparison.pairs.map { pair in
             let mine = results.filter { $0.variant == pair.variant && $0.maxTokens == pair.maxTokens }
             return PairSummary(
@@ -163,26 +163,26 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
 
     /// A pair in one line: trials answered and failed on each side, mean quality, and the
     /// checks that failed or were skipped.
-    public struct PairSummary: Sendable, Hashable, Encodable {
-        public var variant: String
-        public var maxTokens: Int?
+    package struct PairSummary: Sendable, Hashable, Encodable {
+        package var variant: String
+        package var maxTokens: Int?
         /// nil: the side has no trials for the pair.
-        public var before: Side?
-        public var after: Side?
-        public var failedChecks: [String]
-        public var skippedChecks: [String]
+        package var before: Side?
+        package var after: Side?
+        package var failedChecks: [String]
+        package var skippedChecks: [String]
         /// Whether the pair's prompt or request settings changed since the baseline
         /// (``PairComparison/requestChange``): shown beside the verdict, never part of it.
-        public var requestChange: RequestChange? = nil
+        package var requestChange: RequestChange? = nil
 
-        public struct Side: Sendable, Hashable, Encodable {
-            public var trials: Int
-            public var answered: Int
-            public var failed: Int
-            public var quality: Double?
+        package struct Side: Sendable, Hashable, Encodable {
+            package var trials: Int
+            package var answered: Int
+            package var failed: Int
+            package var quality: Double?
             /// The share of answered trials whose quality is form alone (no content part);
             /// nil when none is, so that reports mark the pair's quality only then.
-            public var formOnly: Double?
+            package var formOnly: Double?
 
             init(_ row: RunSnapshot.Row) {
                 trials = row.n
@@ -206,7 +206,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             case requestChange = "request_change"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(variant, forKey: .variant)
             try container.encode(maxTokens, forKey: .maxTokens)
@@ -217,7 +217,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
             try container.encode(requestChange, forKey: .requestChange)
         }
 
-        public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+        package var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -225,7 +225,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         case exitCode = "exit_code"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status, forKey: .status)
         try container.encode(exitCode, forKey: .exitCode)
@@ -238,7 +238,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
     }
 
     /// The first thing `altbench check` prints: the verdict and its first reason.
-    public var headline: String {
+    package var headline: String {
         switch status {
         case .pass:
             let pairs = Set(results.map(\.label)).count
@@ -256,7 +256,7 @@ public struct CheckVerdict: Sendable, Hashable, Encodable {
         }
     }
 
-    public init(comparison: Comparison, thresholds: CheckThresholds = CheckThresholds()) {
+    package init(comparison: Comparison, thresholds: CheckThresholds = CheckThresholds()) {
         self.comparison = comparison
         self.thresholds = thresholds
         var problems: [Problem] = comparison.mismatches.map { mismatch in

@@ -16,37 +16,37 @@ import Foundation
 /// one only one side has (the judge's grades, `reference_match`, …) is left out of every
 /// answer's `quality` on both sides, and a note says so. `judge_accuracy` is compared over the
 /// items judged on both sides only.
-public struct Comparison: Sendable, Hashable, Encodable {
+package struct Comparison: Sendable, Hashable, Encodable {
     /// The two sides as compared: with `quality` computed again when ``basis`` leaves a
     /// component out.
-    public var before: RunSnapshot
-    public var after: RunSnapshot
+    package var before: RunSnapshot
+    package var after: RunSnapshot
     /// What `quality` was compared on.
-    public var basis: QualityBasis
+    package var basis: QualityBasis
     /// Pairs of `after` in its order, then pairs only `before` has.
-    public var pairs: [PairComparison]
+    package var pairs: [PairComparison]
     /// What makes the two sides answer different questions: another provider, model or
     /// dataset. A check refuses to judge across them.
-    public var mismatches: [Mismatch]
+    package var mismatches: [Mismatch]
     /// Differences worth knowing that do not invalidate the comparison (endpoint host,
     /// altbench version, repeats).
-    public var notes: [String]
+    package var notes: [String]
     /// The level below which a p-value counts as significant.
-    public var alpha: Double
+    package var alpha: Double
 
-    public struct Mismatch: Sendable, Hashable, Codable {
-        public var field: String
-        public var before: String
-        public var after: String
+    package struct Mismatch: Sendable, Hashable, Codable {
+        package var field: String
+        package var before: String
+        package var after: String
 
-        public init(field: String, before: String, after: String) {
+        package init(field: String, before: String, after: String) {
             self.field = field
             self.before = before
             self.after = after
         }
     }
 
-    public init(before original: RunSnapshot, after originalAfter: RunSnapshot, alpha: Double = 0.05) {
+    package init(before original: RunSnapshot, after originalAfter: RunSnapshot, alpha: Double = 0.05) {
         let basis = QualityBasis(before: original, after: originalAfter)
         let (before, after) = basis.apply(before: original, after: originalAfter)
         self.basis = basis
@@ -108,7 +108,7 @@ public struct Comparison: Sendable, Hashable, Encodable {
 
     /// The note, among ``notes``, that says whether prompts and settings changed is unknown;
     /// nil when every pair's is known.
-    public var requestNote: String? { Self.unrecordedRequestNote(before: before, after: after, pairs: pairs) }
+    package var requestNote: String? { Self.unrecordedRequestNote(before: before, after: after, pairs: pairs) }
 
     /// The note when whether a pair's prompt or settings changed is unknown: a side was saved
     /// by an altbench that did not record what each pair asked.
@@ -124,28 +124,28 @@ public struct Comparison: Sendable, Hashable, Encodable {
 }
 
 /// Whether a change is for the better.
-public enum Direction: String, Sendable, Hashable, Codable {
+package enum Direction: String, Sendable, Hashable, Codable {
     case better, worse, same
     /// A figure with no better side (length), or one side missing.
     case neutral
 }
 
 /// One pair of both sides.
-public struct PairComparison: Sendable, Hashable, Encodable {
-    public var variant: String
-    public var maxTokens: Int?
-    public var before: RunSnapshot.Row?
-    public var after: RunSnapshot.Row?
-    public var metrics: [MetricDelta]
+package struct PairComparison: Sendable, Hashable, Encodable {
+    package var variant: String
+    package var maxTokens: Int?
+    package var before: RunSnapshot.Row?
+    package var after: RunSnapshot.Row?
+    package var metrics: [MetricDelta]
     /// Items whose hard check went from passed to failed or back, in item order.
-    public var flips: [Flip]
+    package var flips: [Flip]
     /// Items of `after` whose repeats disagree on a hard check.
-    public var unstable: [UnstableItem]
+    package var unstable: [UnstableItem]
     /// Items both sides answered, the ones the paired tests use.
-    public var pairedItems: Int
+    package var pairedItems: Int
     /// Whether the pair's prompt or request settings changed from A to B; nil when the
     /// variant is on one side only.
-    public var requestChange: RequestChange? = nil
+    package var requestChange: RequestChange? = nil
 
     enum CodingKeys: String, CodingKey {
         case variant, before, after, metrics, flips, unstable
@@ -154,15 +154,15 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         case requestChange = "request_change"
     }
 
-    public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+    package var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
 
-    public struct Flip: Sendable, Hashable, Codable {
-        public var item: String
-        public var check: String
+    package struct Flip: Sendable, Hashable, Codable {
+        package var item: String
+        package var check: String
         /// true: passed in A and failed in B (a regression); false: the other way.
-        public var regressed: Bool
-        public var beforeAnswer: String?
-        public var afterAnswer: String?
+        package var regressed: Bool
+        package var beforeAnswer: String?
+        package var afterAnswer: String?
 
         enum CodingKeys: String, CodingKey {
             case item, check, regressed
@@ -171,10 +171,10 @@ public struct PairComparison: Sendable, Hashable, Encodable {
         }
     }
 
-    public struct UnstableItem: Sendable, Hashable, Codable {
-        public var item: String
+    package struct UnstableItem: Sendable, Hashable, Codable {
+        package var item: String
         /// Each disagreeing check with the share of repeats that passed it.
-        public var passed: [String: Double]
+        package var passed: [String: Double]
     }
 
     init(before: RunSnapshot.Row?, after: RunSnapshot.Row?, alpha: Double, testQuality: Bool = true) {
@@ -209,31 +209,31 @@ public struct PairComparison: Sendable, Hashable, Encodable {
     }
 
     /// The delta of the figure `name`, if compared.
-    public func metric(_ name: String) -> MetricDelta? { metrics.first { $0.name == name } }
+    package func metric(_ name: String) -> MetricDelta? { metrics.first { $0.name == name } }
 
     /// Figures that got significantly worse.
-    public var significantRegressions: [MetricDelta] { metrics.filter(\.isSignificantRegression) }
+    package var significantRegressions: [MetricDelta] { metrics.filter(\.isSignificantRegression) }
 }
 
 /// The change of one figure of a pair, with its significance.
-public struct MetricDelta: Sendable, Hashable, Encodable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+package struct MetricDelta: Sendable, Hashable, Encodable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// A share of answered trials, 0...1.
         case rate
         /// A mean over answered trials.
         case mean
     }
 
-    public var name: String
-    public var kind: Kind
+    package var name: String
+    package var kind: Kind
     /// nil: neither direction is better (length).
-    public var higherIsBetter: Bool?
-    public var before: Double?
-    public var after: Double?
+    package var higherIsBetter: Bool?
+    package var before: Double?
+    package var after: Double?
     /// Wilson 95% intervals of a rate on each side.
-    public var beforeInterval: ClosedRange<Double>?
-    public var afterInterval: ClosedRange<Double>?
-    public var test: SignificanceTest?
+    package var beforeInterval: ClosedRange<Double>?
+    package var afterInterval: ClosedRange<Double>?
+    package var test: SignificanceTest?
 
     enum CodingKeys: String, CodingKey {
         case name, kind, before, after, delta, direction, test
@@ -242,7 +242,7 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
         case afterInterval = "after_interval"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encode(kind, forKey: .kind)
@@ -256,19 +256,19 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(test, forKey: .test)
     }
 
-    public var delta: Double? {
+    package var delta: Double? {
         guard let before, let after else { return nil }
         return after - before
     }
 
-    public var direction: Direction {
+    package var direction: Direction {
         guard let delta, let higherIsBetter else { return .neutral }
         if abs(delta) < 1e-9 { return .same }
         return (delta > 0) == higherIsBetter ? .better : .worse
     }
 
     /// Significant at the comparison's level, and for the worse.
-    public var isSignificantRegression: Bool {
+    package var isSignificantRegression: Bool {
         guard let test, test.significant else { return false }
         return test.favours == .worse
     }
@@ -371,33 +371,33 @@ public struct MetricDelta: Sendable, Hashable, Encodable {
 }
 
 /// A paired test of one figure between the two sides.
-public struct SignificanceTest: Sendable, Hashable, Encodable {
-    public enum Method: String, Sendable, Hashable, Codable {
+package struct SignificanceTest: Sendable, Hashable, Encodable {
+    package enum Method: String, Sendable, Hashable, Codable {
         /// The exact two-sided sign test on items whose pass share changed (exact McNemar).
         case exactMcNemar = "exact_mcnemar"
         /// A paired bootstrap of the mean per-item difference.
         case pairedBootstrap = "paired_bootstrap"
     }
 
-    public var method: Method
-    public var p: Double
+    package var method: Method
+    package var p: Double
     /// Items the test paired.
-    public var items: Int
+    package var items: Int
     /// Whether `p` is below the comparison's level.
-    public var significant: Bool
+    package var significant: Bool
     /// Which way the items moved.
-    public var favours: Direction
+    package var favours: Direction
     /// The observed mean per-item difference, B − A (bootstrap).
-    public var meanDifference: Double?
+    package var meanDifference: Double?
     /// 95% interval of the mean difference (bootstrap).
-    public var interval: ClosedRange<Double>?
+    package var interval: ClosedRange<Double>?
     /// Items that got better and worse (sign test).
-    public var improved: Int?
-    public var worsened: Int?
+    package var improved: Int?
+    package var worsened: Int?
 
     /// A p-value as every report writes it: "p = 0.031", or "p < 0.001" for anything smaller
     /// (a bootstrap in which no resample reached 0 gives 0, which only means "below 1 / 2,000").
-    public static func describe(p: Double) -> String {
+    package static func describe(p: Double) -> String {
         p < 0.001 ? "p < 0.001" : String(format: "p = %.3f", p)
     }
 

@@ -14,15 +14,15 @@ import Foundation
 /// A baseline file saved before altbench kept each answer's parts has no components to read;
 /// for it only the judge's scores are told apart (by its figures). When such a side is the one
 /// that must be computed again, quality cannot be compared like with like (``comparable``).
-public struct QualityBasis: Sendable, Hashable, Encodable {
+package struct QualityBasis: Sendable, Hashable, Encodable {
     /// The components only A (before) has, and only B (after) has, in id order.
-    public var onlyBefore: [String]
-    public var onlyAfter: [String]
+    package var onlyBefore: [String]
+    package var onlyAfter: [String]
     /// false when a component must be left out of a side that keeps no parts: then quality is
     /// shown as stored, with no test, and `check` skips its gate.
-    public var comparable: Bool
+    package var comparable: Bool
     /// The line the reports print; nil when nothing was left out.
-    public var note: String?
+    package var note: String?
 
     enum CodingKeys: String, CodingKey {
         case comparable, note
@@ -31,7 +31,7 @@ public struct QualityBasis: Sendable, Hashable, Encodable {
         case leftOut = "left_out"
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(leftOut, forKey: .leftOut)
         try container.encode(onlyBefore, forKey: .onlyBefore)
@@ -41,13 +41,13 @@ public struct QualityBasis: Sendable, Hashable, Encodable {
     }
 
     /// Every component left out of both sides.
-    public var leftOut: [String] { (onlyBefore + onlyAfter).sorted() }
+    package var leftOut: [String] { (onlyBefore + onlyAfter).sorted() }
 
     /// Nothing left out: both sides have the same components.
-    public static let same = QualityBasis(onlyBefore: [], onlyAfter: [], comparable: true, note: nil)
+    package static let same = QualityBasis(onlyBefore: [], onlyAfter: [], comparable: true, note: nil)
 
     /// The basis of `before` against `after`.
-    public init(before: RunSnapshot, after: RunSnapshot) {
+    package init(before: RunSnapshot, after: RunSnapshot) {
         let a = before.qualityComponents, b = after.qualityComponents
         // Without parts on a side, only the judge's scores can be told apart.
         let judge = JudgeScores.names
@@ -102,7 +102,7 @@ extension RunSnapshot {
     /// The components of `quality` this run has: every part present in any answer and every
     /// hard check it scored. nil when the snapshot keeps no parts (a baseline file saved before
     /// altbench kept them).
-    public var qualityComponents: Set<String>? {
+    package var qualityComponents: Set<String>? {
         guard qualityWeights != nil else { return nil }
         var names = Set<String>()
         for row in rows {

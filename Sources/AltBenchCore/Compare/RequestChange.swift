@@ -16,29 +16,29 @@ import Foundation
 /// on one side only of a variant that has other pairs on both sides (a limit added or dropped)
 /// has no change of its own: its matched pairs show the variant's; neither has a variant on one
 /// side only.
-public struct RequestChange: Sendable, Hashable, Encodable {
-    public enum State: String, Sendable, Hashable, Codable {
+package struct RequestChange: Sendable, Hashable, Encodable {
+    package enum State: String, Sendable, Hashable, Codable {
         case same, changed
         /// A side was saved by an altbench that did not record it: neither same nor changed.
         case unknown
     }
 
     /// Whether the variant's prompt text changed.
-    public var prompt: State
+    package var prompt: State
     /// Whether the request's settings changed.
-    public var settings: State
+    package var settings: State
     /// The settings that changed, as reports name them, in ``settingOrder``: `model`,
     /// `max_tokens`, `token_field`, `detail`, `temperature`, `system message`,
     /// `response_format`; `request` when the two requests differ in nothing altbench names.
     /// Empty unless ``settings`` is `changed`.
-    public var changedSettings: [String]
+    package var changedSettings: [String]
 
     enum CodingKeys: String, CodingKey {
         case prompt, settings
         case changedSettings = "changed_settings"
     }
 
-    public init(prompt: State, settings: State, changedSettings: [String] = []) {
+    package init(prompt: State, settings: State, changedSettings: [String] = []) {
         self.prompt = prompt
         self.settings = settings
         self.changedSettings = changedSettings
@@ -46,7 +46,7 @@ public struct RequestChange: Sendable, Hashable, Encodable {
 
     /// The order reports name changed settings in, by their key in
     /// ``RunSnapshot/Row/requestSettings`` and the name shown; other keys follow, sorted.
-    public static let settingOrder: [(key: String, name: String)] = [
+    package static let settingOrder: [(key: String, name: String)] = [
         ("model", "model"), ("max_tokens", "max_tokens"), ("token_field", "token_field"), ("detail", "detail"),
         ("temperature", "temperature"), ("system_sha256", "system message"),
         ("response_format_sha256", "response_format"),
@@ -54,7 +54,7 @@ public struct RequestChange: Sendable, Hashable, Encodable {
 
     /// The change of pair (`variant`, `maxTokens`) from `before` to `after`; nil when the
     /// variant is on one side only, or the pair is while other pairs of the variant are on both.
-    public static func of(variant: String, maxTokens: Int?, before: RunSnapshot, after: RunSnapshot) -> RequestChange? {
+    package static func of(variant: String, maxTokens: Int?, before: RunSnapshot, after: RunSnapshot) -> RequestChange? {
         let matched = before.rows.contains { $0.variant == variant && after.row(variant: variant, maxTokens: $0.maxTokens) != nil }
         switch (before.row(variant: variant, maxTokens: maxTokens), after.row(variant: variant, maxTokens: maxTokens)) {
         case (.some, nil) where matched, (nil, .some) where matched:
@@ -106,7 +106,7 @@ public struct RequestChange: Sendable, Hashable, Encodable {
 
     /// "prompt changed", "settings changed (model, detail)": what reports print beside the
     /// pair, in that order; empty when nothing is known to have changed.
-    public var marks: [String] {
+    package var marks: [String] {
         var marks: [String] = []
         if prompt == .changed { marks.append("prompt changed") }
         if settings == .changed { marks.append("settings changed (\(changedSettings.joined(separator: ", ")))") }
@@ -114,10 +114,10 @@ public struct RequestChange: Sendable, Hashable, Encodable {
     }
 
     /// ``marks`` in one phrase ("prompt changed; settings changed (model)"), nil when empty.
-    public var text: String? {
+    package var text: String? {
         marks.isEmpty ? nil : marks.joined(separator: "; ")
     }
 
     /// Whether a side did not record what it asked.
-    public var isUnknown: Bool { prompt == .unknown || settings == .unknown }
+    package var isUnknown: Bool { prompt == .unknown || settings == .unknown }
 }

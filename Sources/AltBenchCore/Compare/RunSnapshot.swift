@@ -12,34 +12,34 @@ import Foundation
 /// Formats: 1 held each item's hard checks as `items.<id>.checks.<check>`, the share of
 /// repeats that passed, which read as the opposite of the row's failure rates beside it. 2
 /// names the same values `items.<id>.passed.<check>`. Both are read; format 2 is written.
-public struct RunSnapshot: Codable, Sendable, Hashable {
+package struct RunSnapshot: Codable, Sendable, Hashable {
     /// The format of this file; bumped when a field changes meaning.
-    public var format: Int
-    public var altbenchVersion: String
-    public var runID: String
+    package var format: Int
+    package var altbenchVersion: String
+    package var runID: String
     /// `openai` or `mock`.
-    public var provider: String
+    package var provider: String
     /// Every model the run's trials asked, sorted.
-    public var models: [String]
+    package var models: [String]
     /// The endpoint's host (`api.openai.com`, `127.0.0.1:8080`), or `mock`. Never a path
     /// or query, which could carry a signed token.
-    public var endpointHost: String
-    public var dataset: DatasetIdentity
+    package var endpointHost: String
+    package var dataset: DatasetIdentity
     /// Repeats per trial (the most any pair has).
-    public var repeats: Int
-    public var rows: [Row]
+    package var repeats: Int
+    package var rows: [Row]
     /// The weight of each part of `quality` the run scored with (above 0 only), so that a
     /// comparison can compute each answer's `quality` again from its parts
     /// (``ItemOutcome/qualityParts``); nil in a file saved before altbench kept them.
-    public var qualityWeights: [String: Double]? = nil
+    package var qualityWeights: [String: Double]? = nil
 
     /// The format `altbench baseline save` writes.
-    public static let currentFormat = 2
+    package static let currentFormat = 2
     /// The formats this altbench reads.
-    public static let readableFormats = 1...currentFormat
+    package static let readableFormats = 1...currentFormat
     /// The `userInfo` key through which ``load(from:displayPath:)`` tells the decoder the
     /// file's format, so that format 1 files are read by their own field names.
-    public static let formatKey = CodingUserInfoKey(rawValue: "altbench.baseline-format")!
+    package static let formatKey = CodingUserInfoKey(rawValue: "altbench.baseline-format")!
 
     enum CodingKeys: String, CodingKey {
         case format, provider, models, dataset, repeats, rows
@@ -49,7 +49,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         case qualityWeights = "quality_weights"
     }
 
-    public init(
+    package init(
         format: Int = RunSnapshot.currentFormat, altbenchVersion: String, runID: String, provider: String,
         models: [String], endpointHost: String, dataset: DatasetIdentity, repeats: Int, rows: [Row]
     ) {
@@ -66,14 +66,14 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
     /// The dataset a run used, by content: two runs on the same images and references have
     /// the same hash wherever the folder lies.
-    public struct DatasetIdentity: Codable, Sendable, Hashable {
+    package struct DatasetIdentity: Codable, Sendable, Hashable {
         /// The folder as the run named it.
-        public var path: String
+        package var path: String
         /// SHA-256 over each item's id, image digest (or URL) and the fields the scorers read.
-        public var sha256: String
-        public var items: Int
+        package var sha256: String
+        package var items: Int
 
-        public init(path: String, sha256: String, items: Int) {
+        package init(path: String, sha256: String, items: Int) {
             self.path = path
             self.sha256 = sha256
             self.items = items
@@ -81,34 +81,34 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     }
 
     /// One (variant, max_tokens) pair.
-    public struct Row: Codable, Sendable, Hashable {
-        public var variant: String
+    package struct Row: Codable, Sendable, Hashable {
+        package var variant: String
         /// `nil` when the prompt set no limit.
-        public var maxTokens: Int?
+        package var maxTokens: Int?
         /// Trials recorded, answered and failed.
-        public var n: Int
-        public var answered: Int
-        public var errors: Int
+        package var n: Int
+        package var answered: Int
+        package var errors: Int
         /// Summary figures by name (``RunSnapshot/metricNames``): rates are shares of answered
         /// trials in 0...1, means are means over them.
-        public var metrics: [String: Double]
+        package var metrics: [String: Double]
         /// Each item's outcome, by item id.
-        public var items: [String: ItemOutcome]
+        package var items: [String: ItemOutcome]
         /// The reason the first failed trial (in item and repeat order) got no answer, for the
         /// check's message; nil when every trial was answered. Not written to the file: a
         /// baseline is committed, and a reason can quote an endpoint or a server's words.
-        public var firstError: String?
+        package var firstError: String?
         /// SHA-256 of the variant's prompt text as written (placeholders unfilled, without the
         /// file's front matter); nil in a file saved before altbench recorded it.
-        public var promptSHA256: String? = nil
+        package var promptSHA256: String? = nil
         /// SHA-256 of the pair's request apart from the image: the canonical JSON of
         /// ``RequestRule/templateRequest(variant:maxTokens:)``'s key body (model, messages
         /// with the prompt and system message as written, detail, the token limit and its
         /// field, temperature, response format); nil in a file saved before altbench recorded it.
-        public var requestSHA256: String? = nil
+        package var requestSHA256: String? = nil
         /// That request's settings by name (``ModelRequest/settings``), so a comparison can say
         /// which changed; nil in a file saved before altbench recorded them.
-        public var requestSettings: [String: String]? = nil
+        package var requestSettings: [String: String]? = nil
 
         enum CodingKeys: String, CodingKey {
             case variant, n, answered, errors, metrics, items
@@ -118,7 +118,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             case requestSettings = "request_settings"
         }
 
-        public init(
+        package init(
             variant: String, maxTokens: Int?, n: Int, answered: Int, errors: Int, metrics: [String: Double],
             items: [String: ItemOutcome], firstError: String? = nil
         ) {
@@ -133,11 +133,11 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
         }
 
         /// "variant @ 50", or "variant @ none" without a limit: how reports name the pair.
-        public var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
+        package var label: String { "\(variant) @ \(maxTokens.map(String.init) ?? "none")" }
 
         /// Records what the pair asked: the hash of `prompt` (the variant's text as written),
         /// and the hash and settings of `request`, the pair's request apart from the image.
-        public mutating func recordRequest(_ request: ModelRequest, prompt: String) {
+        package mutating func recordRequest(_ request: ModelRequest, prompt: String) {
             promptSHA256 = Hashing.sha256Hex(prompt)
             requestSHA256 = Hashing.sha256Hex(request.keyBody().canonicalText)
             requestSettings = request.settings
@@ -145,25 +145,25 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     }
 
     /// One item's answers in one pair, repeats folded in.
-    public struct ItemOutcome: Codable, Sendable, Hashable {
+    package struct ItemOutcome: Codable, Sendable, Hashable {
         /// For each hard check, the share of the item's answered repeats that passed it: 1 is
         /// passed, 0 failed, between them the repeats disagree. (The row's `metrics` hold the
         /// opposite: the share of answered trials that failed.)
-        public var passed: [String: Double]
+        package var passed: [String: Double]
         /// Mean composite `quality` over the answered repeats.
-        public var quality: Double?
+        package var quality: Double?
         /// Mean `judge_accuracy` over the judged repeats; `nil` when none was judged.
-        public var judgeAccuracy: Double? = nil
+        package var judgeAccuracy: Double? = nil
         /// Answered repeats, out of `repeats` asked.
-        public var answered: Int
-        public var repeats: Int
+        package var answered: Int
+        package var repeats: Int
         /// The first answered repeat's text, to show beside the other side's.
-        public var answer: String?
+        package var answer: String?
         /// What each answered repeat's `quality` is made of, in repeat order; nil in a file
         /// saved before altbench kept them.
-        public var qualityParts: [AnswerParts]? = nil
+        package var qualityParts: [AnswerParts]? = nil
 
-        public init(passed: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
+        package init(passed: [String: Double], quality: Double?, answered: Int, repeats: Int, answer: String?) {
             self.passed = passed
             self.quality = quality
             self.answered = answered
@@ -182,7 +182,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             case checks
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             if decoder.userInfo[RunSnapshot.formatKey] as? Int == 1 {
                 passed = try decoder.container(keyedBy: FormatOneKeys.self).decode([String: Double].self, forKey: .checks)
@@ -197,7 +197,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             qualityParts = try container.decodeIfPresent([AnswerParts].self, forKey: .qualityParts)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(passed, forKey: .passed)
             try container.encodeIfPresent(quality, forKey: .quality)
@@ -211,13 +211,13 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
 
     /// One answer's `quality` as parts (``QualityScorer/Parts``) without their weights, which
     /// the snapshot holds once (``RunSnapshot/qualityWeights``).
-    public struct AnswerParts: Codable, Sendable, Hashable {
+    package struct AnswerParts: Codable, Sendable, Hashable {
         /// Each weighted part present, by score id, in 0...1.
-        public var parts: [String: Double]
+        package var parts: [String: Double]
         /// The hard checks that flagged the answer, in score order.
-        public var hardFails: [String]
+        package var hardFails: [String]
 
-        public init(parts: [String: Double], hardFails: [String] = []) {
+        package init(parts: [String: Double], hardFails: [String] = []) {
             self.parts = parts
             self.hardFails = hardFails
         }
@@ -241,13 +241,13 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
             case hardFails = "hard_fails"
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             parts = try container.decode([String: Double].self, forKey: .parts)
             hardFails = try container.decodeIfPresent([String].self, forKey: .hardFails) ?? []
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(parts, forKey: .parts)
             if !hardFails.isEmpty { try container.encode(hardFails, forKey: .hardFails) }
@@ -255,7 +255,7 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     }
 
     /// The summary figures a snapshot row holds, in report order.
-    public static let metricNames: [String] = [
+    package static let metricNames: [String] = [
         "quality", "form", "content", "form_only", "hard_fails", "length_mean", "length_p90", "within_budget", "completion_tokens_mean",
     ] + ScoringSettings.checkIDs + [
         ScoreName.bleu4, ScoreName.rougeL, ScoreName.ciderD, ScoreName.judgeAccuracy, ScoreName.judgeCompleteness,
@@ -263,14 +263,14 @@ public struct RunSnapshot: Codable, Sendable, Hashable {
     ]
 
     /// The row for a pair, if the snapshot has it.
-    public func row(variant: String, maxTokens: Int?) -> Row? {
+    package func row(variant: String, maxTokens: Int?) -> Row? {
         rows.first { $0.variant == variant && $0.maxTokens == maxTokens }
     }
 }
 
 extension RunSnapshot {
     /// The snapshot of a stored run.
-    public init(_ results: RunResults) {
+    package init(_ results: RunResults) {
         let summary = RunSummary(results)
         let hardChecks = ScoringSettings.checkIDs.filter(summary.settings.hardFails.contains)
         var groups: [RunSummary.GroupKey: [RunResults.TrialRow]] = [:]
@@ -359,7 +359,7 @@ extension RunSnapshot {
     }
 
     /// The host (and port) of `endpoint`, or `mock`.
-    public static func host(of endpoint: String, provider: Provider) -> String {
+    package static func host(of endpoint: String, provider: Provider) -> String {
         guard provider != .mock else { return "mock" }
         guard let components = URLComponents(string: endpoint), let host = components.host else { return "unknown" }
         return components.port.map { "\(host):\($0)" } ?? host
@@ -386,7 +386,7 @@ extension RunSnapshot {
 
 extension RunSnapshot {
     /// The snapshot as `baseline.json` holds it: pretty-printed, keys sorted, a final newline.
-    public func encodedJSON() throws -> Data {
+    package func encodedJSON() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self) + Data("\n".utf8)
@@ -394,7 +394,7 @@ extension RunSnapshot {
 
     /// Reads a baseline file of any readable format (format 1 is upgraded as it is read), with
     /// errors that name the file and the field at fault.
-    public static func load(from url: URL, displayPath: String? = nil) throws -> RunSnapshot {
+    package static func load(from url: URL, displayPath: String? = nil) throws -> RunSnapshot {
         let name = displayPath ?? url.path
         let data: Data
         do {

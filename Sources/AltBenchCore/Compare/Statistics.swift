@@ -5,12 +5,12 @@ import Foundation
 ///
 /// Everything here is pure and deterministic. The bootstrap draws from a small seeded generator
 /// defined in this file, so the same input always gives the same output on every platform.
-public enum CompareStatistics {
+package enum CompareStatistics {
     /// The normal quantile for a two-sided 95% interval, `Φ⁻¹(0.975)`.
-    public static let z95 = 1.959963984540054
+    package static let z95 = 1.959963984540054
 
     /// Differences whose magnitude is below this count as ties in `signTest`.
-    public static let tieTolerance = 1e-12
+    package static let tieTolerance = 1e-12
 
     /// log(2).
     private static let ln2 = 0.693147180559945309417232121458176568
@@ -30,7 +30,7 @@ public enum CompareStatistics {
     ///
     /// The default `z` gives a 95% interval. Returns nil when `total` is 0 (or the counts are
     /// impossible: negative, or more successes than trials).
-    public static func wilson(
+    package static func wilson(
         successes: Int, total: Int, z: Double = 1.959963984540054
     ) -> (low: Double, high: Double)? {
         guard total > 0, successes >= 0, successes <= total else { return nil }
@@ -65,7 +65,7 @@ public enum CompareStatistics {
     /// the method behind R's `dbinom`), and the rest of the tail is summed downwards with the
     /// recurrence `P(k − 1) = P(k) · k / (n − k + 1)` until the terms stop mattering. This stays
     /// accurate to about 1e-12 relative for `b + c` in the hundreds of thousands and never overflows.
-    public static func exactMcNemar(b: Int, c: Int) -> Double {
+    package static func exactMcNemar(b: Int, c: Int) -> Double {
         precondition(b >= 0 && c >= 0, "discordant pair counts cannot be negative")
         let n = b + c
         if n == 0 { return 1 }
@@ -92,7 +92,7 @@ public enum CompareStatistics {
     /// Differences with `|d| < tieTolerance` (1e-12) are ties and are dropped, as are NaNs; the rest
     /// count as improved (`d > 0`) or worsened (`d < 0`). The p-value is
     /// `exactMcNemar(b: worsened, c: improved)`, the exact binomial sign test (Dixon & Mood 1946).
-    public static func signTest(_ differences: [Double]) -> (improved: Int, worsened: Int, p: Double) {
+    package static func signTest(_ differences: [Double]) -> (improved: Int, worsened: Int, p: Double) {
         var improved = 0
         var worsened = 0
         for difference in differences {
@@ -128,7 +128,7 @@ public enum CompareStatistics {
     ///    `p = 1`. When no resampled mean reaches 0 the p-value is 0; report it as `< 1 / B`.
     ///
     /// Returns nil for empty input or `resamples < 1`. Differences are expected to be finite.
-    public static func pairedBootstrap(
+    package static func pairedBootstrap(
         _ differences: [Double], resamples: Int = 2000, seed: UInt64 = 0x5EED
     ) -> PairedBootstrap? {
         guard !differences.isEmpty, resamples >= 1 else { return nil }
@@ -166,7 +166,7 @@ public enum CompareStatistics {
     /// Groups `values` by item id, averages each item's repeats (summed in input order) and returns
     /// one `(item, mean)` per item, sorted by item id (plain `String` ordering). Paired statistics
     /// then treat each item once, however many repeats it had.
-    public static func foldRepeats(_ values: [(item: String, value: Double)]) -> [(item: String, value: Double)] {
+    package static func foldRepeats(_ values: [(item: String, value: Double)]) -> [(item: String, value: Double)] {
         var totals: [String: (sum: Double, count: Int)] = [:]
         for entry in values {
             let current = totals[entry.item, default: (sum: 0, count: 0)]
@@ -251,14 +251,14 @@ public enum CompareStatistics {
 
 /// The result of `CompareStatistics.pairedBootstrap`: the observed mean difference, its 95%
 /// percentile interval, the bootstrap p-value and how many resamples produced them.
-public struct PairedBootstrap: Sendable, Hashable {
-    public var meanDifference: Double
-    public var low: Double
-    public var high: Double
-    public var p: Double
-    public var resamples: Int
+package struct PairedBootstrap: Sendable, Hashable {
+    package var meanDifference: Double
+    package var low: Double
+    package var high: Double
+    package var p: Double
+    package var resamples: Int
 
-    public init(meanDifference: Double, low: Double, high: Double, p: Double, resamples: Int) {
+    package init(meanDifference: Double, low: Double, high: Double, p: Double, resamples: Int) {
         self.meanDifference = meanDifference
         self.low = low
         self.high = high
@@ -271,14 +271,14 @@ public struct PairedBootstrap: Sendable, Hashable {
 /// a tiny, fast generator whose whole state is one 64-bit word. Used so bootstrap results,
 /// generated test images and simulated orders are reproducible; it is not meant for anything
 /// security-related. The one seeded generator of the package.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -13,7 +13,7 @@ extension CostPlan {
     /// uses `trial.estimate` when the planner set one, else ``RequestEstimate/make(request:imageWidth:imageHeight:)``
     /// with the item's image size. A pair's cost is `nil` when a model it sends to has no
     /// price, and then so is the plan's total: a total without it would understate the cost.
-    public static func make(trials: [Trial], cachedKeys: Set<String>, prices: PriceTable, sendsNothing: Bool = false)
+    package static func make(trials: [Trial], cachedKeys: Set<String>, prices: PriceTable, sendsNothing: Bool = false)
         -> CostPlan
     {
         var pairs: [PairTally] = []

@@ -8,22 +8,22 @@ import Foundation
 /// judge's output empty (low) or at its `max_tokens` (high). Every trial is counted as
 /// answered, and none as judged already: judging stored answers again costs nothing, but
 /// which answers a run will store cannot be known in advance.
-public struct JudgeEstimate: Sendable, Hashable {
-    public var model: String
+package struct JudgeEstimate: Sendable, Hashable {
+    package var model: String
     /// Calls: trials × repeats.
-    public var calls: Int
-    public var inputTokensLow: Int
-    public var inputTokensHigh: Int
+    package var calls: Int
+    package var inputTokensLow: Int
+    package var inputTokensHigh: Int
     /// The images' share of the input, the same at both ends.
-    public var imageTokens: Int
-    public var outputTokensMax: Int
+    package var imageTokens: Int
+    package var outputTokensMax: Int
     /// `nil` when the judge model has no price.
-    public var costLow: Double?
-    public var costHigh: Double?
+    package var costLow: Double?
+    package var costHigh: Double?
     /// Whether the judge is the offline mock, which bills nothing.
-    public var isMock: Bool
+    package var isMock: Bool
 
-    public init(
+    package init(
         model: String, calls: Int, inputTokensLow: Int, inputTokensHigh: Int, imageTokens: Int, outputTokensMax: Int,
         costLow: Double?, costHigh: Double?, isMock: Bool
     ) {
@@ -40,7 +40,7 @@ public struct JudgeEstimate: Sendable, Hashable {
 
     /// The estimate for judging the answers of `trials` with `settings` and `rubric`, at
     /// the judge model's batch price when its calls go through the Batch API.
-    public static func make(
+    package static func make(
         trials: [Trial], settings: JudgeSettings, rubric: JudgeRubric, prices: PriceTable
     ) -> JudgeEstimate {
         var low = 0

@@ -4,18 +4,18 @@ import Foundation
 /// there: lines for other ids stay as they are, in place; a line a person marked
 /// `"reviewed": true` keeps every field the person may have corrected (only `image` and
 /// `generated` are refreshed) and stays reviewed; an unreviewed line is replaced.
-public enum GeneratedManifest {
+package enum GeneratedManifest {
     /// One generated image's line.
-    public struct Entry: Sendable, Hashable {
-        public var id: String
+    package struct Entry: Sendable, Hashable {
+        package var id: String
         /// Relative to the dataset folder: `images/<id>.<ext>`.
-        public var image: String
+        package var image: String
         /// The spec's manifest fields (references, context, lang, …).
-        public var fields: [String: JSONValue]
+        package var fields: [String: JSONValue]
         /// model, prompt, revised_prompt, size, quality, style, created, endpoint.
-        public var generated: [String: JSONValue]
+        package var generated: [String: JSONValue]
 
-        public init(id: String, image: String, fields: [String: JSONValue], generated: [String: JSONValue]) {
+        package init(id: String, image: String, fields: [String: JSONValue], generated: [String: JSONValue]) {
             self.id = id
             self.image = image
             self.fields = fields
@@ -28,7 +28,7 @@ public enum GeneratedManifest {
 
     /// The manifest text with `entries` merged into `existing` (the current file's text, or
     /// empty).
-    public static func merge(_ entries: [Entry], into existing: String) -> String {
+    package static func merge(_ entries: [Entry], into existing: String) -> String {
         var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         var index: [String: Int] = [:]
@@ -58,7 +58,7 @@ public enum GeneratedManifest {
     }
 
     /// One compact JSON line, keys in ``keyOrder``.
-    public static func line(_ object: [String: JSONValue]) -> String {
+    package static func line(_ object: [String: JSONValue]) -> String {
         let known = keyOrder.filter { object[$0] != nil }
         let others = object.keys.filter { !keyOrder.contains($0) }.sorted()
         return "{" + (known + others).map { "\(JSONValue.quoted($0)):\(object[$0]!.canonicalText)" }.joined(separator: ",") + "}"

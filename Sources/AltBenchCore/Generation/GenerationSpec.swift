@@ -17,18 +17,18 @@ import Yams
 ///
 /// Unknown keys, broken YAML, duplicate ids, empty prompts and values the model family does
 /// not accept stop before any request, naming the file and line.
-public struct GenerationSpec: Sendable, Hashable {
+package struct GenerationSpec: Sendable, Hashable {
     /// The request settings an item may set, and the spec's top level as defaults.
-    public struct Settings: Sendable, Hashable {
-        public var model: String?
-        public var size: String?
-        public var quality: String?
-        public var style: String?
-        public var n: Int?
-        public var outputFormat: String?
-        public var responseFormat: String?
+    package struct Settings: Sendable, Hashable {
+        package var model: String?
+        package var size: String?
+        package var quality: String?
+        package var style: String?
+        package var n: Int?
+        package var outputFormat: String?
+        package var responseFormat: String?
 
-        public init() {}
+        package init() {}
 
         /// `self` with `other`'s values where `other` has one.
         func overridden(by other: Settings) -> Settings {
@@ -44,30 +44,30 @@ public struct GenerationSpec: Sendable, Hashable {
         }
     }
 
-    public struct Item: Sendable, Hashable {
-        public var id: String
-        public var prompt: String
-        public var settings: Settings
+    package struct Item: Sendable, Hashable {
+        package var id: String
+        package var prompt: String
+        package var settings: Settings
         /// The manifest fields to copy (references, context, lang, expected_text,
         /// must_mention, tags, decorative), as JSON.
-        public var fields: [String: JSONValue]
-        public var line: Int
+        package var fields: [String: JSONValue]
+        package var line: Int
     }
 
-    public var settings: Settings
-    public var items: [Item]
-    public var file: String
+    package var settings: Settings
+    package var items: [Item]
+    package var file: String
 
     /// The keys of an item that are manifest fields, copied to `manifest.jsonl`.
-    public static let manifestFields = ["references", "context", "lang", "expected_text", "must_mention", "tags", "decorative"]
+    package static let manifestFields = ["references", "context", "lang", "expected_text", "must_mention", "tags", "decorative"]
     static let settingKeys = ["model", "size", "quality", "style", "n", "output_format", "response_format"]
     static let topKeys = settingKeys + ["items"]
     static let itemKeys = ["id", "prompt"] + settingKeys + manifestFields
 
     /// The requests to send, and notes about inherited values an item's model cannot take.
-    public struct Plan: Sendable {
-        public var requests: [(item: Item, request: ImageGenerationRequest)]
-        public var notes: [String]
+    package struct Plan: Sendable {
+        package var requests: [(item: Item, request: ImageGenerationRequest)]
+        package var notes: [String]
     }
 
     /// The request each item sends, with command-line overrides (`--model`, `--size`,
@@ -76,7 +76,7 @@ public struct GenerationSpec: Sendable, Hashable {
     /// A value the item sets itself must fit its model family (else an error naming the
     /// line); an inherited one that does not fit (the spec's GPT-image `quality: medium` for
     /// an item asking `dall-e-3`) gives way to the family's default, with a note.
-    public func plan(overrides: Settings = Settings()) throws -> Plan {
+    package func plan(overrides: Settings = Settings()) throws -> Plan {
         let top = settings.overridden(by: overrides)
         var notes: [String] = []
         let requests = try items.map { item in
@@ -136,7 +136,7 @@ public struct GenerationSpec: Sendable, Hashable {
 
     // MARK: Reading
 
-    public static func load(from url: URL, displayPath: String) throws -> GenerationSpec {
+    package static func load(from url: URL, displayPath: String) throws -> GenerationSpec {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw AltBenchError.configFile(file: displayPath, line: nil, message: "no such file. Check the spec's path.")
         }
@@ -146,7 +146,7 @@ public struct GenerationSpec: Sendable, Hashable {
         return try parse(text, displayPath: displayPath)
     }
 
-    public static func parse(_ text: String, displayPath file: String) throws -> GenerationSpec {
+    package static func parse(_ text: String, displayPath file: String) throws -> GenerationSpec {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -9,36 +9,36 @@ import Foundation
 /// - `dall-e-*` models get ShipThatApp's `DALLERequest`, field for field and in its order:
 ///   `prompt`, `model`, `n`, `quality`, `response_format`, `size`, `style`, with its defaults
 ///   (`n` 1, `quality` hd, `response_format` url, `size` 1024x1024, `style` natural).
-public struct ImageGenerationRequest: Sendable, Hashable {
-    public enum Family: String, Sendable, Hashable {
+package struct ImageGenerationRequest: Sendable, Hashable {
+    package enum Family: String, Sendable, Hashable {
         case gptImage = "gpt-image"
         case dalle = "dall-e"
     }
 
-    public var prompt: String
-    public var model: String
-    public var n: Int
-    public var quality: String
-    public var size: String
+    package var prompt: String
+    package var model: String
+    package var n: Int
+    package var quality: String
+    package var size: String
     /// DALL·E only.
-    public var style: String?
+    package var style: String?
     /// DALL·E only: `url` (ShipThatApp's) or `b64_json`.
-    public var responseFormat: String?
+    package var responseFormat: String?
     /// GPT image only: `png`, `jpeg` or `webp`.
-    public var outputFormat: String?
+    package var outputFormat: String?
 
-    public static let defaultModel = "gpt-image-1"
+    package static let defaultModel = "gpt-image-1"
 
     /// The family a model name belongs to: `dall-e-*` is DALL·E, anything else the GPT image
     /// shape (the current one, which compatible servers also take).
-    public static func family(of model: String) -> Family {
+    package static func family(of model: String) -> Family {
         model.lowercased().hasPrefix("dall-e") ? .dalle : .gptImage
     }
 
-    public var family: Family { Self.family(of: model) }
+    package var family: Family { Self.family(of: model) }
 
     /// A request with the family's defaults for what is not given.
-    public init(
+    package init(
         prompt: String, model: String = defaultModel, n: Int? = nil, quality: String? = nil, size: String? = nil,
         style: String? = nil, responseFormat: String? = nil, outputFormat: String? = nil
     ) {
@@ -62,7 +62,7 @@ public struct ImageGenerationRequest: Sendable, Hashable {
     }
 
     /// The exact bytes sent: compact JSON, fields in the family's order.
-    public var body: Data {
+    package var body: Data {
         var fields: [(String, String)] = [("prompt", JSONValue.quoted(prompt)), ("model", JSONValue.quoted(model)), ("n", String(n))]
         switch family {
         case .dalle:
@@ -81,7 +81,7 @@ public struct ImageGenerationRequest: Sendable, Hashable {
 
     /// The values each family accepts (OpenAI's Images API reference, 2026-11), for checking a
     /// spec before anything is sent. `nil`: any value.
-    public static func accepted(_ field: String, family: Family) -> [String]? {
+    package static func accepted(_ field: String, family: Family) -> [String]? {
         switch (field, family) {
         case ("quality", .dalle): return ["standard", "hd"]
         case ("quality", .gptImage): return ["auto", "low", "medium", "high"]
@@ -95,7 +95,7 @@ public struct ImageGenerationRequest: Sendable, Hashable {
     }
 
     /// The size as width and height, for a mock image of the same shape (`auto`: square).
-    public var dimensions: (width: Int, height: Int) {
+    package var dimensions: (width: Int, height: Int) {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return (1024, 1024) }
         return (parts[0], parts[1])

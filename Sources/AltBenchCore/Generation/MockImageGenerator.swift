@@ -7,12 +7,12 @@ import Foundation
 /// the requested aspect ratio with the longest side 256 pixels (8-bit indexed, about 65 KB).
 /// It says nothing about the prompt's content: it exercises the pipeline offline, and the
 /// manifest marks it as mock.
-public enum MockImageGenerator {
+package enum MockImageGenerator {
     /// The endpoint's identity in cache keys and in each manifest line's `generated`.
-    public static let endpoint = "mock"
-    public static let longestSide = 256
+    package static let endpoint = "mock"
+    package static let longestSide = 256
 
-    public static func image(for request: ImageGenerationRequest, index: Int) -> Data {
+    package static func image(for request: ImageGenerationRequest, index: Int) -> Data {
         let (requestedWidth, requestedHeight) = request.dimensions
         let scale = Double(longestSide) / Double(max(requestedWidth, requestedHeight))
         let width = max(1, Int((Double(requestedWidth) * scale).rounded()))

@@ -3,17 +3,17 @@ import Foundation
 /// `azure:` in altbench.yml: where an Azure OpenAI resource is and which deployment to ask.
 /// Every key is optional; the key itself never goes here (`api_key_env` names the variable
 /// that holds it).
-public struct AzureConfig: Sendable, Hashable {
+package struct AzureConfig: Sendable, Hashable {
     /// The resource's endpoint, e.g. `https://my-resource.openai.azure.com`.
-    public var endpoint: String?
+    package var endpoint: String?
     /// The deployment's name; without one, requests go to the v1 API and `model` names it.
-    public var deployment: String?
+    package var deployment: String?
     /// The `api-version` query of the deployment URL (default ``AzureSettings/defaultAPIVersion``).
-    public var apiVersion: String?
+    package var apiVersion: String?
     /// The environment variable holding the key (default `AZURE_OPENAI_API_KEY`).
-    public var apiKeyEnv: String?
+    package var apiKeyEnv: String?
 
-    public init() {}
+    package init() {}
 
     static let knownKeys = ["endpoint", "deployment", "api_version", "api_key_env"]
 }
@@ -24,29 +24,29 @@ public struct AzureConfig: Sendable, Hashable {
 /// Azure serves chat completions at two URLs: the classic one names the deployment in the
 /// path and takes an `api-version` query; the v1 one has neither (the body's `model` names
 /// the deployment). Both take the key in an `api-key` header rather than a bearer token.
-public struct AzureSettings: Sendable, Hashable {
+package struct AzureSettings: Sendable, Hashable {
     /// The GA API version altbench asks for when none is given.
-    public static let defaultAPIVersion = "2024-10-21"
-    public static let defaultAPIKeyVariable = "AZURE_OPENAI_API_KEY"
-    public static let endpointVariable = "AZURE_OPENAI_ENDPOINT"
+    package static let defaultAPIVersion = "2024-10-21"
+    package static let defaultAPIKeyVariable = "AZURE_OPENAI_API_KEY"
+    package static let endpointVariable = "AZURE_OPENAI_ENDPOINT"
     /// The openai SDKs' variable for Azure's api-version.
-    public static let apiVersionVariable = "OPENAI_API_VERSION"
+    package static let apiVersionVariable = "OPENAI_API_VERSION"
 
     /// The resource's endpoint without a trailing `/`, `/openai` or `/openai/v1`.
-    public var endpoint: URL
+    package var endpoint: URL
     /// `nil`: the v1 form, where the body's `model` names the deployment.
-    public var deployment: String?
+    package var deployment: String?
     /// `nil` in the v1 form, which takes no api-version.
-    public var apiVersion: String?
+    package var apiVersion: String?
     /// `nil` only when nothing is sent (`--offline`).
-    public var apiKey: Secret?
-    public var apiKeyVariable: String
+    package var apiKey: Secret?
+    package var apiKeyVariable: String
     /// Where each value came from, named in advice ("check AZURE_OPENAI_ENDPOINT").
-    public var endpointSource: String
-    public var deploymentSource: String?
-    public var apiVersionSource: String?
+    package var endpointSource: String
+    package var deploymentSource: String?
+    package var apiVersionSource: String?
 
-    public init(
+    package init(
         endpoint: URL, deployment: String? = nil, apiVersion: String? = nil, apiKey: Secret?,
         apiKeyVariable: String = AzureSettings.defaultAPIKeyVariable, endpointSource: String = "--azure-endpoint",
         deploymentSource: String? = nil, apiVersionSource: String? = nil
@@ -64,7 +64,7 @@ public struct AzureSettings: Sendable, Hashable {
     /// `{endpoint}/openai/deployments/{deployment}/chat/completions?api-version={v}`, or the v1
     /// form `{endpoint}/openai/v1/chat/completions`. It is the endpoint's identity in cache
     /// keys, so different deployments and API versions never share answers.
-    public var chatCompletionsURL: URL {
+    package var chatCompletionsURL: URL {
         let base = endpoint.absoluteString
         guard let deployment, let apiVersion else { return URL(string: base + "/openai/v1/chat/completions")! }
         // Both were checked to hold only URL-safe characters.
@@ -72,7 +72,7 @@ public struct AzureSettings: Sendable, Hashable {
     }
 
     /// What the banner and advice call this target: "deployment D at ENDPOINT", or the v1 API.
-    public var summary: String {
+    package var summary: String {
         if let deployment, let apiVersion {
             return "Azure OpenAI deployment \(deployment) at \(endpoint.absoluteString) (api-version \(apiVersion), key from \(apiKeyVariable))"
         }
@@ -80,7 +80,7 @@ public struct AzureSettings: Sendable, Hashable {
     }
 
     /// The `azure` object stored with a run (never the key).
-    public var recorded: JSONValue {
+    package var recorded: JSONValue {
         var object: [String: JSONValue] = ["endpoint": .string(endpoint.absoluteString)]
         if let deployment { object["deployment"] = .string(deployment) }
         if let apiVersion { object["api_version"] = .string(apiVersion) }
@@ -89,7 +89,7 @@ public struct AzureSettings: Sendable, Hashable {
 
     /// The flags that point a run at the Azure endpoint `endpoint` names (a chat-completions
     /// URL as stored in cache keys), or `nil` when it is not an Azure URL.
-    public static func flags(forEndpoint endpoint: String) -> String? {
+    package static func flags(forEndpoint endpoint: String) -> String? {
         guard let components = URLComponents(string: endpoint), let host = components.host else { return nil }
         let path = components.path
         var base = "\(components.scheme ?? "https")://\(host)"
@@ -114,7 +114,7 @@ public struct AzureSettings: Sendable, Hashable {
     /// An Azure endpoint as altbench reads it: trimmed, with a trailing `/`, `/openai` or
     /// `/openai/v1` dropped; https with a host (http only for a loopback test server), no
     /// credentials, query or fragment. Throws naming `source`.
-    public static func parseEndpoint(_ text: String, source: String) throws -> URL {
+    package static func parseEndpoint(_ text: String, source: String) throws -> URL {
         let shown = Experiment.withoutCredentials(text)
         let example = "Give the resource's endpoint, e.g. https://my-resource.openai.azure.com."
         var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingTrailingSlashes()
@@ -157,7 +157,7 @@ public struct AzureSettings: Sendable, Hashable {
     }
 
     /// A deployment name: it goes in the URL's path, so letters, digits, `-`, `_` and `.` only.
-    public static func parseDeployment(_ text: String, source: String) throws -> String {
+    package static func parseDeployment(_ text: String, source: String) throws -> String {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }),
             name != ".", name != ".."
@@ -170,7 +170,7 @@ public struct AzureSettings: Sendable, Hashable {
     }
 
     /// An api-version such as `2024-10-21` or `2025-04-01-preview`: letters, digits, `-` and `.`.
-    public static func parseAPIVersion(_ text: String, source: String) throws -> String {
+    package static func parseAPIVersion(_ text: String, source: String) throws -> String {
         let version = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !version.isEmpty, version.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.".contains($0)) }) else {
             throw AltBenchError.invalidSetting(
@@ -200,7 +200,7 @@ extension Experiment {
 
     /// Refuses `--azure-*` flags beside flags that send requests elsewhere (`--base-url`,
     /// `--proxy`, another `--provider`), and `--base-url` with `--provider azure`.
-    public static func checkAzureFlags(_ options: RunOptions) throws {
+    package static func checkAzureFlags(_ options: RunOptions) throws {
         try checkAzureFlags(options, flag: AzureSources(options: options, config: ConfigFile(), environment: [:]).flag)
     }
 

@@ -4,22 +4,22 @@ import Yams
 /// `judge:` in altbench.yml: which model judges the answers, where it is reached, with which
 /// rubric. Every key is optional; `provider`, `base_url`, `api_key_env` and `proxy` default to
 /// the run's own.
-public struct JudgeConfig: Sendable, Hashable {
-    public var model: String?
-    public var provider: Provider?
-    public var baseURL: String?
-    public var apiKeyEnv: String?
-    public var proxy: ProxyConfig?
+package struct JudgeConfig: Sendable, Hashable {
+    package var model: String?
+    package var provider: Provider?
+    package var baseURL: String?
+    package var apiKeyEnv: String?
+    package var proxy: ProxyConfig?
     /// The rubric file, relative to the working directory; unset, the built-in rubric.
-    public var rubric: String?
-    public var maxTokens: Int?
+    package var rubric: String?
+    package var maxTokens: Int?
     /// How many times each answer is judged (`--judge-repeats`), for the judge's stability.
-    public var repeats: Int?
+    package var repeats: Int?
     /// Whether to ask for `response_format: json_schema` (default true); a server that rejects
     /// it is asked again without it either way.
-    public var structuredOutput: Bool?
+    package var structuredOutput: Bool?
 
-    public init() {}
+    package init() {}
 
     static let knownKeys = [
         "model", "provider", "base_url", "api_key_env", "proxy", "rubric", "max_tokens", "repeats", "structured_output",

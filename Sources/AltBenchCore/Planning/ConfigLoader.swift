@@ -4,7 +4,7 @@ import Yams
 extension ConfigFile {
     /// Reads `altbench.yml`. A missing file is an empty configuration; a broken one is an error
     /// that names the line.
-    public static func load(from url: URL, displayPath: String) throws -> ConfigFile {
+    package static func load(from url: URL, displayPath: String) throws -> ConfigFile {
         guard FileManager.default.fileExists(atPath: url.path) else { return ConfigFile() }
         let data = try Data(contentsOf: url)
         guard let text = String(data: data, encoding: .utf8) else {
@@ -14,7 +14,7 @@ extension ConfigFile {
         return try parse(text, displayPath: displayPath)
     }
 
-    public static func parse(_ text: String, displayPath: String) throws -> ConfigFile {
+    package static func parse(_ text: String, displayPath: String) throws -> ConfigFile {
         let node: Node?
         do {
             node = try Yams.compose(yaml: text)

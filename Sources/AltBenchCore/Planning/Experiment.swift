@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where answers come from.
-public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
+package enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
     /// An OpenAI-compatible chat-completions endpoint.
     case openai
     /// The offline mock: reference texts cut to max_tokens. No network, no key.
@@ -16,28 +16,28 @@ public enum Provider: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// `proxy:` in altbench.yml: where a team's signed proxy is and how it differs from the
 /// reference protocol (header names, token route). Every key is optional.
-public struct ProxyConfig: Sendable, Hashable {
-    public var url: String?
+package struct ProxyConfig: Sendable, Hashable {
+    package var url: String?
     /// The environment variable that holds the app key (default `ALTBENCH_PROXY_APP_KEY`).
-    public var appKeyEnv: String?
-    public var protocolSettings = SignedProxyProtocol.default
+    package var appKeyEnv: String?
+    package var protocolSettings = SignedProxyProtocol.default
 
-    public init() {}
+    package init() {}
 
     static let knownKeys = ["url", "app_key_env", "auth_path", "session_header", "timestamp_header", "signature_header"]
 }
 
 /// A run's signed proxy, resolved.
-public struct ProxySettings: Sendable, Hashable {
-    public static let defaultAppKeyVariable = "ALTBENCH_PROXY_APP_KEY"
+package struct ProxySettings: Sendable, Hashable {
+    package static let defaultAppKeyVariable = "ALTBENCH_PROXY_APP_KEY"
     /// The proxy's base URL (no `/v1`): the token route and `/v1/chat/completions` hang off it.
-    public var url: URL
+    package var url: URL
     /// `nil` only when nothing is sent (`--offline`).
-    public var appKey: Secret?
-    public var appKeyVariable: String
-    public var protocolSettings: SignedProxyProtocol
+    package var appKey: Secret?
+    package var appKeyVariable: String
+    package var protocolSettings: SignedProxyProtocol
 
-    public init(url: URL, appKey: Secret?, appKeyVariable: String, protocolSettings: SignedProxyProtocol = .default) {
+    package init(url: URL, appKey: Secret?, appKeyVariable: String, protocolSettings: SignedProxyProtocol = .default) {
         self.url = url
         self.appKey = appKey
         self.appKeyVariable = appKeyVariable
@@ -45,71 +45,71 @@ public struct ProxySettings: Sendable, Hashable {
     }
 
     /// `url` followed by a route such as `/v1/chat/completions`.
-    public func url(for route: String) -> URL {
+    package func url(for route: String) -> URL {
         URL(string: url.absoluteString.trimmingTrailingSlashes() + route)!
     }
 }
 
 /// A secret that never prints: `description` and `dump` show "[redacted]".
-public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public let value: String
-    public init(_ value: String) { self.value = value }
-    public var description: String { Redactor.placeholder }
-    public var debugDescription: String { Redactor.placeholder }
-    public var customMirror: Mirror { Mirror(self, children: []) }
+package struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package let value: String
+    package init(_ value: String) { self.value = value }
+    package var description: String { Redactor.placeholder }
+    package var debugDescription: String { Redactor.placeholder }
+    package var customMirror: Mirror { Mirror(self, children: []) }
 }
 
 /// `altbench.yml`: defaults for a run. Every key is optional.
-public struct ConfigFile: Sendable, Hashable {
-    public var prompts: String?
-    public var dataset: String?
-    public var results: String?
-    public var model: String?
-    public var baseURL: String?
-    public var apiKeyEnv: String?
-    public var provider: Provider?
-    public var maxTokens: [Int]?
-    public var repeats: Int?
-    public var concurrency: Int?
-    public var timeout: Double?
-    public var maxRetries: Int?
-    public var requestsPerMinute: Double?
-    public var tokensPerMinute: Double?
-    public var deadline: Duration?
-    public var tokenField: TokenField?
-    public var brevityBudget: Int?
-    public var platformLimit: Int?
-    public var freeHedgesPerSentence: Int?
-    public var contextEchoThreshold: Double?
+package struct ConfigFile: Sendable, Hashable {
+    package var prompts: String?
+    package var dataset: String?
+    package var results: String?
+    package var model: String?
+    package var baseURL: String?
+    package var apiKeyEnv: String?
+    package var provider: Provider?
+    package var maxTokens: [Int]?
+    package var repeats: Int?
+    package var concurrency: Int?
+    package var timeout: Double?
+    package var maxRetries: Int?
+    package var requestsPerMinute: Double?
+    package var tokensPerMinute: Double?
+    package var deadline: Duration?
+    package var tokenField: TokenField?
+    package var brevityBudget: Int?
+    package var platformLimit: Int?
+    package var freeHedgesPerSentence: Int?
+    package var contextEchoThreshold: Double?
     /// Weights of `quality`'s parts, merged over ``ScoringSettings/defaultWeights``.
-    public var qualityWeights: [String: Double]?
+    package var qualityWeights: [String: Double]?
     /// The checks that force `quality` to 0, replacing ``ScoringSettings/defaultHardFails``.
-    public var hardFails: [String]?
+    package var hardFails: [String]?
     /// What `altbench check` holds a run to (`check:`), defaults for keys it does not set.
-    public var check = CheckThresholds()
+    package var check = CheckThresholds()
     /// The variant the others are measured against (`baseline:`), listed first in every
     /// table; unset, ``VariantOrder`` picks `icecubes` when present, else the first.
-    public var baseline: String?
+    package var baseline: String?
     /// `proxy:`: a team's signed proxy.
-    public var proxy: ProxyConfig?
+    package var proxy: ProxyConfig?
     /// `azure:`: an Azure OpenAI resource.
-    public var azure: AzureConfig?
+    package var azure: AzureConfig?
     /// `detail:`: replaces every prompt's own image detail.
-    public var detail: ImageDetail?
+    package var detail: ImageDetail?
     /// `max_cost:` in USD.
-    public var maxCost: Double?
+    package var maxCost: Double?
     /// `prices:`: per-model prices over the built-in table, and `batch_discount`.
-    public var prices: PriceTable?
+    package var prices: PriceTable?
     /// `judge:`: the model that judges the answers (`--judge`, `altbench judge`).
-    public var judge: JudgeConfig?
+    package var judge: JudgeConfig?
     /// `batch: true`: send runs through the provider's Batch API (`--batch`).
-    public var batch: Bool?
+    package var batch: Bool?
 
-    public init() {}
+    package init() {}
 
     /// The scorers' settings: budgets, `quality` weights (merged over the defaults) and hard
     /// fails, with `brevityBudget` (a flag) winning over the file's.
-    public func scoringSettings(brevityBudget override: Int? = nil) throws -> ScoringSettings {
+    package func scoringSettings(brevityBudget override: Int? = nil) throws -> ScoringSettings {
         let budget = override ?? brevityBudget ?? 150
         let limit = platformLimit ?? 1500
         guard budget > 0, limit > budget else {
@@ -133,137 +133,137 @@ public struct ConfigFile: Sendable, Hashable {
 
 /// Everything a run needs, resolved from flags, the environment, `altbench.yml` and defaults,
 /// in that order of precedence.
-public struct Experiment: Sendable, Hashable {
-    public static let defaultModel = "gpt-4o-mini"
-    public static let defaultBaseURL = URL(string: "https://api.openai.com/v1")!
+package struct Experiment: Sendable, Hashable {
+    package static let defaultModel = "gpt-4o-mini"
+    package static let defaultBaseURL = URL(string: "https://api.openai.com/v1")!
 
-    public var provider: Provider
+    package var provider: Provider
     /// Why this provider was chosen, for the banner and the report.
-    public var providerReason: String
+    package var providerReason: String
     /// The run's model, overriding every prompt's `model`; `nil` lets prompts choose.
-    public var model: String?
-    public var baseURL: URL
+    package var model: String?
+    package var baseURL: URL
     /// Whether the base URL was configured (flag, environment or file) rather than defaulted.
-    public var baseURLConfigured: Bool
-    public var apiKey: Secret?
-    public var apiKeyVariable: String
-    public var promptsPath: String
-    public var datasetPath: String
-    public var resultsPath: String
+    package var baseURLConfigured: Bool
+    package var apiKey: Secret?
+    package var apiKeyVariable: String
+    package var promptsPath: String
+    package var datasetPath: String
+    package var resultsPath: String
     /// The run's token limits, overriding every prompt's `max_tokens`; `nil` lets prompts choose.
-    public var maxTokens: [Int]?
-    public var repeats: Int
-    public var concurrency: Int
+    package var maxTokens: [Int]?
+    package var repeats: Int
+    package var concurrency: Int
     /// Seconds one request may take before it is abandoned (and retried).
-    public var timeout: Double
+    package var timeout: Double
     /// Retries of a retryable failure (`--max-retries`); 0 means none.
-    public var maxRetries: Int
+    package var maxRetries: Int
     /// Caps on the pace of requests and estimated tokens (`--rpm`, `--tpm`).
-    public var requestsPerMinute: Double?
-    public var tokensPerMinute: Double?
+    package var requestsPerMinute: Double?
+    package var tokensPerMinute: Double?
     /// How long the whole run may take (`--deadline`).
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// `--offline`: answers come only from the store; nothing is sent.
-    public var offline: Bool
+    package var offline: Bool
     /// Forces the token-limit field; `nil` picks it from the model name.
-    public var tokenField: TokenField?
-    public var useCache: Bool
+    package var tokenField: TokenField?
+    package var useCache: Bool
     /// `--cache-scripted`: answers a test server marks as scripted are stored as cache
     /// entries like any other (by default they are kept apart, never replayed).
-    public var cachesScripted: Bool = false
-    public var scoring: ScoringSettings
+    package var cachesScripted: Bool = false
+    package var scoring: ScoringSettings
     /// `baseline:` in altbench.yml: the variant listed first and compared against.
-    public var baseline: String? = nil
+    package var baseline: String? = nil
     /// The signed proxy requests go through (provider `proxy`).
-    public var proxy: ProxySettings? = nil
+    package var proxy: ProxySettings? = nil
     /// The Azure OpenAI resource requests go to (provider `azure`).
-    public var azure: AzureSettings? = nil
+    package var azure: AzureSettings? = nil
     /// `--detail`/`detail:`: the image detail sent for every prompt; `nil` keeps each prompt's.
-    public var detail: ImageDetail? = nil
+    package var detail: ImageDetail? = nil
     /// `--max-cost`/`max_cost:` in USD: the most the run may spend.
-    public var maxCost: Double? = nil
+    package var maxCost: Double? = nil
     /// `prices:` from altbench.yml, laid over ``PriceTable/builtIn`` by ``prices``.
-    public var priceOverrides: PriceTable? = nil
+    package var priceOverrides: PriceTable? = nil
     /// `--batch`: the run goes through the provider's Batch API; `nil` sends live requests.
-    public var batch: BatchSettings? = nil
+    package var batch: BatchSettings? = nil
     /// `--shard K/N`: the run asks only its share of the plan's trials.
-    public var shard: Shard? = nil
+    package var shard: Shard? = nil
 
     /// The prices a run uses: the built-in table with `prices:` over it.
-    public var prices: PriceTable {
+    package var prices: PriceTable {
         priceOverrides.map { PriceTable.builtIn.merging($0) } ?? PriceTable.builtIn
     }
 
     /// ``timeout`` as a duration, whole milliseconds.
-    public var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
+    package var requestTimeout: Duration { .milliseconds(Int64(timeout * 1000)) }
 
     /// The chat-completions URL: `{base}/chat/completions`, or the proxy's route. It is the
     /// endpoint's identity in cache keys.
-    public var chatCompletionsURL: URL {
+    package var chatCompletionsURL: URL {
         if let proxy { return proxy.url(for: proxy.protocolSettings.chatPath) }
         if let azure { return azure.chatCompletionsURL }
         return baseURL.appendingPathComponent("chat/completions")
     }
 
     /// What the cache key records as the endpoint: the mock's own name, or the URL.
-    public var endpointIdentity: String {
+    package var endpointIdentity: String {
         provider == .mock ? MockVisionModel.endpoint : chatCompletionsURL.absoluteString
     }
 }
 
 /// Flags given on the command line; `nil` means "not given".
-public struct RunOptions: Sendable, Hashable {
-    public var prompts: String?
-    public var dataset: String?
-    public var results: String?
-    public var model: String?
-    public var baseURL: String?
+package struct RunOptions: Sendable, Hashable {
+    package var prompts: String?
+    package var dataset: String?
+    package var results: String?
+    package var model: String?
+    package var baseURL: String?
     /// `--proxy URL`: a signed proxy's base URL.
-    public var proxy: String?
+    package var proxy: String?
     /// `--azure-endpoint`, `--azure-deployment`, `--azure-api-version`.
-    public var azureEndpoint: String?
-    public var azureDeployment: String?
-    public var azureAPIVersion: String?
-    public var provider: Provider?
-    public var maxTokens: [Int]?
-    public var repeats: Int?
-    public var concurrency: Int?
-    public var timeout: Double?
-    public var maxRetries: Int?
-    public var requestsPerMinute: Double?
-    public var tokensPerMinute: Double?
-    public var deadline: Duration?
-    public var tokenField: TokenField?
-    public var noCache: Bool = false
-    public var cacheScripted: Bool = false
-    public var offline: Bool = false
-    public var brevityBudget: Int?
+    package var azureEndpoint: String?
+    package var azureDeployment: String?
+    package var azureAPIVersion: String?
+    package var provider: Provider?
+    package var maxTokens: [Int]?
+    package var repeats: Int?
+    package var concurrency: Int?
+    package var timeout: Double?
+    package var maxRetries: Int?
+    package var requestsPerMinute: Double?
+    package var tokensPerMinute: Double?
+    package var deadline: Duration?
+    package var tokenField: TokenField?
+    package var noCache: Bool = false
+    package var cacheScripted: Bool = false
+    package var offline: Bool = false
+    package var brevityBudget: Int?
     /// `--embed-images`: the HTML report inlines local images as data URLs.
-    public var embedImages: Bool = false
+    package var embedImages: Bool = false
     /// `--detail`: replaces every prompt's own image detail.
-    public var detail: ImageDetail?
+    package var detail: ImageDetail?
     /// `--max-cost USD`.
-    public var maxCost: Double?
+    package var maxCost: Double?
     /// `--judge` and the judge flags: judge the answers once the run is done.
-    public var judge = JudgeOptions()
+    package var judge = JudgeOptions()
     /// `--batch`: through the provider's Batch API, with these file limits, retries and poll.
-    public var batch: Bool = false
-    public var batchMaxLines: Int?
-    public var batchMaxBytes: Int?
-    public var batchRetries: Int?
+    package var batch: Bool = false
+    package var batchMaxLines: Int?
+    package var batchMaxBytes: Int?
+    package var batchRetries: Int?
     /// Seconds, the longest wait between two polls.
-    public var batchPoll: Double?
+    package var batchPoll: Double?
     /// `altbench batches cancel`: cancel the resumed run's batches and import what they did.
-    public var batchCancel: Bool = false
+    package var batchCancel: Bool = false
     /// `--shard K/N`: only this share of the plan's trials.
-    public var shard: Shard?
+    package var shard: Shard?
 
-    public init() {}
+    package init() {}
 }
 
 extension Experiment {
     /// Resolves a run's settings. Throws when they cannot work (e.g. no key where one is needed).
-    public static func resolve(
+    package static func resolve(
         options: RunOptions, config: ConfigFile, environment: [String: String]
     ) throws -> Experiment {
         let keyVariable = config.apiKeyEnv ?? "OPENAI_API_KEY"
@@ -504,17 +504,17 @@ extension Experiment {
     }
 
     /// The ranges a run's numbers must fall in; `altbench.yml` is held to the same ones.
-    public static let concurrencyRange = 1...256
-    public static let repeatsRange = 1...1000
-    public static let retriesRange = 0...20
+    package static let concurrencyRange = 1...256
+    package static let repeatsRange = 1...1000
+    package static let retriesRange = 0...20
     /// Seconds a request may take by default: vision answers from a busy API can be slow,
     /// and a retry costs more than waiting.
-    public static let defaultTimeout: Double = 120
+    package static let defaultTimeout: Double = 120
     /// A day. The timeout becomes whole milliseconds in an Int64, which an infinite or huge
     /// value would overflow (a crash, not an error), and no request is worth waiting longer.
-    public static let maxTimeout: Double = 86_400
+    package static let maxTimeout: Double = 86_400
 
-    public static func isValidTimeout(_ seconds: Double) -> Bool {
+    package static func isValidTimeout(_ seconds: Double) -> Bool {
         seconds > 0 && seconds <= maxTimeout  // false for NaN too
     }
 
@@ -525,7 +525,7 @@ extension Experiment {
 
     /// A base URL as altbench reads it: trimmed, trailing slashes and `/chat/completions`
     /// dropped; throws unless it is an http(s) URL with a host, naming `source`.
-    public static func parseBaseURL(_ text: String, source: String) throws -> URL {
+    package static func parseBaseURL(_ text: String, source: String) throws -> URL {
         // Newlines too: a value read from a file into OPENAI_BASE_URL often ends with one.
         var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingTrailingSlashes()
         if trimmed.hasSuffix("/chat/completions") { trimmed.removeLast("/chat/completions".count) }
@@ -554,7 +554,7 @@ extension Experiment {
     /// A signed proxy's base URL, read like a base URL (no credentials, query or fragment);
     /// it must not end in `/v1`, since the proxy's routes (`/auth_token`, `/v1/chat/completions`)
     /// hang off it.
-    public static func parseProxyURL(_ text: String, source: String) throws -> URL {
+    package static func parseProxyURL(_ text: String, source: String) throws -> URL {
         let url = try parseBaseURL(text, source: source)
         let path = url.path.trimmingTrailingSlashes()
         if path.hasSuffix("/v1") {
@@ -578,7 +578,7 @@ extension Experiment {
     }
 
     /// The settings worth recording with a run (never the key).
-    public var recordedSettings: JSONValue {
+    package var recordedSettings: JSONValue {
         var object: [String: JSONValue] = [
             "provider": .string(provider.rawValue),
             "base_url": .string(provider == .mock ? "" : baseURL.absoluteString),

@@ -7,22 +7,22 @@ import Foundation
 /// Keyed by the file's path and the request's image identity (the file's SHA-256 at plan
 /// time), so a cached URL is the image the cache key names, and two files never share one. Bounded in entries and in bytes, least recently used
 /// first out; a remote image is its URL and is not cached.
-public final class ImageURLCache: @unchecked Sendable {
-    public let maxEntries: Int
-    public let maxBytes: Int
+package final class ImageURLCache: @unchecked Sendable {
+    package let maxEntries: Int
+    package let maxBytes: Int
     private let lock = NSLock()
     /// Most recently used last.
     private var entries: [(key: String, url: String)] = []
     private var bytes = 0
 
-    public init(maxEntries: Int = 16, maxBytes: Int = 64 * 1024 * 1024) {
+    package init(maxEntries: Int = 16, maxBytes: Int = 64 * 1024 * 1024) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
     }
 
     /// The `image_url.url` value for `payload`: from the cache when an earlier request sent
     /// the image named `identity`, else read now (``ImagePayload/urlString()``) and kept.
-    public func urlString(for payload: ImagePayload, identity: String) throws -> String {
+    package func urlString(for payload: ImagePayload, identity: String) throws -> String {
         guard case .file(let file, _) = payload else { return try payload.urlString() }
         let key = file.path + "\u{0}" + identity
         if let hit = lookUp(key) { return hit }
@@ -33,7 +33,7 @@ public final class ImageURLCache: @unchecked Sendable {
     }
 
     /// How many URLs are kept now.
-    public var count: Int { lock.withLock { entries.count } }
+    package var count: Int { lock.withLock { entries.count } }
 
     private func lookUp(_ key: String) -> String? {
         lock.withLock {

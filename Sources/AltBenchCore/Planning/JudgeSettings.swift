@@ -1,20 +1,20 @@
 import Foundation
 
 /// The judge flags of `altbench run` and `altbench judge`.
-public struct JudgeOptions: Sendable, Hashable {
+package struct JudgeOptions: Sendable, Hashable {
     /// `--judge`: judge the answers (always true for `altbench judge`).
-    public var enabled: Bool
+    package var enabled: Bool
     /// `--judge-model`.
-    public var model: String?
+    package var model: String?
     /// `--judge-rubric FILE`.
-    public var rubric: String?
+    package var rubric: String?
     /// `--judge-repeats N`.
-    public var repeats: Int?
+    package var repeats: Int?
     /// The judge's calls go through the Batch API even when the run's requests do not (a
     /// resumed run whose judge had batches of its own); `--batch` sends both.
-    public var batch: Bool
+    package var batch: Bool
 
-    public init(enabled: Bool = false, model: String? = nil, rubric: String? = nil, repeats: Int? = nil, batch: Bool = false) {
+    package init(enabled: Bool = false, model: String? = nil, rubric: String? = nil, repeats: Int? = nil, batch: Bool = false) {
         self.enabled = enabled
         self.model = model
         self.rubric = rubric
@@ -30,34 +30,34 @@ public struct JudgeOptions: Sendable, Hashable {
 /// proxy, on Azure, or the offline mock — and by default the way the run it judges did; its
 /// client settings are a whole ``Experiment``, resolved by the same rules, so a judge on a
 /// missing key stops with the same sentence as a run.
-public struct JudgeSettings: Sendable, Hashable {
-    public static let maxTokensRange = 16...4096
-    public static let repeatsRange = 1...10
+package struct JudgeSettings: Sendable, Hashable {
+    package static let maxTokensRange = 16...4096
+    package static let repeatsRange = 1...10
     /// Room for three numbers and a few short errors, with JSON around them.
-    public static let defaultMaxTokens = 400
+    package static let defaultMaxTokens = 400
 
     /// Where and how the judge is asked: provider, endpoint, key, proxy, and `model`.
-    public var client: Experiment
-    public var model: String
+    package var client: Experiment
+    package var model: String
     /// The rubric file as given (relative to the working directory); `nil` for the built-in
     /// rubric (``JudgeRubric/builtIn``).
-    public var rubricPath: String?
-    public var maxTokens: Int
-    public var repeats: Int
-    public var structuredOutput: Bool
+    package var rubricPath: String?
+    package var maxTokens: Int
+    package var repeats: Int
+    package var structuredOutput: Bool
     /// Why the judge asks where it does, for the banner ("the run's own provider", ...).
-    public var reason: String
+    package var reason: String
 
     /// How banners, records and reports name the rubric: its path, or
     /// ``JudgeRubric/builtInLabel``.
-    public var rubricLabel: String { rubricPath ?? JudgeRubric.builtInLabel }
+    package var rubricLabel: String { rubricPath ?? JudgeRubric.builtInLabel }
 
     /// Whether the offline mock judges (no request leaves the machine).
-    public var isMock: Bool { client.provider == .mock }
+    package var isMock: Bool { client.provider == .mock }
 
     /// The judge for a run started with `options` under `config`: the run's provider and
     /// endpoint unless `judge:` names others.
-    public static func resolve(
+    package static func resolve(
         judge flags: JudgeOptions, runOptions: RunOptions, config: ConfigFile, environment: [String: String]
     ) throws -> JudgeSettings {
         let file = config.judge ?? JudgeConfig()
@@ -129,7 +129,7 @@ public struct JudgeSettings: Sendable, Hashable {
 
     /// The judge as a run records it in its settings (no key, no secret); `batch` when its
     /// calls go through the Batch API, so a resumed run judges through it too.
-    public var recorded: JSONValue {
+    package var recorded: JSONValue {
         var object: [String: JSONValue] = [
             "model": .string(model), "provider": .string(client.provider.rawValue),
             "endpoint": .string(client.endpointIdentity), "rubric": .string(rubricLabel),

@@ -6,15 +6,15 @@ import Foundation
 /// machine that plans the same run picks the same trials, whatever order it planned them
 /// in, and trials that send the same request (and so share one answer) stay together. A
 /// trial without a request (an item that cannot be sent) goes by its coordinates instead.
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
+package struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// 1-based: `--shard 1/4` … `--shard 4/4`.
-    public var index: Int
-    public var count: Int
+    package var index: Int
+    package var count: Int
 
     /// The most shares a run may be split into.
-    public static let maxCount = 1_000
+    package static let maxCount = 1_000
 
-    public init(index: Int, count: Int) throws {
+    package init(index: Int, count: Int) throws {
         guard count >= 1, count <= Self.maxCount else {
             throw AltBenchError.invalidSetting(
                 name: "--shard", message: "needs 1 to \(Self.maxCount) shares, not \(count): give K/N, such as 2/4.")
@@ -28,7 +28,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads `K/N`, such as `2/4`.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw AltBenchError.invalidSetting(
@@ -37,15 +37,15 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         try self.init(index: index, count: count)
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// Whether `trial` is in this share.
-    public func includes(_ trial: Trial) -> Bool {
+    package func includes(_ trial: Trial) -> Bool {
         Self.share(of: trial, count: count) == index
     }
 
     /// The share (1-based) of `count` that `trial` belongs to.
-    public static func share(of trial: Trial, count: Int) -> Int {
+    package static func share(of trial: Trial, count: Int) -> Int {
         let identity = trial.key ?? [
             "no-request", trial.variant.name, trial.item.id, trial.maxTokens.map(String.init) ?? "-",
             String(trial.repeatIndex),
@@ -57,7 +57,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// As stored in a run's settings (`settings.shard`), with the whole plan's size.
-    public func recorded(plannedTotal: Int) -> JSONValue {
+    package func recorded(plannedTotal: Int) -> JSONValue {
         .object(["index": .int(index), "count": .int(count), "planned_total": .int(plannedTotal)])
     }
 }

@@ -1,21 +1,21 @@
 import Foundation
 
 /// One question to a model: (prompt variant, max_tokens, dataset item, repeat index).
-public struct Trial: Sendable, Hashable, Identifiable {
+package struct Trial: Sendable, Hashable, Identifiable {
     /// Position in the plan; stable for a given set of inputs.
-    public var id: Int
-    public var variant: PromptVariant
-    public var item: DatasetItem
-    public var maxTokens: Int?
-    public var repeatIndex: Int
+    package var id: Int
+    package var variant: PromptVariant
+    package var item: DatasetItem
+    package var maxTokens: Int?
+    package var repeatIndex: Int
     /// The request to send, or `nil` when the item's image cannot be sent (`item.problem`).
-    public var request: ModelRequest?
+    package var request: ModelRequest?
     /// The cache key, `nil` when there is no request.
-    public var key: String?
+    package var key: String?
     /// The tokens the request is expected to use, `nil` when there is no request.
-    public var estimate: RequestEstimate? = nil
+    package var estimate: RequestEstimate? = nil
 
-    public init(
+    package init(
         id: Int, variant: PromptVariant, item: DatasetItem, maxTokens: Int?, repeatIndex: Int,
         request: ModelRequest?, key: String?
     ) {
@@ -34,8 +34,8 @@ public struct Trial: Sendable, Hashable, Identifiable {
 /// It covers everything that changes the model's answer: the endpoint, the request body with
 /// the image replaced by the hash of its bytes (or its URL), and the repeat index. It never
 /// covers the API key, headers, concurrency or timeouts, so those can change freely.
-public enum TrialKey {
-    public static func make(endpoint: String, request: ModelRequest, repeatIndex: Int) -> String {
+package enum TrialKey {
+    package static func make(endpoint: String, request: ModelRequest, repeatIndex: Int) -> String {
         let canonical: JSONValue = [
             "endpoint": .string(endpoint),
             "request": request.keyBody(),
@@ -46,25 +46,25 @@ public enum TrialKey {
 }
 
 /// Expands variants × token limits × items × repeats into trials.
-public struct Planner: Sendable {
-    public var experiment: Experiment
+package struct Planner: Sendable {
+    package var experiment: Experiment
     /// The identity of the endpoint answers come from (part of every cache key).
-    public var endpoint: String
+    package var endpoint: String
 
-    public init(experiment: Experiment, endpoint: String) {
+    package init(experiment: Experiment, endpoint: String) {
         self.experiment = experiment
         self.endpoint = endpoint
     }
 
     /// The token limits a variant runs with: the run's list, else the prompt's, else none.
-    public func tokenLimits(for variant: PromptVariant) -> [Int?] {
+    package func tokenLimits(for variant: PromptVariant) -> [Int?] {
         if let run = experiment.maxTokens, !run.isEmpty { return run }
         if let own = variant.maxTokens, !own.isEmpty { return own }
         return [nil]
     }
 
     /// The model a variant runs with: the run's, else the prompt's, else the default.
-    public func model(for variant: PromptVariant) -> String {
+    package func model(for variant: PromptVariant) -> String {
         RequestRule(experiment).model(for: variant)
     }
 
@@ -73,7 +73,7 @@ public struct Planner: Sendable {
     ///
     /// Each variant's prompt and system message are parsed once and rendered for each item,
     /// so the rendered text is what is sent and what the cache key covers.
-    public func plan(variants: [PromptVariant], dataset: Dataset) -> [Trial] {
+    package func plan(variants: [PromptVariant], dataset: Dataset) -> [Trial] {
         let templates = variants.map(VariantTemplates.init)
         var trials: [Trial] = []
         for item in dataset.items {
@@ -123,27 +123,27 @@ public struct Planner: Sendable {
 /// `--token-field` over the prompt's own settings. The planner builds every request with it,
 /// and a stored run's ``RunSnapshot`` builds each pair's ``templateRequest(variant:maxTokens:)``
 /// with it from the settings the run recorded, so the two cannot drift apart.
-public struct RequestRule: Sendable, Hashable {
+package struct RequestRule: Sendable, Hashable {
     /// The run's model, overriding every prompt's; `nil` lets prompts choose.
-    public var model: String?
+    package var model: String?
     /// The run's image detail, overriding every prompt's; `nil` keeps each prompt's.
-    public var detail: ImageDetail?
+    package var detail: ImageDetail?
     /// The token-limit field; `nil` picks it from the model name.
-    public var tokenField: TokenField?
+    package var tokenField: TokenField?
 
-    public init(model: String? = nil, detail: ImageDetail? = nil, tokenField: TokenField? = nil) {
+    package init(model: String? = nil, detail: ImageDetail? = nil, tokenField: TokenField? = nil) {
         self.model = model
         self.detail = detail
         self.tokenField = tokenField
     }
 
     /// The rule of a run about to start.
-    public init(_ experiment: Experiment) {
+    package init(_ experiment: Experiment) {
         self.init(model: experiment.model, detail: experiment.detail, tokenField: experiment.tokenField)
     }
 
     /// The rule a stored run ran with, from its recorded settings (``Experiment/recordedSettings``).
-    public init(recorded settings: JSONValue) {
+    package init(recorded settings: JSONValue) {
         self.init(
             model: settings["model"]?.stringValue,
             detail: settings["detail"]?.stringValue.flatMap(ImageDetail.init(rawValue:)),
@@ -151,13 +151,13 @@ public struct RequestRule: Sendable, Hashable {
     }
 
     /// The model a variant runs with: the run's, else the prompt's, else the default.
-    public func model(for variant: PromptVariant) -> String {
+    package func model(for variant: PromptVariant) -> String {
         model ?? variant.model ?? Experiment.defaultModel
     }
 
     /// The request `variant` sends at `maxTokens` with the given (rendered) prompt and system
     /// message and image.
-    public func request(
+    package func request(
         variant: PromptVariant, maxTokens: Int?, prompt: String, system: String?, image: ImagePayload, imageIdentity: String
     ) -> ModelRequest {
         let model = model(for: variant)
@@ -168,12 +168,12 @@ public struct RequestRule: Sendable, Hashable {
     }
 
     /// What stands for the image in a ``templateRequest(variant:maxTokens:)``.
-    public static let imagePlaceholder = "{image}"
+    package static let imagePlaceholder = "{image}"
 
     /// The request `variant` sends at `maxTokens` for any item: its prompt and system message
     /// as written (placeholders unfilled) and ``imagePlaceholder`` for the image. What its
     /// ``ModelRequest/keyBody()`` holds settles every request of the pair apart from the item.
-    public func templateRequest(variant: PromptVariant, maxTokens: Int?) -> ModelRequest {
+    package func templateRequest(variant: PromptVariant, maxTokens: Int?) -> ModelRequest {
         request(
             variant: variant, maxTokens: maxTokens, prompt: variant.text, system: variant.system,
             image: .remote(URL(string: "about:blank")!), imageIdentity: Self.imagePlaceholder)

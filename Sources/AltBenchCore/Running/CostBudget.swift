@@ -13,24 +13,24 @@ import Foundation
 /// request went out, which the server may still bill) the reservation is counted as spent.
 ///
 /// An actor: every worker of the run reserves and settles against the same figures.
-public actor CostBudget {
+package actor CostBudget {
     /// A trial's claim on the budget while its request is being asked; settle or release it
     /// exactly once.
-    public struct Reservation: Sendable, Hashable {
+    package struct Reservation: Sendable, Hashable {
         /// USD held back: the request's high estimate.
-        public let amount: Double
+        package let amount: Double
     }
 
     /// A reservation that did not fit: the figures at that moment.
-    public struct Refusal: Error, Sendable, Hashable {
-        public var limit: Double
+    package struct Refusal: Error, Sendable, Hashable {
+        package var limit: Double
         /// Spent, plus what requests in flight were holding.
-        public var committed: Double
+        package var committed: Double
         /// The high estimate of the request that did not fit.
-        public var requested: Double
+        package var requested: Double
 
         /// How the run reports this stop.
-        public var stopReason: StopReason { .costLimit(limit: limit, spent: committed) }
+        package var stopReason: StopReason { .costLimit(limit: limit, spent: committed) }
     }
 
     /// Sums of floating-point costs that equal the limit on paper can land a rounding error
@@ -38,17 +38,17 @@ public actor CostBudget {
     static let tolerance = 1e-9
 
     /// The most the run may spend, in USD.
-    public let limit: Double
+    package let limit: Double
     /// USD spent so far: actual costs of answers, and the high estimates of requests whose
     /// cost could not be known.
-    public private(set) var spent = 0.0
+    package private(set) var spent = 0.0
     /// USD held by requests in flight.
-    public private(set) var reserved = 0.0
+    package private(set) var reserved = 0.0
     private var holders = 0
     /// The refusal that ended the budget, once one did.
-    public private(set) var refusal: Refusal?
+    package private(set) var refusal: Refusal?
 
-    public init(limit: Double) {
+    package init(limit: Double) {
         self.limit = limit
     }
 
@@ -58,7 +58,7 @@ public actor CostBudget {
     /// After the first refusal every reservation is refused (with that first refusal's
     /// figures): the run is stopping, and a smaller request that would still fit must not
     /// start after the stop.
-    public func reserve(_ amount: Double) -> Result<Reservation, Refusal> {
+    package func reserve(_ amount: Double) -> Result<Reservation, Refusal> {
         if let refusal { return .failure(refusal) }
         let amount = max(0, amount)
         guard spent + reserved + amount <= limit + Self.tolerance else {
@@ -73,14 +73,14 @@ public actor CostBudget {
 
     /// The request was answered (or may have been billed): the reservation ends and `cost`
     /// is spent; `nil` when the cost is unknown, which spends the whole reservation.
-    public func settle(_ reservation: Reservation, cost: Double?) {
+    package func settle(_ reservation: Reservation, cost: Double?) {
         end(reservation)
         spent += max(0, cost ?? reservation.amount)
     }
 
     /// Nothing was billed (the request was never sent, or the server refused it with an HTTP
     /// error): the reservation ends without spending.
-    public func release(_ reservation: Reservation) {
+    package func release(_ reservation: Reservation) {
         end(reservation)
     }
 

@@ -5,19 +5,19 @@ import Foundation
 ///
 /// Built by the judging pass (``JudgePlan``) from a run's answered trials; the runner sends it
 /// like a trial's request (``Runner/judge(_:sink:)``).
-public struct JudgeCall: Sendable, Hashable {
+package struct JudgeCall: Sendable, Hashable {
     /// The stored trial whose answer is judged (`trial.id` in the store).
-    public var trialID: Int64
+    package var trialID: Int64
     /// 0 for the verdict the scores use first; 1... for `--judge-repeats`.
-    public var repeatIndex: Int
-    public var request: ModelRequest
+    package var repeatIndex: Int
+    package var request: ModelRequest
     /// The cache key of the judge's answer: endpoint, model, rubric, image, answer, context and
     /// language, plus the repeat (``JudgeCacheKey``).
-    public var key: String
+    package var key: String
     /// The request's size, for pacing and the spending limit.
-    public var estimate: RequestEstimate
+    package var estimate: RequestEstimate
 
-    public init(trialID: Int64, repeatIndex: Int, request: ModelRequest, key: String, estimate: RequestEstimate) {
+    package init(trialID: Int64, repeatIndex: Int, request: ModelRequest, key: String, estimate: RequestEstimate) {
         self.trialID = trialID
         self.repeatIndex = repeatIndex
         self.request = request
@@ -27,18 +27,18 @@ public struct JudgeCall: Sendable, Hashable {
 }
 
 /// How one judge call ended, as the runner hands it to the store.
-public struct JudgeCallResult: Sendable, Hashable {
-    public var call: JudgeCall
+package struct JudgeCallResult: Sendable, Hashable {
+    package var call: JudgeCall
     /// The judge's answer (from the store when `cached`), or why there is none.
-    public var outcome: TrialOutcome
+    package var outcome: TrialOutcome
     /// Requests sent, retries included; 0 for a cached answer.
-    public var attempts: Int
-    public var startedAt: Date
-    public var finishedAt: Date
+    package var attempts: Int
+    package var startedAt: Date
+    package var finishedAt: Date
     /// USD the call cost: 0 when cached or failed, `nil` when unknown.
-    public var costUSD: Double? = nil
+    package var costUSD: Double? = nil
 
-    public init(call: JudgeCall, outcome: TrialOutcome, attempts: Int, startedAt: Date, finishedAt: Date) {
+    package init(call: JudgeCall, outcome: TrialOutcome, attempts: Int, startedAt: Date, finishedAt: Date) {
         self.call = call
         self.outcome = outcome
         self.attempts = attempts
@@ -48,7 +48,7 @@ public struct JudgeCallResult: Sendable, Hashable {
 }
 
 /// Where judge results go, and where earlier judge answers are found.
-public protocol JudgeSink: Sendable {
+package protocol JudgeSink: Sendable {
     /// A stored judge answer for this key whose verdict could be read, if any.
     func cachedJudgeAnswer(forKey key: String) async throws -> ModelAnswer?
     /// Records one judge call durably before returning.
@@ -57,13 +57,13 @@ public protocol JudgeSink: Sendable {
 
 extension TrialOutcome {
     /// The failure, when there was no answer.
-    public var failure: ModelFailure? {
+    package var failure: ModelFailure? {
         if case .failed(let failure) = self { return failure }
         return nil
     }
 
     /// Whether the answer came from the store.
-    public var cached: Bool {
+    package var cached: Bool {
         if case .answered(_, let cached) = self { return cached }
         return false
     }

@@ -8,23 +8,23 @@ import Foundation
 /// `detail` — with the post's text and language. A trial this judge has already judged (the
 /// same cache key, with a verdict that could be read) is not judged again; one judged by
 /// another judge, rubric or answer is, and its new verdict replaces the old.
-public struct JudgePlan: Sendable {
+package struct JudgePlan: Sendable {
     /// An answer that cannot be judged, and why.
-    public struct Skipped: Sendable, Hashable {
-        public var itemID: String
-        public var trials: Int
-        public var reason: String
+    package struct Skipped: Sendable, Hashable {
+        package var itemID: String
+        package var trials: Int
+        package var reason: String
     }
 
-    public var calls: [JudgeCall]
-    public var skipped: [Skipped]
+    package var calls: [JudgeCall]
+    package var skipped: [Skipped]
     /// Answers already judged by this judge (every repeat), left as they are.
-    public var alreadyJudged: Int
+    package var alreadyJudged: Int
     /// Answers to judge (each takes `repeats` calls).
-    public var answers: Int
+    package var answers: Int
 
     /// The plan for `results` under `settings`, with `rubric` and the judge's `endpoint`.
-    public static func make(
+    package static func make(
         _ results: RunResults, settings: JudgeSettings, rubric: JudgeRubric, endpoint: String
     ) -> JudgePlan {
         var calls: [JudgeCall] = []

@@ -6,15 +6,15 @@ import Foundation
 /// It sends nothing, so `altbench run --judge` works without a key; its verdicts are a stand-in
 /// computed from the references, not a judgement of the image, and reports say so. It reports
 /// the usage altbench estimates for the request, like ``MockVisionModel``.
-public struct MockJudgeModel: VisionModel {
-    public static let endpoint = "mock"
+package struct MockJudgeModel: VisionModel {
+    package static let endpoint = "mock"
 
     /// The items by image identity (hash or URL); the first item with an image decides.
     private let items: [String: ScoringItem]
     private let sizes: [String: (width: Int, height: Int)]
     private let settings: ScoringSettings
 
-    public init(results: RunResults) {
+    package init(results: RunResults) {
         var items: [String: ScoringItem] = [:]
         var sizes: [String: (width: Int, height: Int)] = [:]
         for item in results.items {
@@ -28,9 +28,9 @@ public struct MockJudgeModel: VisionModel {
         settings = ScoringSettings(recorded: results.info.settings)
     }
 
-    public var endpoint: String { Self.endpoint }
+    package var endpoint: String { Self.endpoint }
 
-    public func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+    package func complete(_ request: ModelRequest) async throws -> ModelAnswer {
         guard let subject = Self.subject(in: request.prompt) else {
             throw ModelFailure(
                 kind: .http, status: 400, message: "the mock judge was sent a request that is not a judge request.",

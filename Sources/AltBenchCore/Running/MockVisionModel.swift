@@ -6,8 +6,8 @@ import Foundation
 ///
 /// It makes no network request, so `altbench run` works on a fresh machine without a key. Its
 /// numbers measure the references and the scorers, never a model.
-public struct MockVisionModel: VisionModel {
-    public static let endpoint = "mock"
+package struct MockVisionModel: VisionModel {
+    package static let endpoint = "mock"
 
     /// Reference texts by image identity (hash or URL).
     private let references: [String: String]
@@ -15,7 +15,7 @@ public struct MockVisionModel: VisionModel {
     /// Local images' sizes, for the usage the mock reports.
     private let sizes: [String: (width: Int, height: Int)]
 
-    public init(dataset: Dataset) {
+    package init(dataset: Dataset) {
         var references: [String: String] = [:]
         var names: [String: String] = [:]
         var sizes: [String: (width: Int, height: Int)] = [:]
@@ -35,9 +35,9 @@ public struct MockVisionModel: VisionModel {
         self.sizes = sizes
     }
 
-    public var endpoint: String { Self.endpoint }
+    package var endpoint: String { Self.endpoint }
 
-    public func complete(_ request: ModelRequest) async throws -> ModelAnswer {
+    package func complete(_ request: ModelRequest) async throws -> ModelAnswer {
         let full = references[request.imageIdentity]
             ?? "A placeholder description of \(names[request.imageIdentity] ?? "the image") from the offline mock model."
         let pieces = ApproximateTokenizer.pieces(full)
@@ -61,9 +61,9 @@ public struct MockVisionModel: VisionModel {
 /// A rough stand-in for a BPE tokenizer: a word (with its leading space) is one token, a long
 /// word two, each punctuation mark one. Close enough to English GPT counts (about 1.3 tokens
 /// a word) for the mock to cut where a real model would.
-public enum ApproximateTokenizer {
+package enum ApproximateTokenizer {
     /// The text split into token-sized pieces whose concatenation is the text.
-    public static func pieces(_ text: String) -> [String] {
+    package static func pieces(_ text: String) -> [String] {
         var pieces: [String] = []
         var current = ""
         func flush() {
@@ -94,5 +94,5 @@ public enum ApproximateTokenizer {
         return pieces
     }
 
-    public static func count(_ text: String) -> Int { pieces(text).count }
+    package static func count(_ text: String) -> Int { pieces(text).count }
 }

@@ -35,19 +35,19 @@ import Foundation
 ///   answer's `usage` corrects them.
 ///
 /// Waits for time go through `RunControl`, so stopping the run ends them at once.
-public actor RequestGate {
-    public struct Settings: Sendable, Hashable {
-        public var maxConcurrency: Int
-        public var requestsPerMinute: Double?
-        public var tokensPerMinute: Double?
+package actor RequestGate {
+    package struct Settings: Sendable, Hashable {
+        package var maxConcurrency: Int
+        package var requestsPerMinute: Double?
+        package var tokensPerMinute: Double?
         /// Whether the first request goes alone.
-        public var probeFirst: Bool
+        package var probeFirst: Bool
         /// Pause after a 429 that named no wait.
-        public var defaultPause: Duration
+        package var defaultPause: Duration
         /// The longest pause or wait the gate imposes at once.
-        public var longestWait: Duration
+        package var longestWait: Duration
 
-        public init(
+        package init(
             maxConcurrency: Int, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
             probeFirst: Bool = true, defaultPause: Duration = .seconds(1), longestWait: Duration = .seconds(60)
         ) {
@@ -61,7 +61,7 @@ public actor RequestGate {
     }
 
     /// Leave to send one request.
-    public struct Permit: Sendable, Hashable {
+    package struct Permit: Sendable, Hashable {
         let id: Int
         let grantedAt: Duration
         /// Estimated tokens the request spends.
@@ -69,7 +69,7 @@ public actor RequestGate {
     }
 
     /// How a request ended, as far as pacing cares.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case answered(RateLimitStatus?, usedTokens: Int?)
         case rateLimited(retryAfter: Duration?, RateLimitStatus?)
         case failed(RateLimitStatus?)
@@ -78,31 +78,31 @@ public actor RequestGate {
     }
 
     /// Figures for progress lines and benchmarks.
-    public struct Statistics: Sendable, Hashable {
-        public var granted = 0
-        public var rateLimited = 0
-        public var windowDecreases = 0
-        public var smallestWindow: Int
+    package struct Statistics: Sendable, Hashable {
+        package var granted = 0
+        package var rateLimited = 0
+        package var windowDecreases = 0
+        package var smallestWindow: Int
         /// Requests held back for time (a pause, the rate-limit model or the caps) before they
         /// were let go; waits for a free place in the window are not counted.
-        public var pacedWaits = 0
+        package var pacedWaits = 0
         /// Requests the server answered (2xx).
-        public var answered = 0
+        package var answered = 0
         /// 429 episodes that set the measured rate (``RateFinder``).
-        public var rateMeasurements = 0
+        package var rateMeasurements = 0
         /// The rate, in requests per second, the server's 429s showed it sustains (at the last
         /// 429); `nil` while no 429 came.
-        public var measuredRate: Double?
+        package var measuredRate: Double?
 
-        public init(smallestWindow: Int) { self.smallestWindow = smallestWindow }
+        package init(smallestWindow: Int) { self.smallestWindow = smallestWindow }
     }
 
-    public let settings: Settings
+    package let settings: Settings
     private let clock: any RunClock
     private let control: RunControl
 
-    public private(set) var window: Int
-    public private(set) var statistics: Statistics
+    package private(set) var window: Int
+    package private(set) var statistics: Statistics
     private var inFlight: [Int: Permit] = [:]
     private var nextID = 0
     private var answeredOnce = false
@@ -128,7 +128,7 @@ public actor RequestGate {
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var closed = false
 
-    public init(settings: Settings, clock: any RunClock, control: RunControl) {
+    package init(settings: Settings, clock: any RunClock, control: RunControl) {
         self.settings = settings
         self.clock = clock
         self.control = control
@@ -140,11 +140,11 @@ public actor RequestGate {
     }
 
     /// When the server last answered a request, if it has.
-    public private(set) var lastAnswered: Duration?
+    package private(set) var lastAnswered: Duration?
 
     /// Whether the server answered a request within `span` before now: a 429 then is the
     /// server pacing the run, not refusing it.
-    public func answered(within span: Duration) -> Bool {
+    package func answered(within span: Duration) -> Bool {
         guard let lastAnswered else { return false }
         return clock.now - lastAnswered <= span
     }
@@ -153,7 +153,7 @@ public actor RequestGate {
     var inFlightCount: Int { inFlight.count }
 
     /// Waits until a request costing `cost` tokens may start; `nil` once the run is stopping.
-    public func acquire(cost: Double = 0) async throws -> Permit? {
+    package func acquire(cost: Double = 0) async throws -> Permit? {
         var paced = false
         while true {
             if closed || control.isStopping { return nil }
@@ -173,7 +173,7 @@ public actor RequestGate {
     }
 
     /// Hands a permit back with what the answer said.
-    public func release(_ permit: Permit, _ outcome: Outcome) {
+    package func release(_ permit: Permit, _ outcome: Outcome) {
         guard inFlight.removeValue(forKey: permit.id) != nil else { return }
         let now = clock.now
         switch outcome {
@@ -238,7 +238,7 @@ public actor RequestGate {
     }
 
     /// Ends every wait: `acquire` returns `nil` from now on.
-    public func close() {
+    package func close() {
         closed = true
         wakeAll()
     }

@@ -8,18 +8,18 @@ import Foundation
 /// `x-ratelimit-reset-*` durations of a 429), else exponential backoff from `initialDelay`,
 /// doubling, less up to 25% random jitter as the OpenAI SDKs do; every wait is capped at
 /// `maxDelay`.
-public struct RetryPolicy: Sendable, Hashable {
+package struct RetryPolicy: Sendable, Hashable {
     /// The default number of retries (after the first attempt).
-    public static let defaultMaxRetries = 4
+    package static let defaultMaxRetries = 4
 
-    public var maxRetries: Int
-    public var initialDelay: Duration
+    package var maxRetries: Int
+    package var initialDelay: Duration
     /// The longest wait, whether the server asked for more or backoff grew past it.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
     /// Whether to subtract random jitter from backoff; off in tests for exact waits.
-    public var jitter: Bool
+    package var jitter: Bool
 
-    public init(
+    package init(
         maxRetries: Int = RetryPolicy.defaultMaxRetries, initialDelay: Duration = .milliseconds(500),
         maxDelay: Duration = .seconds(60), jitter: Bool = true
     ) {
@@ -30,7 +30,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The wait before retry number `retry` (0-based) after `failure`, or `nil` to give up.
-    public func delay(afterFailure failure: ModelFailure, retry: Int) -> Duration? {
+    package func delay(afterFailure failure: ModelFailure, retry: Int) -> Duration? {
         guard failure.severity == .retryable, retry < maxRetries else { return nil }
         if let asked = failure.retryAfter {
             return min(max(asked, .zero), maxDelay)
@@ -39,7 +39,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Exponential backoff for retry number `retry` (0-based), with jitter when enabled.
-    public func backoff(retry: Int) -> Duration {
+    package func backoff(retry: Int) -> Duration {
         var wait = initialDelay * Int(pow(2.0, Double(min(max(retry, 0), 20))))
         if wait > maxDelay { wait = maxDelay }
         if jitter { wait = wait * (1 - 0.25 * Double.random(in: 0..<1)) }

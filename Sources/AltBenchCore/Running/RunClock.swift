@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Instants are durations since the clock's own origin, which keeps the protocol free of
 /// associated types (a `Clock`'s `Instant` cannot be stored behind `any`).
-public protocol RunClock: Sendable {
+package protocol RunClock: Sendable {
     /// Time since the clock's origin.
     var now: Duration { get }
     /// Returns at `deadline` (at once when it has passed). Throws `CancellationError` when
@@ -16,34 +16,34 @@ public protocol RunClock: Sendable {
 
 extension RunClock {
     /// Sleeps for `duration` from now.
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try await sleep(until: now + duration)
     }
 }
 
 /// Wall time, from `ContinuousClock` (which keeps counting while the machine sleeps).
-public struct SystemRunClock: RunClock {
+package struct SystemRunClock: RunClock {
     private let origin: ContinuousClock.Instant
 
-    public init() { origin = .now }
+    package init() { origin = .now }
 
-    public var now: Duration { .now - origin }
+    package var now: Duration { .now - origin }
 
-    public func sleep(until deadline: Duration) async throws {
+    package func sleep(until deadline: Duration) async throws {
         try await Task.sleep(until: origin + deadline, clock: .continuous)
     }
 }
 
 extension Duration {
     /// The duration in (fractional) seconds.
-    public var secondsValue: Double {
+    package var secondsValue: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
     /// A duration from fractional seconds; negative and non-finite values become zero, and
     /// values beyond a day are capped there so they cannot overflow.
-    public static func seconds(clamping value: Double) -> Duration {
+    package static func seconds(clamping value: Double) -> Duration {
         guard value.isFinite, value > 0 else { return .zero }
         return .nanoseconds(Int64(min(value, 86_400) * 1e9))
     }

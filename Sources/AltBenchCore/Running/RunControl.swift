@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a run ended before every trial was done.
-public enum StopReason: Sendable, Hashable, CustomStringConvertible {
+package enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// A signal (SIGINT from Ctrl-C, SIGTERM) asked the run to stop.
     case interrupted(signal: String)
     /// The run's deadline (`--deadline`) passed.
@@ -20,7 +20,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
     /// What stopped the run, as the store keeps it: `configuration` (a run-fatal failure:
     /// fix a setting and start a new run), `interrupt`, `deadline`, `server_lost` or
     /// `cost_limit` (`--resume` continues).
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .interrupted: return "interrupt"
         case .deadline: return "deadline"
@@ -30,7 +30,7 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .interrupted(let signal): return "interrupted by \(signal)"
         case .deadline(let limit): return "the run deadline of \(DurationText.format(limit)) passed"
@@ -49,10 +49,10 @@ public enum StopReason: Sendable, Hashable, CustomStringConvertible {
 /// (retry backoff, rate-limit pauses) end at once, and requests in flight get a grace period
 /// to finish. `abort` also ends the grace period now. Both are safe to call from any thread,
 /// including a signal handler's dispatch queue.
-public final class RunControl: @unchecked Sendable {
-    public enum Level: Int, Sendable, Comparable {
+package final class RunControl: @unchecked Sendable {
+    package enum Level: Int, Sendable, Comparable {
         case running, stopping, aborting
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     private let lock = NSLock()
@@ -60,24 +60,24 @@ public final class RunControl: @unchecked Sendable {
     private var reason: StopReason?
     private var waiters: [UUID: (Level, CheckedContinuation<Void, Never>)] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Why the run is stopping; `nil` while it runs.
-    public var stopReason: StopReason? { lock.withLock { reason } }
+    package var stopReason: StopReason? { lock.withLock { reason } }
 
-    public var currentLevel: Level { lock.withLock { level } }
+    package var currentLevel: Level { lock.withLock { level } }
 
-    public var isStopping: Bool { currentLevel >= .stopping }
+    package var isStopping: Bool { currentLevel >= .stopping }
 
     /// Asks the run to stop gracefully. The first reason given is the one reported.
     /// Returns whether this call started the stop.
     @discardableResult
-    public func stop(_ reason: StopReason) -> Bool {
+    package func stop(_ reason: StopReason) -> Bool {
         raise(to: .stopping, reason: reason)
     }
 
     /// Ends the grace period: requests in flight are cancelled now.
-    public func abort(_ reason: StopReason) {
+    package func abort(_ reason: StopReason) {
         _ = raise(to: .aborting, reason: reason)
     }
 
@@ -100,7 +100,7 @@ public final class RunControl: @unchecked Sendable {
 
     /// Returns once the run reaches `wanted` (stopping or aborting), or when the task is
     /// cancelled.
-    public func wait(for wanted: Level) async {
+    package func wait(for wanted: Level) async {
         let id = UUID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -119,7 +119,7 @@ public final class RunControl: @unchecked Sendable {
 
     /// Sleeps until `deadline` on `clock`, or until the run starts stopping, whichever comes
     /// first. Returns `true` when the full wait passed, `false` when the run is stopping.
-    public func sleep(until deadline: Duration, on clock: any RunClock) async throws -> Bool {
+    package func sleep(until deadline: Duration, on clock: any RunClock) async throws -> Bool {
         if isStopping { return false }
         if deadline <= clock.now { return true }
         let slept = try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -29,42 +29,42 @@ import Foundation
 /// ``CostBudget`` holds each request's high estimate while it is asked, and the run stops
 /// before a request that could take spending past the limit
 /// (``StopReason/costLimit(limit:spent:)``), as gracefully as a deadline stop.
-public struct Runner: Sendable {
-    public var model: any VisionModel
+package struct Runner: Sendable {
+    package var model: any VisionModel
     /// Where ``run(_:)`` records its trials; a runner that only judges (``judge(_:sink:)``)
     /// needs none.
-    public var sink: (any ResultSink)?
-    public var scorers: [any Scorer]
-    public var settings: ScoringSettings
+    package var sink: (any ResultSink)?
+    package var scorers: [any Scorer]
+    package var settings: ScoringSettings
     /// The run's references, for CIDEr-D's document frequencies (``ReferenceCorpus``).
-    public var corpus: ReferenceCorpus?
-    public var retryPolicy: RetryPolicy
+    package var corpus: ReferenceCorpus?
+    package var retryPolicy: RetryPolicy
     /// The most requests in flight at once (`--concurrency`); the gate adapts below it.
-    public var concurrency: Int
-    public var requestsPerMinute: Double?
-    public var tokensPerMinute: Double?
-    public var useCache: Bool
-    public var clock: any RunClock
-    public var control: RunControl
+    package var concurrency: Int
+    package var requestsPerMinute: Double?
+    package var tokensPerMinute: Double?
+    package var useCache: Bool
+    package var clock: any RunClock
+    package var control: RunControl
     /// How long requests in flight may take to finish once the run is stopping.
-    public var gracePeriod: Duration
+    package var gracePeriod: Duration
     /// How long the run may take from its start (`--deadline`).
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// Prices per model, for each trial's cost; `nil` leaves costs unknown.
-    public var prices: PriceTable?
+    package var prices: PriceTable?
     /// The most the run may spend, in USD (`--max-cost`); needs a price for every model the
     /// trials' requests name (the app refuses to start a run with a limit otherwise).
-    public var maxCost: Double?
+    package var maxCost: Double?
     /// How many requests in a row that could not connect, with none reaching the server
     /// before them, stop the run (``connectFailureLimit(concurrency:)`` by default).
-    public var connectFailureLimit: Int
+    package var connectFailureLimit: Int
     /// How long a server that had answered may refuse connections (with at least
     /// ``serverLostRequests`` requests in a row failing to connect) before the run stops as
     /// lost.
-    public var serverLostAfter: Duration
-    public var onProgress: (@Sendable (RunProgress) -> Void)?
+    package var serverLostAfter: Duration
+    package var onProgress: (@Sendable (RunProgress) -> Void)?
 
-    public init(
+    package init(
         model: any VisionModel, sink: (any ResultSink)?, scorers: [any Scorer] = ScoringSuite.standard,
         settings: ScoringSettings = ScoringSettings(), corpus: ReferenceCorpus? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(), concurrency: Int = 4, requestsPerMinute: Double? = nil, tokensPerMinute: Double? = nil,
@@ -99,7 +99,7 @@ public struct Runner: Sendable {
     /// time one connection attempt takes; at concurrency 1 the first request and two retries
     /// (0.5 s and 1 s later) give a server that is still starting a moment; above 10, ten
     /// failures are evidence enough.
-    public static func connectFailureLimit(concurrency: Int) -> Int {
+    package static func connectFailureLimit(concurrency: Int) -> Int {
         min(10, max(3, concurrency))
     }
 
@@ -109,30 +109,30 @@ public struct Runner: Sendable {
     /// storing them one worker each left the slots idle for a tenth of the run. The gate
     /// still lets no more than `concurrency` requests be in flight; below 8 there are no
     /// spare workers, so a slow run's requests go out in plan order as before.
-    public static func workers(concurrency: Int) -> Int {
+    package static func workers(concurrency: Int) -> Int {
         concurrency + concurrency / 8
     }
 
     /// How recently the server must have answered a request for a 429 to be its pacing rather
     /// than a refusal: retried without using up an attempt.
-    public static let pacingEvidence = Duration.seconds(30)
+    package static let pacingEvidence = Duration.seconds(30)
 
     /// Requests in a row that could not connect, after the server had answered, that (over
     /// ``serverLostAfter``) make it lost.
-    public static let serverLostRequests = 10
+    package static let serverLostRequests = 10
 
     /// How a run ended.
-    public struct Outcome: Sendable {
-        public var progress: RunProgress
+    package struct Outcome: Sendable {
+        package var progress: RunProgress
         /// Why the run stopped early; `nil` when every trial was done.
-        public var stopReason: StopReason?
+        package var stopReason: StopReason?
         /// The gate's figures: 429s seen, window decreases, paced waits.
-        public var pacing: RequestGate.Statistics
+        package var pacing: RequestGate.Statistics
         /// USD spent against `maxCost`: actual costs, and high estimates where the cost could
         /// not be known (``CostBudget/spent``); `nil` when the run had no limit.
-        public var spentUSD: Double? = nil
+        package var spentUSD: Double? = nil
 
-        public init(progress: RunProgress, stopReason: StopReason?, pacing: RequestGate.Statistics, spentUSD: Double? = nil) {
+        package init(progress: RunProgress, stopReason: StopReason?, pacing: RequestGate.Statistics, spentUSD: Double? = nil) {
             self.progress = progress
             self.stopReason = stopReason
             self.pacing = pacing
@@ -149,7 +149,7 @@ public struct Runner: Sendable {
 
     /// Runs every trial (or until stopped) and returns the tally.
     @discardableResult
-    public func run(_ trials: [Trial]) async throws -> Outcome {
+    package func run(_ trials: [Trial]) async throws -> Outcome {
         guard let sink else { preconditionFailure("Runner.run needs a sink to record its trials") }
         let costing = Costing(models: Set(trials.compactMap(\.request?.model)), prices: prices, maxCost: maxCost)
         var counts: [String: Int] = [:]
@@ -166,7 +166,7 @@ public struct Runner: Sendable {
     ///
     /// A call whose key the sink has an answer for costs nothing and sends nothing.
     @discardableResult
-    public func judge(_ calls: [JudgeCall], sink: any JudgeSink) async throws -> Outcome {
+    package func judge(_ calls: [JudgeCall], sink: any JudgeSink) async throws -> Outcome {
         let costing = Costing(models: Set(calls.map(\.request.model)), prices: prices, maxCost: maxCost)
         return try await drive(calls, costing: costing, shared: SharedRequests(keys: [])) { call, context in
             try await self.perform(call, sink: sink, context: context)
@@ -272,7 +272,7 @@ public struct Runner: Sendable {
 
     /// A trial's result once its outcome is known, its answer scored with the run's scorers:
     /// the one rule for live requests and for answers from a batch.
-    public func scoredResult(_ trial: Trial, outcome: TrialOutcome, attempts: Int, startedAt: Date) -> TrialResult {
+    package func scoredResult(_ trial: Trial, outcome: TrialOutcome, attempts: Int, startedAt: Date) -> TrialResult {
         let scores: [Score]
         if case .answered(let answer, _) = outcome {
             scores = ScoringSuite.evaluate(answer.scoringInput(settings, item: ScoringItem(trial.item), corpus: corpus), scorers: scorers)
@@ -773,7 +773,7 @@ private actor Tally {
 
 extension Duration {
     /// The duration in (fractional) milliseconds.
-    public var milliseconds: Double {
+    package var milliseconds: Double {
         let parts = components
         return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
     }

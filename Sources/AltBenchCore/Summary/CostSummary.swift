@@ -8,43 +8,43 @@ import Foundation
 /// requests that reported them, and the plan's estimate over the same requests, so
 /// reported ÷ estimated compares like for like. A cost is a sum only when every sent request
 /// has one: a total that left some out would understate what was spent.
-public struct CostSummary: Sendable, Hashable {
+package struct CostSummary: Sendable, Hashable {
     /// Counts, token sums and cost over a group of trials (a pair, or the whole run).
-    public struct Figures: Sendable, Hashable {
-        public var trials = 0
+    package struct Figures: Sendable, Hashable {
+        package var trials = 0
         /// Requests sent and answered: answered trials not taken from the store.
-        public var sent = 0
+        package var sent = 0
         /// Trials answered from the store: no request, no cost.
-        public var fromStore = 0
-        public var failed = 0
+        package var fromStore = 0
+        package var failed = 0
         /// Sums over the sent requests that reported each figure; `nil` when none did.
-        public var promptTokens: Int?
-        public var completionTokens: Int?
-        public var cachedTokens: Int?
-        public var imageTokens: Int?
-        public var reasoningTokens: Int?
+        package var promptTokens: Int?
+        package var completionTokens: Int?
+        package var cachedTokens: Int?
+        package var imageTokens: Int?
+        package var reasoningTokens: Int?
         /// The plan's input estimate, summed over the sent requests that reported prompt tokens
         /// and carry an estimate; `nil` when none does.
-        public var estimatedInputTokens: Int?
+        package var estimatedInputTokens: Int?
         /// The image part of ``estimatedInputTokens``, over the same requests.
-        public var estimatedImageTokens: Int?
+        package var estimatedImageTokens: Int?
         /// The reported prompt tokens of exactly the requests ``estimatedInputTokens`` covers:
         /// the numerator of ``ratio`` (equal to ``promptTokens`` when every request that
         /// reported usage has an estimate).
-        public var comparedPromptTokens: Int?
+        package var comparedPromptTokens: Int?
         /// Sent requests that reported neither prompt nor completion tokens.
-        public var withoutUsage = 0
+        package var withoutUsage = 0
         /// USD the group's requests cost; `nil` when a sent request has no cost (no price, or
         /// no usage reported), or when the run recorded no cost at all.
-        public var costUSD: Double?
+        package var costUSD: Double?
         /// Sent requests without a cost.
-        public var withoutCost = 0
+        package var withoutCost = 0
 
-        public init() {}
+        package init() {}
 
         /// Reported prompt tokens ÷ estimated input tokens over the same requests; `nil`
         /// without an estimate.
-        public var ratio: Double? {
+        package var ratio: Double? {
             guard let estimated = estimatedInputTokens, estimated > 0, let reported = comparedPromptTokens else {
                 return nil
             }
@@ -92,14 +92,14 @@ public struct CostSummary: Sendable, Hashable {
 
     /// One (variant, max_tokens) pair; its figures read through (`pair.sent`).
     @dynamicMemberLookup
-    public struct Pair: Sendable, Hashable {
-        public var variant: String
-        public var maxTokens: Int?
+    package struct Pair: Sendable, Hashable {
+        package var variant: String
+        package var maxTokens: Int?
         /// The models the pair's trials named, by name (one, unless the run mixed them).
-        public var models: [String]
-        public var figures: Figures
+        package var models: [String]
+        package var figures: Figures
 
-        public init(variant: String, maxTokens: Int?, models: [String], figures: Figures) {
+        package init(variant: String, maxTokens: Int?, models: [String], figures: Figures) {
             self.variant = variant
             self.maxTokens = maxTokens
             self.models = models
@@ -107,29 +107,29 @@ public struct CostSummary: Sendable, Hashable {
         }
 
         /// The models as one name for a table cell: "gpt-4o-mini", "gpt-4o, gpt-4o-mini".
-        public var model: String? { models.isEmpty ? nil : models.joined(separator: ", ") }
+        package var model: String? { models.isEmpty ? nil : models.joined(separator: ", ") }
 
-        public subscript<T>(dynamicMember path: KeyPath<Figures, T>) -> T { figures[keyPath: path] }
+        package subscript<T>(dynamicMember path: KeyPath<Figures, T>) -> T { figures[keyPath: path] }
     }
 
     /// In the run's variant order, then by token limit (as ``RunSummary`` orders its rows).
-    public var pairs: [Pair]
-    public var total: Figures
+    package var pairs: [Pair]
+    package var total: Figures
     /// Whether the run used the offline mock: nothing was billed, costs are at list prices.
-    public var isMock: Bool
+    package var isMock: Bool
     /// `max_cost` when the run had a spending limit, in USD.
-    public var maxCostUSD: Double?
+    package var maxCostUSD: Double?
     /// Sentences on how to read the figures: the mock, models without a price, estimates
     /// that missed by more than 10% (``missesEstimate(reported:estimated:)``), the spending limit.
-    public var notes: [String]
+    package var notes: [String]
 
     /// Whether reported prompt tokens differ from the estimate by more than 10% of it, either
     /// way: then a note names the pair. In whole numbers, so exactly 10% is not a miss.
-    public static func missesEstimate(reported: Int, estimated: Int) -> Bool {
+    package static func missesEstimate(reported: Int, estimated: Int) -> Bool {
         abs(reported - estimated) * 10 > estimated
     }
 
-    public init(pairs: [Pair], total: Figures, isMock: Bool, maxCostUSD: Double?, notes: [String]) {
+    package init(pairs: [Pair], total: Figures, isMock: Bool, maxCostUSD: Double?, notes: [String]) {
         self.pairs = pairs
         self.total = total
         self.isMock = isMock
@@ -140,7 +140,7 @@ public struct CostSummary: Sendable, Hashable {
     /// The summary of `results`; `nil` when no trial holds any usage, estimate or cost (a
     /// scored file, or a run whose answers reported nothing), so reports leave the section out
     /// rather than show zeros that look like data.
-    public static func make(_ results: RunResults) -> CostSummary? {
+    package static func make(_ results: RunResults) -> CostSummary? {
         let holdsAny = results.trials.contains { trial in
             if trial.estimatedInputTokens != nil || trial.estimatedImageTokens != nil || trial.costUSD != nil { return true }
             guard let answer = trial.answer else { return false }
@@ -282,7 +282,7 @@ public struct CostSummary: Sendable, Hashable {
 extension CostSummary {
     /// An amount in USD as JSON carries it: rounded to a ten-billionth of a dollar, so sums
     /// of per-token prices print as 0.0721026, not 0.07210259999999999.
-    public static func roundedUSD(_ amount: Double) -> Double {
+    package static func roundedUSD(_ amount: Double) -> Double {
         guard amount.isFinite else { return amount }
         return (amount * 1e10).rounded() / 1e10
     }
@@ -293,7 +293,7 @@ extension CostSummary {
     ///
     /// The one money format of every report, note and plan (``AltBenchReport``'s `Format.usd`
     /// calls it), so a figure reads the same wherever it appears.
-    public static func usd(_ amount: Double) -> String {
+    package static func usd(_ amount: Double) -> String {
         guard amount.isFinite else { return "–" }
         let sign = amount < 0 ? "-" : ""
         let magnitude = abs(amount)
@@ -317,7 +317,7 @@ extension CostSummary {
     }
 
     /// A whole number with thousands separators: "25,890".
-    public static func count(_ value: Int) -> String {
+    package static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var out = ""
         for (index, digit) in digits.enumerated() {
@@ -328,7 +328,7 @@ extension CostSummary {
     }
 
     /// Reported ÷ estimated: "1.02×", "0.45×", "12.3×" (one decimal from ten up).
-    public static func ratio(_ value: Double) -> String {
+    package static func ratio(_ value: Double) -> String {
         guard value.isFinite else { return "–" }
         return String(format: value >= 9.995 ? "%.1f" : "%.2f", value) + "×"
     }

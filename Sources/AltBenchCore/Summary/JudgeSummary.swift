@@ -9,71 +9,71 @@ import Foundation
 /// 4 or above (3 is undecided), and the references reject it below 0.5 and accept it from 0.5.
 /// The agreement is the share of answers with both a decided verdict and a reference figure
 /// on which the two splits agree, with Cohen's kappa for the agreement chance would give.
-public struct JudgeSummary: Sendable, Hashable {
+package struct JudgeSummary: Sendable, Hashable {
     /// The judge as the run recorded it (`settings.judge`).
-    public var model: String
-    public var endpoint: String?
-    public var rubric: String?
-    public var isMock: Bool
+    package var model: String
+    package var endpoint: String?
+    package var rubric: String?
+    package var isMock: Bool
 
     /// Judge calls stored: with a verdict, answered without one, failed; from the cache.
-    public var judged: Int
-    public var unreadable: Int
-    public var failed: Int
-    public var cached: Int
+    package var judged: Int
+    package var unreadable: Int
+    package var failed: Int
+    package var cached: Int
     /// Answered trials with no judgement at all (judged before they were asked, or skipped).
-    public var unjudgedAnswers: Int
+    package var unjudgedAnswers: Int
     /// The reasons calls gave no verdict, most frequent first, with their counts.
-    public var problems: [Problem]
+    package var problems: [Problem]
 
     /// Tokens the judge's requests reported (cached calls count nothing).
-    public var promptTokens: Int
-    public var completionTokens: Int
+    package var promptTokens: Int
+    package var completionTokens: Int
     /// USD, `nil` when some call's cost is unknown.
-    public var costUSD: Double?
+    package var costUSD: Double?
 
     /// The agreement with the references, `nil` when no answer has both a decided verdict
     /// and a reference figure.
-    public var agreement: Agreement?
+    package var agreement: Agreement?
     /// The judge's agreement with itself, `nil` without repeats.
-    public var stability: Stability?
+    package var stability: Stability?
 
     /// A reason calls gave no verdict, and how many gave it.
-    public struct Problem: Sendable, Hashable {
-        public var reason: String
-        public var count: Int
+    package struct Problem: Sendable, Hashable {
+        package var reason: String
+        package var count: Int
     }
 
     /// The judge's split against the references'.
-    public struct Agreement: Sendable, Hashable {
+    package struct Agreement: Sendable, Hashable {
         /// Answers counted: a decided verdict and a reference figure.
-        public var answers: Int
+        package var answers: Int
         /// Both say accurate; both say inaccurate.
-        public var bothAccept: Int
-        public var bothReject: Int
+        package var bothAccept: Int
+        package var bothReject: Int
         /// The judge says inaccurate where the references accept, and the reverse.
-        public var judgeRejects: Int
-        public var judgeAccepts: Int
+        package var judgeRejects: Int
+        package var judgeAccepts: Int
         /// Up to five disagreements, for a reader to look at: item, variant, max_tokens, the
         /// judge's accuracy grade and the reference figure.
-        public var examples: [Example]
+        package var examples: [Example]
 
-        public struct Example: Sendable, Hashable {
-            public var itemID: String
-            public var variant: String
-            public var maxTokens: Int?
-            public var accuracy: Int
-            public var reference: Double
+        package struct Example: Sendable, Hashable {
+            package var itemID: String
+            package var variant: String
+            package var maxTokens: Int?
+            package var accuracy: Int
+            package var reference: Double
             /// Which figure stood for the references: `reference_match` or `keyword_recall`.
-            public var referenceScore: String
+            package var referenceScore: String
         }
 
         /// The share of answers on which the two agree.
-        public var rate: Double { answers == 0 ? 0 : Double(bothAccept + bothReject) / Double(answers) }
+        package var rate: Double { answers == 0 ? 0 : Double(bothAccept + bothReject) / Double(answers) }
 
         /// Cohen's kappa: the agreement beyond what chance would give with the same shares of
         /// "accurate" on each side; `nil` when chance alone agrees on everything.
-        public var kappa: Double? {
+        package var kappa: Double? {
             guard answers > 0 else { return nil }
             let n = Double(answers)
             let judgeAccept = Double(bothAccept + judgeAccepts) / n
@@ -85,21 +85,21 @@ public struct JudgeSummary: Sendable, Hashable {
     }
 
     /// How far repeated verdicts on the same answer agree.
-    public struct Stability: Sendable, Hashable {
+    package struct Stability: Sendable, Hashable {
         /// Answers with at least two verdicts.
-        public var answers: Int
+        package var answers: Int
         /// Repeats per answer, as judged (the largest).
-        public var repeats: Int
+        package var repeats: Int
         /// Shares of those answers whose verdicts agree exactly, per count.
-        public var sameAccuracy: Double
-        public var sameCompleteness: Double
-        public var sameConcision: Double
+        package var sameAccuracy: Double
+        package var sameCompleteness: Double
+        package var sameConcision: Double
         /// Mean spread (largest − smallest grade) of accuracy over those answers.
-        public var meanAccuracySpread: Double
+        package var meanAccuracySpread: Double
     }
 
     /// The summary of `results`' judgements; `nil` when none is stored.
-    public init?(_ results: RunResults) {
+    package init?(_ results: RunResults) {
         let answered = results.trials.filter { !$0.failed }
         let rows = answered.flatMap(\.judgements)
         guard !rows.isEmpty else { return nil }

@@ -4,17 +4,17 @@ import Foundation
 /// times (`--repeats N`), the model passed a check on some answers and failed it on others.
 /// A prompt whose verdicts flip between repeats needs more repeats before a comparison means
 /// much.
-public struct RepeatInstability: Sendable, Hashable {
-    public struct Item: Sendable, Hashable {
-        public var id: String
+package struct RepeatInstability: Sendable, Hashable {
+    package struct Item: Sendable, Hashable {
+        package var id: String
         /// Each disagreeing check with the share of answered repeats that passed it.
-        public var checks: [(id: String, passed: Double)]
+        package var checks: [(id: String, passed: Double)]
 
-        public static func == (a: Item, b: Item) -> Bool {
+        package static func == (a: Item, b: Item) -> Bool {
             a.id == b.id && a.checks.map(\.id) == b.checks.map(\.id) && a.checks.map(\.passed) == b.checks.map(\.passed)
         }
 
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(id)
             for check in checks {
                 hasher.combine(check.id)
@@ -23,21 +23,21 @@ public struct RepeatInstability: Sendable, Hashable {
         }
     }
 
-    public struct Row: Sendable, Hashable {
-        public var variant: String
-        public var maxTokens: Int?
+    package struct Row: Sendable, Hashable {
+        package var variant: String
+        package var maxTokens: Int?
         /// Items with at least two answered repeats.
-        public var repeatedItems: Int
+        package var repeatedItems: Int
         /// Those of them whose repeats disagree on a check, in item order.
-        public var unstable: [Item]
+        package var unstable: [Item]
     }
 
     /// The most repeats any trial of the run has.
-    public var repeats: Int
+    package var repeats: Int
     /// One row per pair, in the summary's order.
-    public var rows: [Row]
+    package var rows: [Row]
 
-    public init(_ results: RunResults, summary: RunSummary) {
+    package init(_ results: RunResults, summary: RunSummary) {
         repeats = (results.trials.map(\.repeatIndex).max() ?? 0) + 1
         var order: [String: Int] = [:]
         for (index, item) in results.items.enumerated() { order[item.id] = index }

@@ -4,45 +4,45 @@ import Foundation
 /// `quality` with a 95% interval), or that none is ahead (``isAhead(_:others:)``), how each variant differs from the baseline variant over the
 /// same images (a paired bootstrap, the statistics `altbench compare` uses), and from which
 /// token limit on answers stop being cut off.
-public struct RunInsights: Sendable {
+package struct RunInsights: Sendable {
     /// The variant with the highest mean quality at one token limit, and whether it is ahead.
-    public struct Best: Sendable, Hashable {
-        public var maxTokens: Int?
-        public var variant: String
-        public var meanQuality: Double
+    package struct Best: Sendable, Hashable {
+        package var maxTokens: Int?
+        package var variant: String
+        package var meanQuality: Double
         /// The 95% bootstrap interval of the mean over images.
-        public var low: Double
-        public var high: Double
-        public var images: Int
+        package var low: Double
+        package var high: Double
+        package var images: Int
         /// Other variants whose interval overlaps this one's: the lead may not be real.
-        public var tiedWith: [String]
+        package var tiedWith: [String]
         /// Whether the variant is ahead (``isAhead(_:others:)``): only then do reports call it
         /// best and mark it ★.
-        public var ahead: Bool = true
+        package var ahead: Bool = true
         /// Every variant at this limit, highest mean first (the best first), for the reports'
         /// "no variant is ahead" line.
-        public var ranking: [Standing] = []
+        package var ranking: [Standing] = []
 
         /// The best variant's own standing.
-        public var standing: Standing {
+        package var standing: Standing {
             Standing(variant: variant, meanQuality: meanQuality, low: low, high: high, images: images)
         }
     }
 
     /// One variant's mean quality at a token limit, with its 95% interval over images.
-    public struct Standing: Sendable, Hashable {
-        public var variant: String
-        public var meanQuality: Double
-        public var low: Double
-        public var high: Double
-        public var images: Int
+    package struct Standing: Sendable, Hashable {
+        package var variant: String
+        package var meanQuality: Double
+        package var low: Double
+        package var high: Double
+        package var images: Int
     }
 
     /// Whether `top` is ahead of `others` at a limit. It is not when there is no other variant,
     /// when its lead over the runner-up is 0.00 at the two decimals reports show (or both
     /// means show the same), or when its mean lies inside the 95% interval of every other
     /// variant.
-    public static func isAhead(_ top: Standing, others: [Standing]) -> Bool {
+    package static func isAhead(_ top: Standing, others: [Standing]) -> Bool {
         guard let runnerUp = others.max(by: { $0.meanQuality < $1.meanQuality }) else { return false }
         func shown(_ value: Double) -> String { String(format: "%.2f", value) }
         let lead = top.meanQuality - runnerUp.meanQuality
@@ -54,46 +54,46 @@ public struct RunInsights: Sendable {
 
     /// One variant against the baseline variant at the same token limit, over the images both
     /// answered.
-    public struct Difference: Sendable, Hashable {
-        public var variant: String
-        public var maxTokens: Int?
-        public var meanDifference: Double
-        public var low: Double
-        public var high: Double
-        public var p: Double
-        public var images: Int
+    package struct Difference: Sendable, Hashable {
+        package var variant: String
+        package var maxTokens: Int?
+        package var meanDifference: Double
+        package var low: Double
+        package var high: Double
+        package var p: Double
+        package var images: Int
         /// `p < alpha`: the interval excludes 0.
-        public var significant: Bool
+        package var significant: Bool
     }
 
     /// From which token limit a variant's truncated share stays at or under the limit.
-    public struct Truncation: Sendable, Hashable {
-        public var variant: String
+    package struct Truncation: Sendable, Hashable {
+        package var variant: String
         /// The smallest limit from which every larger limit keeps truncation at or under
         /// ``RunInsights/truncationLimit``; nil when even the largest does not.
-        public var fromMaxTokens: Int?
+        package var fromMaxTokens: Int?
         /// The truncated share at each limit, in limit order.
-        public var shares: [(maxTokens: Int, share: Double)]
+        package var shares: [(maxTokens: Int, share: Double)]
 
-        public static func == (a: Truncation, b: Truncation) -> Bool {
+        package static func == (a: Truncation, b: Truncation) -> Bool {
             a.variant == b.variant && a.fromMaxTokens == b.fromMaxTokens
                 && a.shares.map(\.maxTokens) == b.shares.map(\.maxTokens) && a.shares.map(\.share) == b.shares.map(\.share)
         }
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(variant)
             hasher.combine(fromMaxTokens)
         }
     }
 
-    public var baseline: String?
-    public var best: [Best]
-    public var differences: [Difference]
-    public var truncation: [Truncation]
+    package var baseline: String?
+    package var best: [Best]
+    package var differences: [Difference]
+    package var truncation: [Truncation]
     /// The truncated share a limit may keep (`check.max_truncation_rise`, default 0.02).
-    public var truncationLimit: Double
-    public var alpha: Double
+    package var truncationLimit: Double
+    package var alpha: Double
 
-    public init(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise, alpha: Double = 0.05) {
+    package init(_ results: RunResults, truncationLimit: Double = CheckThresholds().maxTruncationRise, alpha: Double = 0.05) {
         self.truncationLimit = truncationLimit
         self.alpha = alpha
         let ordered = results.orderingVariants()
@@ -177,7 +177,7 @@ public struct RunInsights: Sendable {
     }
 
     /// The run's token limits, ascending, with "no limit" last.
-    public static func limits(in results: RunResults) -> [Int?] {
+    package static func limits(in results: RunResults) -> [Int?] {
         let all = Set(results.trials.map(\.maxTokens))
         return all.compactMap { $0 }.sorted() + (all.contains(nil) ? [nil] : [])
     }

@@ -1,64 +1,64 @@
 import Foundation
 
 /// Figures for one (variant, max_tokens) pair: the rows of the comparison table.
-public struct SummaryRow: Sendable, Hashable {
-    public var variant: String
-    public var maxTokens: Int?
+package struct SummaryRow: Sendable, Hashable {
+    package var variant: String
+    package var maxTokens: Int?
     /// Trials recorded for the pair (fewer than planned when the run stopped early).
-    public var n: Int
+    package var n: Int
     /// Trials that got no answer.
-    public var errors: Int
-    public var answered: Int
-    public var meanChars: Double?
-    public var p90Chars: Double?
+    package var errors: Int
+    package var answered: Int
+    package var meanChars: Double?
+    package var p90Chars: Double?
     /// Shares of answered trials, 0...1.
-    public var withinBudget: Double?
-    public var firstPerson: Double?
-    public var truncated: Double?
-    public var refusals: Double?
-    public var empty: Double?
-    public var redundantPrefix: Double?
-    public var meanBrevity: Double?
-    public var meanCompletionTokens: Double?
+    package var withinBudget: Double?
+    package var firstPerson: Double?
+    package var truncated: Double?
+    package var refusals: Double?
+    package var empty: Double?
+    package var redundantPrefix: Double?
+    package var meanBrevity: Double?
+    package var meanCompletionTokens: Double?
     /// Median request latency of the answers, in milliseconds (cached answers keep theirs).
-    public var p50LatencyMs: Double?
+    package var p50LatencyMs: Double?
     /// Mean composite `quality` of the answered trials, 0...1.
-    public var meanQuality: Double?
+    package var meanQuality: Double?
     /// Mean `form` half of the answered trials, 0...1.
-    public var meanForm: Double?
+    package var meanForm: Double?
     /// Mean `content` half over the answered trials that have one, 0...1.
-    public var meanContent: Double?
+    package var meanContent: Double?
     /// Answered trials whose `quality` is their form alone, as no content part was known (no
     /// references, `must_mention`, `expected_text` or judge score); reports mark the row.
-    public var formOnly: Int = 0
+    package var formOnly: Int = 0
     /// Answered trials with a `quality` score: what ``formOnly`` is counted out of.
-    public var scoredQuality: Int = 0
+    package var scoredQuality: Int = 0
     /// Share of answered trials with a hard fail (`quality` forced to 0).
-    public var hardFails: Double?
+    package var hardFails: Double?
     /// Mean of each weighted `quality` part (``QualityScorer/part(of:)``), by score id.
-    public var parts: [String: Double] = [:]
+    package var parts: [String: Double] = [:]
     /// Share of answered trials each pass/fail check flagged, by score id.
-    public var checkRates: [String: Double] = [:]
+    package var checkRates: [String: Double] = [:]
     /// Mean of graded and figure scores (readability, hedging, text_recall, ...), by score id.
-    public var means: [String: Double] = [:]
+    package var means: [String: Double] = [:]
     /// BLEU-4, ROUGE-L and CIDEr-D over the pair's answers, as pycocoevalcap computes them.
-    public var reference: ReferenceFigures?
+    package var reference: ReferenceFigures?
     /// Answers with the judge's scores (a verdict that could be read).
-    public var judged: Int = 0
+    package var judged: Int = 0
 }
 
 /// The reference metrics of a group of answers, over the items that have references.
-public struct ReferenceFigures: Sendable, Hashable {
+package struct ReferenceFigures: Sendable, Hashable {
     /// Corpus BLEU-4 (pycocoevalcap's `Bleu(4)` score, index 3).
-    public var bleu4: Double
+    package var bleu4: Double
     /// Mean ROUGE-L F (β = 1.2).
-    public var rougeL: Double
+    package var rougeL: Double
     /// Mean CIDEr-D (σ = 6) with document frequencies over the run's references.
-    public var ciderD: Double
+    package var ciderD: Double
     /// Answers scored: those whose item has references.
-    public var count: Int
+    package var count: Int
 
-    public init(bleu4: Double, rougeL: Double, ciderD: Double, count: Int) {
+    package init(bleu4: Double, rougeL: Double, ciderD: Double, count: Int) {
         self.bleu4 = bleu4
         self.rougeL = rougeL
         self.ciderD = ciderD
@@ -70,13 +70,13 @@ public struct ReferenceFigures: Sendable, Hashable {
 ///
 /// Rates count only answered trials: a failed request says nothing about the prompt.
 /// Percentiles use the nearest-rank method, so each one is a value that occurred.
-public struct RunSummary: Sendable, Hashable {
-    public var rows: [SummaryRow]
-    public var budget: Int
+package struct RunSummary: Sendable, Hashable {
+    package var rows: [SummaryRow]
+    package var budget: Int
     /// The scoring settings the run recorded: budgets, `quality` weights and hard fails.
-    public var settings: ScoringSettings
+    package var settings: ScoringSettings
 
-    public init(_ results: RunResults) {
+    package init(_ results: RunResults) {
         let settings = ScoringSettings(recorded: results.info.settings)
         self.settings = settings
         budget = settings.brevityBudget
@@ -93,12 +93,12 @@ public struct RunSummary: Sendable, Hashable {
     }
 
     /// The weighted parts of `quality`, heaviest first, then by id.
-    public var weightedParts: [(id: String, weight: Double)] {
+    package var weightedParts: [(id: String, weight: Double)] {
         weightedParts(nil)
     }
 
     /// The weighted parts of one half of `quality` (all with `nil`), heaviest first, then by id.
-    public func weightedParts(_ half: QualityScorer.Half?) -> [(id: String, weight: Double)] {
+    package func weightedParts(_ half: QualityScorer.Half?) -> [(id: String, weight: Double)] {
         settings.weights.filter { $0.value > 0 && QualityScorer.halves[$0.key].map { half == nil || $0 == half } == true }
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }
             .map { (id: $0.key, weight: $0.value) }
@@ -199,13 +199,13 @@ extension RunSummary.Tally {
 }
 
 /// Small statistics used by summaries.
-public enum Stats {
-    public static func mean(_ values: [Double]) -> Double? {
+package enum Stats {
+    package static func mean(_ values: [Double]) -> Double? {
         values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
 
     /// Nearest-rank percentile: the smallest value with at least `p` of the values at or below it.
-    public static func percentile(_ values: [Double], _ p: Double) -> Double? {
+    package static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let rank = Int((p * Double(sorted.count)).rounded(.up))

@@ -1,13 +1,13 @@
 /// A small RFC 4180 CSV reader: comma-separated fields, double quotes around a field that holds
 /// commas, quotes ("" inside) or line breaks, CRLF or LF line ends, a UTF-8 byte-order mark.
-public enum CSV {
+package enum CSV {
     /// One record and the line it starts on (1-based), for error messages.
-    public struct Record: Sendable, Hashable {
-        public var fields: [String]
-        public var line: Int
+    package struct Record: Sendable, Hashable {
+        package var fields: [String]
+        package var line: Int
     }
 
-    public enum Problem: Error, Sendable, Hashable {
+    package enum Problem: Error, Sendable, Hashable {
         /// A quoted field still open at the end of the file.
         case unclosedQuote(line: Int)
         /// A quote in the middle of an unquoted field, or text right after a closing quote.
@@ -15,7 +15,7 @@ public enum CSV {
     }
 
     /// The records of `text`, blank lines skipped.
-    public static func records(_ text: String) throws(Problem) -> [Record] {
+    package static func records(_ text: String) throws(Problem) -> [Record] {
         var records: [Record] = []
         var fields: [String] = []
         var field = ""

@@ -2,9 +2,9 @@ import Foundation
 
 /// Durations as people write them on a command line or in `altbench.yml`: a number of
 /// seconds ("90", "2.5"), or numbers with units ("500ms", "90s", "30m", "2h", "1h30m").
-public enum DurationText {
+package enum DurationText {
     /// The duration, or `nil` when the text is not one (or is zero or negative).
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard !trimmed.isEmpty else { return nil }
         if let seconds = Double(trimmed), seconds.isFinite, seconds > 0, trimmed.allSatisfy({ $0.isNumber || $0 == "." }) {
@@ -17,7 +17,7 @@ public enum DurationText {
     /// The seconds in a sum of `(\d+(\.\d+)?)(ms|s|m|h)` parts ("6m0s" → 360, "120ms" →
     /// 0.12, "0s" → 0), as OpenAI's `x-ratelimit-reset-*` headers and people write them;
     /// `nil` for anything else.
-    public static func seconds(ofUnits text: String) -> Double? {
+    package static func seconds(ofUnits text: String) -> Double? {
         var total = 0.0
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         guard !rest.isEmpty else { return nil }
@@ -42,7 +42,7 @@ public enum DurationText {
     }
 
     /// "2h 5m 3s", "90s", "1.5s", "250ms": short and exact enough for messages.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let seconds = duration.secondsValue
         if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
         if seconds < 60 {

@@ -4,9 +4,9 @@ import Foundation
 /// stream of "stored" (uncompressed) deflate blocks, with the CRC-32 and Adler-32 the format
 /// requires. Any PNG reader opens them; they are as large as their pixels, so they suit
 /// generated test images, not photos.
-public enum PNGEncoder {
+package enum PNGEncoder {
     /// An 8-bit RGB image: `pixels` holds `width × height × 3` bytes, row by row.
-    public static func rgb(width: Int, height: Int, pixels: [UInt8]) -> Data {
+    package static func rgb(width: Int, height: Int, pixels: [UInt8]) -> Data {
         precondition(pixels.count == width * height * 3, "RGB pixels must be width × height × 3 bytes")
         let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
         return file(header: header, extra: [], raw: rows(pixels, rowBytes: width * 3, height: height))
@@ -14,7 +14,7 @@ public enum PNGEncoder {
 
     /// An 8-bit indexed image: `indices` holds one palette index per pixel, row by row;
     /// `palette` at most 256 RGB colours.
-    public static func indexed(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], indices: [UInt8]) -> Data {
+    package static func indexed(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], indices: [UInt8]) -> Data {
         precondition(indices.count == width * height, "one index per pixel")
         precondition((1...256).contains(palette.count), "a palette holds 1 to 256 colours")
         let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 3, 0, 0, 0]

@@ -1,17 +1,17 @@
 /// Delivers a server's bound port, or its startup failure, to whoever waits for it: the
 /// loopback test server and the signed proxy both return from `start` once listening.
-public actor ReadySignal {
+package actor ReadySignal {
     private var result: Result<Int, any Error>?
     private var waiters: [CheckedContinuation<Int, any Error>] = []
 
-    public init() {}
+    package init() {}
 
-    public func succeed(port: Int) { finish(.success(port)) }
+    package func succeed(port: Int) { finish(.success(port)) }
 
-    public func fail(_ error: any Error) { finish(.failure(error)) }
+    package func fail(_ error: any Error) { finish(.failure(error)) }
 
     /// The port, once the server listens; throws the failure if it could not.
-    public func wait() async throws -> Int {
+    package func wait() async throws -> Int {
         if let result { return try result.get() }
         return try await withCheckedThrowingContinuation { waiters.append($0) }
     }

@@ -5,16 +5,16 @@ import Foundation
 /// It replaces the configured secrets verbatim and anything shaped like an OpenAI key
 /// (`sk-...` starting a word, including the partly masked form OpenAI echoes in its 401
 /// message).
-public struct Redactor: Sendable {
-    public static let placeholder = "[redacted]"
+package struct Redactor: Sendable {
+    package static let placeholder = "[redacted]"
     private let secrets: [String]
 
-    public init(secrets: [String?]) {
+    package init(secrets: [String?]) {
         // Very short strings would blank out ordinary words; no real key is that short.
         self.secrets = secrets.compactMap { $0 }.filter { $0.count >= 4 }
     }
 
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         var result = text
         // Every stored text passes here (a trial's answer, body and scores' details): the
         // standard library's search, and a replacement only where a secret is.
@@ -24,7 +24,7 @@ public struct Redactor: Sendable {
         return Self.redactKeyShapes(result)
     }
 
-    public func redactIfPresent(_ text: String?) -> String? {
+    package func redactIfPresent(_ text: String?) -> String? {
         text.map { redact($0) }
     }
 

@@ -5,19 +5,19 @@
 /// per-session and per-address limits and the test server's OpenAI-like limiter all use it.
 /// Times are durations on the caller's clock (any origin), passed in so the arithmetic can be
 /// tested without waiting; a clock that goes backwards refills nothing.
-public struct TokenBucket: Sendable, Hashable {
-    public let capacity: Double
+package struct TokenBucket: Sendable, Hashable {
+    package let capacity: Double
     /// Refill per second (always positive).
-    public private(set) var perSecond: Double
+    package private(set) var perSecond: Double
     /// Tokens at `asOf`: fractional while refilling, negative once a cost was spent ahead.
-    public private(set) var level: Double
-    public private(set) var asOf: Duration
+    package private(set) var level: Double
+    package private(set) var asOf: Duration
 
     /// The smallest refill rate: a bucket that never refilled would make its waits infinite.
-    public static let slowestRate = 0.001
+    package static let slowestRate = 0.001
 
     /// A bucket at `now` holding `level` (full when nil, never more than `capacity`).
-    public init(capacity: Double, perSecond: Double, level: Double? = nil, now: Duration) {
+    package init(capacity: Double, perSecond: Double, level: Double? = nil, now: Duration) {
         self.capacity = capacity
         self.perSecond = max(perSecond, Self.slowestRate)
         self.level = min(level ?? capacity, capacity)
@@ -25,24 +25,24 @@ public struct TokenBucket: Sendable, Hashable {
     }
 
     /// `perMinute` as a bucket holding `seconds` seconds' worth (at least one token).
-    public init(perMinute: Double, holdingSeconds seconds: Double, now: Duration) {
+    package init(perMinute: Double, holdingSeconds seconds: Double, now: Duration) {
         let perSecond = max(perMinute / 60, Self.slowestRate)
         self.init(capacity: max(1, perSecond * seconds), perSecond: perSecond, now: now)
     }
 
     /// The tokens in the bucket at `now`.
-    public func available(at now: Duration) -> Double {
+    package func available(at now: Duration) -> Double {
         min(capacity, level + perSecond * max(0, (now - asOf).secondsValue))
     }
 
     /// Whether the bucket is full at `now`: then it is the same as a fresh one.
-    public func isFull(at now: Duration) -> Bool {
+    package func isFull(at now: Duration) -> Bool {
         available(at: now) >= capacity
     }
 
     /// How long from `now` until `cost` is in the bucket (a cost above the capacity waits for a
     /// full bucket); nil when it is there now.
-    public func wait(for cost: Double, at now: Duration) -> Duration? {
+    package func wait(for cost: Double, at now: Duration) -> Duration? {
         let needed = min(cost, capacity)
         let have = available(at: now)
         // A refill computed to the instant may fall short by a rounding error.
@@ -52,7 +52,7 @@ public struct TokenBucket: Sendable, Hashable {
 
     /// Pays `cost` whether or not it is there: the level may go below zero, which later
     /// requests wait out.
-    public mutating func spend(_ cost: Double, at now: Duration) {
+    package mutating func spend(_ cost: Double, at now: Duration) {
         settle(at: now)
         level -= cost
     }
@@ -61,7 +61,7 @@ public struct TokenBucket: Sendable, Hashable {
     /// clock that later goes back refills nothing.
     /// - Returns: whether it was paid.
     @discardableResult
-    public mutating func take(_ cost: Double = 1, at now: Duration) -> Bool {
+    package mutating func take(_ cost: Double = 1, at now: Duration) -> Bool {
         settle(at: now)
         guard wait(for: cost, at: now) == nil, cost <= capacity else { return false }
         level -= cost
@@ -70,19 +70,19 @@ public struct TokenBucket: Sendable, Hashable {
 
     /// Gives back `amount` (what an estimate overcharged, or a request the server never took);
     /// a negative amount takes more.
-    public mutating func refund(_ amount: Double, at now: Duration) {
+    package mutating func refund(_ amount: Double, at now: Duration) {
         settle(at: now)
         level = min(capacity, level + amount)
     }
 
     /// Refills at `perSecond` from `now` on; what was refilled before stays.
-    public mutating func setRate(_ perSecond: Double, at now: Duration) {
+    package mutating func setRate(_ perSecond: Double, at now: Duration) {
         settle(at: now)
         self.perSecond = max(perSecond, Self.slowestRate)
     }
 
     /// Adds what refilled up to `now` and moves the bucket's time there (never back).
-    public mutating func settle(at now: Duration) {
+    package mutating func settle(at now: Duration) {
         level = available(at: now)
         asOf = max(asOf, now)
     }

@@ -2,9 +2,9 @@ import Foundation
 import Yams
 
 /// Turns Yams errors into a line number and a short problem, and suggests near-miss keys.
-public enum YAMLDiagnostics {
+package enum YAMLDiagnostics {
     /// The 1-based line within the YAML text where the problem is, when Yams knows it.
-    public static func line(of error: YamlError) -> Int? {
+    package static func line(of error: YamlError) -> Int? {
         switch error {
         case .scanner(let context, let problem, let mark, let yaml), .parser(let context, let problem, let mark, let yaml),
             .composer(let context, let problem, let mark, let yaml):
@@ -29,7 +29,7 @@ public enum YAMLDiagnostics {
     }
 
     /// Yams' problem text without the echoed YAML source.
-    public static func summary(of error: YamlError) -> String {
+    package static func summary(of error: YamlError) -> String {
         switch error {
         case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
             .composer(let context, let problem, _, _):

@@ -10,23 +10,23 @@ import Foundation
 /// ``KendallTau/tauC(_:_:)``. Each caption is scored as an answer to an item holding its
 /// image's references; CIDEr-D's document frequencies are over every caption's references,
 /// as pycocoevalcap computes them when handed the whole set.
-public struct CaptionQualityBenchmark: Sendable {
+package struct CaptionQualityBenchmark: Sendable {
     /// One rated caption.
-    public struct Caption: Sendable, Hashable {
-        public var id: String
-        public var image: String
-        public var system: String
-        public var candidate: String
-        public var references: [String]
+    package struct Caption: Sendable, Hashable {
+        package var id: String
+        package var image: String
+        package var system: String
+        package var candidate: String
+        package var references: [String]
         /// Every human rating of the caption, as published.
-        public var ratings: [Double]
+        package var ratings: [Double]
     }
 
-    public var displayPath: String
-    public var captions: [Caption]
+    package var displayPath: String
+    package var captions: [Caption]
 
     /// Reads a benchmark file; every line needs id, image, candidate, references and ratings.
-    public static func load(from url: URL, displayPath: String) throws -> CaptionQualityBenchmark {
+    package static func load(from url: URL, displayPath: String) throws -> CaptionQualityBenchmark {
         guard let data = try? Data(contentsOf: url), let text = String(data: data, encoding: .utf8) else {
             throw DetectorCorpus.LoadError(file: displayPath, line: nil, message: "cannot be read as UTF-8 text. Check the path.")
         }
@@ -52,7 +52,7 @@ public struct CaptionQualityBenchmark: Sendable {
 
     /// Each caption's scores under altbench's scorers: `content`, `reference_match`, CIDEr-D,
     /// BLEU-4 and ROUGE-L, by score id, in caption order.
-    public func scores() -> [[String: Double]] {
+    package func scores() -> [[String: Double]] {
         let items = captions.map { ScoringItem(id: $0.id, references: $0.references) }
         let corpus = ReferenceCorpus(items: items)
         let inputs = zip(captions, items).map { caption, item in
@@ -68,7 +68,7 @@ public struct CaptionQualityBenchmark: Sendable {
     }
 
     /// τc of one score per caption against the human ratings, one pair per rating.
-    public func tauC(_ values: [Double]) -> Double? {
+    package func tauC(_ values: [Double]) -> Double? {
         var x: [Double] = []
         var y: [Double] = []
         for (value, caption) in zip(values, captions) {
@@ -82,7 +82,7 @@ public struct CaptionQualityBenchmark: Sendable {
 
     /// Values per caption id read from a metrics file (`*-metrics.jsonl`: one object per
     /// caption with its id and each metric's value), e.g. METEOR as pycocoevalcap computes it.
-    public func externalMetric(_ name: String, from url: URL) -> [Double]? {
+    package func externalMetric(_ name: String, from url: URL) -> [Double]? {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
         var values: [String: Double] = [:]
         for line in text.split(separator: "\n") {

@@ -6,37 +6,37 @@ import Foundation
 /// Each line is one text as published (a model's answer or a person's alt text) with its
 /// language, its author, where it comes from, and the detectors that should flag it. The
 /// validity benchmark (``DetectorValidity``) scores every text and compares.
-public struct DetectorCorpus: Sendable {
+package struct DetectorCorpus: Sendable {
     /// One labelled text.
-    public struct Entry: Sendable, Hashable {
-        public var id: String
-        public var text: String
+    package struct Entry: Sendable, Hashable {
+        package var id: String
+        package var text: String
         /// BCP-47 primary language: "en", "ja", "zh", …
-        public var lang: String
+        package var lang: String
         /// "model" or "human".
-        public var kind: String
-        public var author: String
+        package var kind: String
+        package var author: String
         /// The group a source belongs to (a repository, a thread, a site), for counting sources.
-        public var origin: String
+        package var origin: String
         /// Where exactly the text was published.
-        public var source: String
+        package var source: String
         /// The labels (``DetectorCorpus/labels``) the text should be flagged with.
-        public var labels: Set<String>
+        package var labels: Set<String>
         /// The finish reason, when the source published one.
-        public var finishReason: String?
+        package var finishReason: String?
         /// 1-based line in the file.
-        public var line: Int
+        package var line: Int
     }
 
     /// The labels a text can carry, each read by one or more detectors (``detectors``).
-    public static let labels = [
+    package static let labels = [
         "first_person", "picture_talk", "redundant_prefix", "meta_label", "refusal", "truncated", "markdown",
     ]
 
     /// The detectors whose flag answers each label: picture talk is flagged by either
     /// `perception_meta` (anywhere) or `redundant_prefix` (the opening), which split one habit
     /// so that it is not counted twice.
-    public static let detectors: [String: [String]] = [
+    package static let detectors: [String: [String]] = [
         "first_person": [ScoreName.firstPerson],
         "picture_talk": [ScoreName.perceptionMeta, ScoreName.redundantPrefix],
         "redundant_prefix": [ScoreName.redundantPrefix],
@@ -47,27 +47,27 @@ public struct DetectorCorpus: Sendable {
     ]
 
     /// Where the corpus was read from, as named in messages.
-    public var displayPath: String
-    public var entries: [Entry]
+    package var displayPath: String
+    package var entries: [Entry]
 
-    public init(displayPath: String, entries: [Entry]) {
+    package init(displayPath: String, entries: [Entry]) {
         self.displayPath = displayPath
         self.entries = entries
     }
 
     /// A line that cannot be used, named by file and line with what to fix.
-    public struct LoadError: Error, CustomStringConvertible, Equatable {
-        public var file: String
-        public var line: Int?
-        public var message: String
+    package struct LoadError: Error, CustomStringConvertible, Equatable {
+        package var file: String
+        package var line: Int?
+        package var message: String
 
-        public var description: String {
+        package var description: String {
             "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
         }
     }
 
     /// Reads a JSON Lines corpus; blank lines are skipped.
-    public static func load(from url: URL, displayPath: String) throws -> DetectorCorpus {
+    package static func load(from url: URL, displayPath: String) throws -> DetectorCorpus {
         guard let data = try? Data(contentsOf: url) else {
             throw LoadError(file: displayPath, line: nil, message: "cannot be read. Check the path.")
         }
@@ -78,7 +78,7 @@ public struct DetectorCorpus: Sendable {
     }
 
     /// Parses the text of a JSON Lines corpus.
-    public static func parse(_ text: String, displayPath: String) throws -> DetectorCorpus {
+    package static func parse(_ text: String, displayPath: String) throws -> DetectorCorpus {
         var entries: [Entry] = []
         var seen: [String: Int] = [:]
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -132,13 +132,13 @@ public struct DetectorCorpus: Sendable {
     }
 
     /// How many texts come from each origin, most first.
-    public var originCounts: [(origin: String, count: Int)] {
+    package var originCounts: [(origin: String, count: Int)] {
         Dictionary(grouping: entries, by: \.origin).map { ($0.key, $0.value.count) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.origin < $1.origin }
     }
 
     /// How many texts each language has, most first.
-    public var languageCounts: [(lang: String, count: Int)] {
+    package var languageCounts: [(lang: String, count: Int)] {
         Dictionary(grouping: entries, by: \.lang).map { ($0.key, $0.value.count) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.lang < $1.lang }
     }

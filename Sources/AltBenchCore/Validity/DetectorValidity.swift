@@ -4,24 +4,24 @@
 /// truncation figure is the text rule's alone, never `finish_reason` "length". The language
 /// is passed to the scorers only when `withLanguage` is set, so the default figures are for
 /// text whose language nobody declared, as most answers are.
-public struct DetectorValidity: Sendable {
+package struct DetectorValidity: Sendable {
     /// Counts for one label over a set of texts.
-    public struct Counts: Sendable, Hashable {
-        public var truePositives = 0
-        public var falsePositives = 0
-        public var falseNegatives = 0
-        public var trueNegatives = 0
+    package struct Counts: Sendable, Hashable {
+        package var truePositives = 0
+        package var falsePositives = 0
+        package var falseNegatives = 0
+        package var trueNegatives = 0
 
-        public init() {}
+        package init() {}
 
         /// Texts labelled positive.
-        public var positives: Int { truePositives + falseNegatives }
+        package var positives: Int { truePositives + falseNegatives }
         /// Flagged ÷ flagged correctly; `nil` when nothing was flagged.
-        public var precision: Double? {
+        package var precision: Double? {
             truePositives + falsePositives == 0 ? nil : Double(truePositives) / Double(truePositives + falsePositives)
         }
         /// Found ÷ labelled; `nil` when nothing is labelled.
-        public var recall: Double? { positives == 0 ? nil : Double(truePositives) / Double(positives) }
+        package var recall: Double? { positives == 0 ? nil : Double(truePositives) / Double(positives) }
 
         mutating func add(labelled: Bool, flagged: Bool) {
             switch (labelled, flagged) {
@@ -34,23 +34,23 @@ public struct DetectorValidity: Sendable {
     }
 
     /// A text a detector got wrong, for reading the rules' gaps.
-    public struct Miss: Sendable, Hashable {
-        public var label: String
+    package struct Miss: Sendable, Hashable {
+        package var label: String
         /// `true` when the text was flagged without the label, `false` when the label was missed.
-        public var falsePositive: Bool
-        public var entry: DetectorCorpus.Entry
+        package var falsePositive: Bool
+        package var entry: DetectorCorpus.Entry
         /// The detectors' evidence, when they flagged.
-        public var detail: String?
+        package var detail: String?
     }
 
     /// Counts per label over the whole corpus.
-    public var overall: [String: Counts]
+    package var overall: [String: Counts]
     /// Counts per language, then per label.
-    public var byLanguage: [String: [String: Counts]]
-    public var misses: [Miss]
+    package var byLanguage: [String: [String: Counts]]
+    package var misses: [Miss]
 
     /// Scores every text of `corpus` with the detectors it labels for.
-    public static func measure(_ corpus: DetectorCorpus, withLanguage: Bool = false) -> DetectorValidity {
+    package static func measure(_ corpus: DetectorCorpus, withLanguage: Bool = false) -> DetectorValidity {
         var overall: [String: Counts] = [:]
         var byLanguage: [String: [String: Counts]] = [:]
         var misses: [Miss] = []

@@ -4,10 +4,10 @@
 /// number of distinct values of the two sides. The usual figure for how well a caption metric
 /// ranks captions as people do (CLIPScore, PAC-S and Polos report it on Flickr8k-Expert,
 /// Composite and Polaris).
-public enum KendallTau {
+package enum KendallTau {
     /// τc of `x` against `y` (the same length); `nil` with fewer than two pairs or a side that
     /// has one value only.
-    public static func tauC(_ x: [Double], _ y: [Double]) -> Double? {
+    package static func tauC(_ x: [Double], _ y: [Double]) -> Double? {
         precondition(x.count == y.count, "tau-c needs paired values")
         let n = x.count
         let m = min(Set(x).count, Set(y).count)
