@@ -33,9 +33,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "AltBenchHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "AltBenchOpenAI",
             dependencies: [
-                "AltBenchCore",
+                "AltBenchCore", "AltBenchHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -60,7 +68,7 @@ let package = Package(
         .target(
             name: "AltBenchApp",
             dependencies: [
-                "AltBenchCore", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport",
+                "AltBenchCore", "AltBenchHTTP", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
@@ -68,7 +76,7 @@ let package = Package(
         .target(
             name: "AltBenchProxy",
             dependencies: [
-                "AltBenchCore", "AltBenchOpenAI",
+                "AltBenchCore", "AltBenchHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "altbench-bench",
             dependencies: [
-                "AltBenchCore", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy",
+                "AltBenchCore", "AltBenchHTTP", "AltBenchStore", "AltBenchReport", "AltBenchOpenAI", "AltBenchTesting", "AltBenchProxy",
                 "AltBenchApp", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -126,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "AltBenchOpenAITests",
             dependencies: [
-                "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
+                "AltBenchOpenAI", "AltBenchHTTP", "AltBenchCore", "AltBenchTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -135,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "AltBenchProxyTests",
             dependencies: [
-                "AltBenchProxy", "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
+                "AltBenchProxy", "AltBenchHTTP", "AltBenchOpenAI", "AltBenchCore", "AltBenchTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

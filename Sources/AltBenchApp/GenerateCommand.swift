@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchOpenAI
 import AltBenchReport
 import AltBenchStore
@@ -122,7 +123,7 @@ package struct GenerateCommand: Sendable {
             console.err(
                 "*** OFFLINE MOCK: no image model is called; each image is a placeholder of coloured shapes drawn from its prompt (\(experiment.providerReason)). The manifest marks them as mock. Set OPENAI_API_KEY, --base-url URL or --proxy URL to generate real images. ***\n")
         case .openai:
-            let http = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+            let http = HTTPClients.make(maxConnections: experiment.concurrency)
             httpClient = http
             client = ImageGenerationClient(
                 route: .direct(baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable),
@@ -132,7 +133,7 @@ package struct GenerateCommand: Sendable {
             preconditionFailure("Azure is refused before the provider is chosen")
         case .proxy:
             guard let proxy = experiment.proxy else { preconditionFailure("a proxy run has its proxy settings") }
-            let http = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+            let http = HTTPClients.make(maxConnections: experiment.concurrency)
             httpClient = http
             let session = try ProxySession.make(proxy, httpClient: http, timeout: timeout)
             client = ImageGenerationClient(

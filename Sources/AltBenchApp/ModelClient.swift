@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchOpenAI
 import AsyncHTTPClient
 import Foundation
@@ -16,7 +17,7 @@ enum ModelClient {
         case .mock:
             return (mock(), nil)
         case .openai:
-            let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+            let client = HTTPClients.make(maxConnections: experiment.concurrency)
             var model = OpenAIVisionModel(
                 baseURL: experiment.baseURL, apiKey: experiment.apiKey, apiKeyVariable: experiment.apiKeyVariable,
                 timeout: experiment.requestTimeout, httpClient: client)
@@ -30,7 +31,7 @@ enum ModelClient {
             return (model, client)
         case .proxy:
             guard let proxy = experiment.proxy else { preconditionFailure("Experiment.resolve gives a proxy run its settings") }
-            let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+            let client = HTTPClients.make(maxConnections: experiment.concurrency)
             do {
                 let session = try ProxySession.make(proxy, httpClient: client, timeout: experiment.requestTimeout)
                 console.err(
@@ -42,7 +43,7 @@ enum ModelClient {
             }
         case .azure:
             guard let azure = experiment.azure else { preconditionFailure("Experiment.resolve gives an Azure run its settings") }
-            let client = OpenAIVisionModel.makeHTTPClient(maxConnections: experiment.concurrency)
+            let client = HTTPClients.make(maxConnections: experiment.concurrency)
             console.err("altbench: sending to \(azure.summary).\n")
             return (OpenAIVisionModel(azure: azure, timeout: experiment.requestTimeout, httpClient: client), client)
         }

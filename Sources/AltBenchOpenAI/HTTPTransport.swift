@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AsyncHTTPClient
 import Foundation
 import NIOCore

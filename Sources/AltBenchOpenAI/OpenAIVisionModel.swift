@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -129,20 +130,6 @@ package struct OpenAIVisionModel: VisionModel {
         return message.contains("response_format") || message.contains("json_schema")
     }
 
-    /// An HTTP client for one run: a refused connection fails at once (and the runner's retry
-    /// policy decides what next) instead of being retried inside the client until the request
-    /// timeout; and the pool opens as many connections as the run has requests in flight
-    /// (AsyncHTTPClient's default of 8 per host would quietly cap `--concurrency`). The caller
-    /// shuts it down.
-    package static func makeHTTPClient(connectTimeout: Duration = .seconds(10), maxConnections: Int = 8) -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, maxConnections)
-        configuration.timeout.connect = .nanoseconds(
-            connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
     /// The exact bytes sent for a request (also what tests compare against).
     package func bodyData(_ request: ModelRequest, imageURL: String) -> Data {
         Data(request.body(imageURL: imageURL).canonicalBytes)
@@ -210,27 +197,6 @@ package struct OpenAIVisionModel: VisionModel {
         case .signed: return "--proxy"
         case .azure: return azure?.endpointSource ?? "--azure-endpoint"
         case .bearer: return urlSource ?? "--base-url"
-        }
-    }
-}
-
-/// Reading a response body with a deadline (the client's and the signed proxy's).
-package enum ResponseReading {
-    /// Reads a whole body of at most `limit` bytes, giving up at `deadline`: AsyncHTTPClient's
-    /// own deadline ends once the head has arrived, so without this a stalled body would wait
-    /// forever.
-    package static func collect(_ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
-        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard case .some(.some(let buffer)) = try await group.next() else {
-                throw HTTPClientError.deadlineExceeded
-            }
-            return buffer
         }
     }
 }

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -52,7 +53,9 @@ package final class SignedProxy: Sendable {
         if let problem = configuration.problem() { throw SignedProxyError.invalidConfiguration(problem) }
         var upstream = configuration.upstream.absoluteString
         while upstream.hasSuffix("/") { upstream.removeLast() }
-        let client = Self.makeHTTPClient(maxConnections: configuration.maxUpstreamConnections)
+        // One client for every upstream request. Redirects are not followed: the request carries
+        // the upstream key, and a redirect must not carry it to another host.
+        let client = HTTPClients.make(maxConnections: configuration.maxUpstreamConnections, followsRedirects: false)
         let settings = configuration.protocolSettings
         let state = ProxyState(configuration: configuration)
         let handler = ProxyHandler(
@@ -131,17 +134,6 @@ package final class SignedProxy: Sendable {
     /// unsigned client may make the proxy read a head, and a real one is under a kilobyte.
     static let http1Configuration = HTTP1Channel.Configuration(
         httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100))
-
-    /// One client for every upstream request. Redirects are not followed: the request carries
-    /// the upstream key, and a redirect must not carry it to another host.
-    static func makeHTTPClient(maxConnections: Int) -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = maxConnections
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(10)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
 }
 
 package enum SignedProxyError: Error, Sendable, CustomStringConvertible {

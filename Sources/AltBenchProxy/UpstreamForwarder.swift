@@ -1,5 +1,5 @@
 import AltBenchCore
-import AltBenchOpenAI
+import AltBenchHTTP
 import AsyncHTTPClient
 import Foundation
 import Hummingbird

@@ -21,7 +21,7 @@
 // store's transaction, and the rest (scoring, the gate, scheduling), and how much CPU the
 // process used, since the machine's two cores are shared.
 //
-// The HTTP client is `OpenAIVisionModel.makeHTTPClient(maxConnections: concurrency)`, as
+// The HTTP client is `HTTPClients.make(maxConnections: concurrency)`, as
 // `altbench run` makes it. `--diagnose` then shows where the time goes: single-threaded costs
 // per request (reading and base64-encoding the image, building the JSON body, with a digest of
 // the bodies so a faster encoder can be checked to send the same bytes), and 2,000 trials at
@@ -29,6 +29,7 @@
 // without building bodies and the store; small images; a pool of AsyncHTTPClient's default
 // 8 connections).
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchOpenAI
 import AltBenchStore
 import AltBenchTesting
@@ -238,7 +239,7 @@ func runLoad(
     var client: HTTPClientHandle?
     switch target {
     case .server(_, let maxConnections):
-        let http = OpenAIVisionModel.makeHTTPClient(maxConnections: maxConnections ?? concurrency)
+        let http = HTTPClients.make(maxConnections: maxConnections ?? concurrency)
         client = HTTPClientHandle(shutdown: { try await http.shutdown() })
         model = OpenAIVisionModel(
             baseURL: experiment.baseURL, apiKey: nil,
@@ -246,7 +247,7 @@ func runLoad(
     case .instant(let buildsBody, let latency, _):
         model = InstantModel(buildsBody: buildsBody, latency: latency)
     case .proxied(_, let proxy):
-        let http = OpenAIVisionModel.makeHTTPClient(maxConnections: concurrency)
+        let http = HTTPClients.make(maxConnections: concurrency)
         client = HTTPClientHandle(shutdown: { try await http.shutdown() })
         let timeout = experiment.requestTimeout
         let session = ProxySession(

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchTesting
 import Foundation
 import Testing
@@ -150,7 +151,7 @@ struct AzureClientTests {
             endpoint: URL(string: "http://127.0.0.1:\(closed.port)")!, deployment: "alt-text", apiVersion: nil,
             apiKey: Secret(azureTestKey), endpointSource: "AZURE_OPENAI_ENDPOINT")
         // A client that does not retry the connection itself, as a run's does.
-        let client = OpenAIVisionModel.makeHTTPClient()
+        let client = HTTPClients.make()
         let failure = try await expectFailure(OpenAIVisionModel(azure: settings, timeout: .seconds(10), httpClient: client))
         try await client.shutdown()
         #expect(failure.kind == .transport)

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchTesting
 import Foundation
 import Testing
@@ -711,7 +712,7 @@ struct BatchErrorMappingTests {
     func noServer() async throws {
         let closed = try ClosedPort()
         // A run's HTTP client does not retry a refused connection until the timeout.
-        let http = OpenAIVisionModel.makeHTTPClient()
+        let http = HTTPClients.make()
         let client = BatchClient(
             base: URL(string: "http://127.0.0.1:\(closed.port)/v1")!, authorization: .bearer(Secret(batchTestKey)),
             timeout: .seconds(30), httpClient: http)

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchTesting
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ struct ConnectionPoolTests {
             await gauge.leave()
             return await compatible(request)
         }
-        let client = OpenAIVisionModel.makeHTTPClient(maxConnections: 16)
+        let client = HTTPClients.make(maxConnections: 16)
         let model = OpenAIVisionModel(
             baseURL: URL(string: server.baseURL)!, apiKey: Secret(testKey), timeout: .seconds(20), httpClient: client)
         let sink = CollectingSink()

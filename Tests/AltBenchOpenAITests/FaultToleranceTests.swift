@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchTesting
 import Foundation
 import Testing
@@ -407,7 +408,7 @@ struct FaultToleranceTests {
             wrapping: OpenAITestServer.withLatency(.milliseconds(100), OpenAITestServer.fixedCompletion()))
         let server = try await OpenAITestServer.start(handler: limiter.handler)
         // As `altbench run` makes it: one connection per request in flight.
-        let client = OpenAIVisionModel.makeHTTPClient(maxConnections: 50)
+        let client = HTTPClients.make(maxConnections: 50)
         let sink = CollectingSink()
         // No retries at all: a 429 while others are answered must not use an attempt up.
         let runner = Runner(

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchTesting
 import AsyncHTTPClient
 import Foundation
@@ -20,7 +21,7 @@ struct TransportFailureTests {
     /// The failure a request to `url` gets through a client configured as `altbench run`
     /// configures it (no connection retries inside the client: the runner decides).
     static func runFailure(_ url: URL, timeout: Duration = .seconds(60)) async throws -> ModelFailure {
-        let client = OpenAIVisionModel.makeHTTPClient()
+        let client = HTTPClients.make()
         let failure = try await expectFailure(OpenAIVisionModel(baseURL: url, apiKey: Secret(testKey), timeout: timeout, httpClient: client))
         try await client.shutdown()
         return failure
@@ -51,7 +52,7 @@ struct TransportFailureTests {
     @Test func aURLNoSettingNamedIsCalledTheDefaultEndpoint() async throws {
         let closed = try ClosedPort()
         defer { withExtendedLifetime(closed) {} }
-        let client = OpenAIVisionModel.makeHTTPClient()
+        let client = HTTPClients.make()
         var model = OpenAIVisionModel(baseURL: URL(string: closed.baseURL)!, apiKey: Secret(testKey), httpClient: client)
         model.urlSource = "the default endpoint \(closed.baseURL) (no --base-url, OPENAI_BASE_URL or base_url: is set)"
         let failure = try await expectFailure(model)
@@ -88,7 +89,7 @@ struct TransportFailureTests {
         _ trials: Int, serverLostAfter: Duration = .seconds(30)
     ) async throws -> (outcome: Runner.Outcome, results: [TrialResult]) {
         let server = try await OpenAITestServer.start()
-        let client = OpenAIVisionModel.makeHTTPClient()
+        let client = HTTPClients.make()
         let stopping = StopAfterFirstAnswer(
             wrapped: OpenAIVisionModel(baseURL: URL(string: server.baseURL)!, apiKey: Secret(testKey), httpClient: client),
             server: server)

@@ -1,4 +1,5 @@
 import AltBenchCore
+import AltBenchHTTP
 import AltBenchOpenAI
 import AltBenchProxy
 import AltBenchTesting
@@ -79,7 +80,7 @@ struct ProxyClientTests {
         return (OpenAIVisionModel(proxy: session, timeout: timeout, httpClient: http), session)
     }
 
-    static let sharedClient = OpenAIVisionModel.makeHTTPClient(maxConnections: 64)
+    static let sharedClient = HTTPClients.make(maxConnections: 64)
 
     static func request(_ prompt: String = "What’s in this image? Be brief.") -> ModelRequest {
         ModelRequest(
