@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "AltBenchApp",
             dependencies: [
-                "AltBenchCore", "AltBenchHTTP", "AltBenchOpenAI", "AltBenchStore", "AltBenchReport",
+                "AltBenchCore", "AltBenchHTTP", "AltBenchOpenAI", "AltBenchProxy", "AltBenchStore", "AltBenchReport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
@@ -92,7 +92,6 @@ let package = Package(
             name: "altbench",
             dependencies: [
                 "AltBenchApp",
-                "AltBenchProxy",
                 "AltBenchCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
