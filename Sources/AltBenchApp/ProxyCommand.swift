@@ -72,7 +72,7 @@ package struct ProxyCommand: Sendable {
             throw FlagProblem("--max-tokens-cap takes a whole number of tokens of at least 1 (got \(maxTokensCap)).")
         }
         let signing = Set(
-            [SignedProxyProtocol.default.sessionHeader, SignedProxyProtocol.default.timestampHeader, SignedProxyProtocol.default.signatureHeader]
+            [SignedProxyConventions.default.sessionHeader, SignedProxyConventions.default.timestampHeader, SignedProxyConventions.default.signatureHeader]
                 .map { $0.lowercased() })
         for name in forwardHeader {
             if let problem = ProxyConfiguration.forwardedHeaderProblem(name, signing: signing) {

@@ -48,9 +48,6 @@ package struct BatchClient: Sendable {
     /// its size at this rate (a 200 MB file: 800 s more) before it is abandoned.
     package static let minimumUploadRate = 250_000
 
-    /// The largest input file OpenAI accepts for a batch.
-    package static let maxInputBytes = 200 * 1024 * 1024
-
     /// - Parameters:
     ///   - apiKeyVariable: where the key came from, for a 401's advice; by default
     ///     `OPENAI_API_KEY`, or `AZURE_OPENAI_API_KEY` for `.azure`.

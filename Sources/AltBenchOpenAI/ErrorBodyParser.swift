@@ -64,7 +64,7 @@ package enum ErrorBodyParser {
         } else {
             text += openAIAdvice(
                 status: effective, quota: quota, tooLarge: tooLarge, apiKeyVariable: apiKeyVariable,
-                modelNotAllowed: code == SignedProxyProtocol.ErrorCode.modelNotAllowed.rawValue)
+                modelNotAllowed: code == SignedProxyConventions.ErrorCode.modelNotAllowed.rawValue)
         }
         return ModelFailure(
             kind: .http, status: status, message: text, code: code, type: type, param: param,

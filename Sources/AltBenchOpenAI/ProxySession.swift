@@ -35,7 +35,7 @@ package actor ProxySession {
     }
 
     package let proxyURL: URL
-    package let settings: SignedProxyProtocol
+    package let settings: SignedProxyConventions
     let appKey: Secret
     let appKeyVariable: String
     let httpClient: HTTPClient
@@ -58,7 +58,7 @@ package actor ProxySession {
 
     package init(
         proxyURL: URL, appKey: Secret, appKeyVariable: String = ProxySettings.defaultAppKeyVariable,
-        settings: SignedProxyProtocol = .default, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60),
+        settings: SignedProxyConventions = .default, httpClient: HTTPClient = .shared, timeout: Duration = .seconds(60),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.proxyURL = proxyURL
@@ -150,7 +150,7 @@ package actor ProxySession {
             lastTimestamps[key] = timestamp
             // Forget what the proxy's replay window has forgotten.
             if lastTimestamps.count > 10_000 {
-                lastTimestamps = lastTimestamps.filter { $0.value > now - SignedProxyProtocol.replayWindowSeconds }
+                lastTimestamps = lastTimestamps.filter { $0.value > now - SignedProxyConventions.replayWindowSeconds }
             }
             return String(timestamp)
         }
@@ -187,7 +187,7 @@ package actor ProxySession {
                 return try credentials(from: data, url: authURL, sentAt: sentAt, receivedAt: receivedAt)
             }
             let refusal = ProxyRefusalAnswer(status: status, headers: headers, body: data)
-            if status == 401, refusal.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue, !refusedForClock,
+            if status == 401, refusal.code == SignedProxyConventions.ErrorCode.staleTimestamp.rawValue, !refusedForClock,
                 let serverTime = refusal.serverTime
             {
                 refusedForClock = true
@@ -228,9 +228,9 @@ package actor ProxySession {
             // stale timestamp is a clock.
             let message: String
             switch refusal.code {
-            case SignedProxyProtocol.ErrorCode.invalidSignature.rawValue:
+            case SignedProxyConventions.ErrorCode.invalidSignature.rawValue:
                 message = "\(appKeyVariable) does not hold the app key the signed proxy \(proxyURL.absoluteString) expects: it refused altbench's token request (\(said)). Set \(appKeyVariable) to the proxy's app key (the one `altbench proxy` was started with); if it is right, see the proxy's log."
-            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue:
+            case SignedProxyConventions.ErrorCode.staleTimestamp.rawValue:
                 message = "this machine's clock and the signed proxy's disagree: \(proxyURL.absoluteString) refused altbench's token request (\(said)). Set both clocks right (NTP), then run again."
             default:
                 message = "the signed proxy \(proxyURL.absoluteString) refused altbench's token request (\(said)). Check that \(appKeyVariable) holds the proxy's app key, that this machine's and the proxy's clocks are right, and the proxy's log."
@@ -270,7 +270,7 @@ package actor ProxySession {
             let said = refusal.summary(redactor: redactor)
             if let first {
                 let before = first.code.map { " (\($0) first)" } ?? ""
-                let fix = first.code == SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue ? "clock correction" : "token"
+                let fix = first.code == SignedProxyConventions.ErrorCode.staleTimestamp.rawValue ? "clock correction" : "token"
                 throw ModelFailure(
                     kind: .http, status: 401,
                     message: "the signed proxy \(proxyURL.absoluteString) refused the request again after a fresh \(fix)\(before): \(said). Check that \(appKeyVariable) holds the proxy's app key, that the proxy's clock is right, and the proxy's log.",
@@ -278,9 +278,9 @@ package actor ProxySession {
             }
             first = refusal
             switch refusal.code {
-            case SignedProxyProtocol.ErrorCode.tokenExpired.rawValue, SignedProxyProtocol.ErrorCode.invalidSession.rawValue:
+            case SignedProxyConventions.ErrorCode.tokenExpired.rawValue, SignedProxyConventions.ErrorCode.invalidSession.rawValue:
                 credentials = try await renew(replacing: credentials.generation)
-            case SignedProxyProtocol.ErrorCode.staleTimestamp.rawValue where refusal.serverTime != nil:
+            case SignedProxyConventions.ErrorCode.staleTimestamp.rawValue where refusal.serverTime != nil:
                 await correctClock(serverTime: refusal.serverTime!)
             default:
                 throw ModelFailure(

@@ -113,8 +113,7 @@ actor GeneratedImages {
         return Image(bytes: entry.bytes, contentType: entry.format.contentType, secondsLeft: Int(left.rounded(.down)))
     }
 
-    /// Bytes kept, and images kept (for tests).
-    var keptBytes: Int { totalBytes }
+    /// Images kept (for tests).
     var count: Int { entries.count }
 
     /// Drops every image whose life has ended at `now`, wherever it is in the order (a clock

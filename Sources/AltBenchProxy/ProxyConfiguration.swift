@@ -81,7 +81,7 @@ package struct ProxyConfiguration: Sendable {
     /// full, the oldest are evicted. A cache of deliverables, not a security bound.
     package var generatedImageBytes: Int = 256 * 1024 * 1024
     /// Header names and routes shared with the client.
-    package var protocolSettings: SignedProxyProtocol = .default
+    package var protocolSettings: SignedProxyConventions = .default
     /// The proxy's clock in Unix seconds: timestamps, token expiry, the replay window and
     /// the rate buckets all read it (tests shift it). Latency is measured separately.
     package var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }

@@ -177,10 +177,10 @@ struct ProxyHandler: Sendable {
                 "The timestamp header must be whole Unix seconds: digits only, no sign, fraction, spaces or leading zero (server_time has the proxy's clock).",
                 serverTime: serverTime)
         }
-        guard abs(serverTime - seconds) <= SignedProxyProtocol.clockWindowSeconds else {
+        guard abs(serverTime - seconds) <= SignedProxyConventions.clockWindowSeconds else {
             throw ProxyRefusal(
                 401, .staleTimestamp,
-                "The timestamp is more than \(SignedProxyProtocol.clockWindowSeconds) s from the proxy's clock; sign again with server_time plus your clock's offset.",
+                "The timestamp is more than \(SignedProxyConventions.clockWindowSeconds) s from the proxy's clock; sign again with server_time plus your clock's offset.",
                 serverTime: serverTime)
         }
     }

@@ -24,7 +24,7 @@ struct ProxyRefusal: Error, Sendable {
     }
 
     init(
-        _ status: Int, _ code: SignedProxyProtocol.ErrorCode, _ message: String, retryAfter: Int? = nil,
+        _ status: Int, _ code: SignedProxyConventions.ErrorCode, _ message: String, retryAfter: Int? = nil,
         serverTime: Int64? = nil
     ) {
         self.init(status, code.rawValue, message, retryAfter: retryAfter, serverTime: serverTime)
@@ -53,7 +53,7 @@ struct ProxyRefusal: Error, Sendable {
     }
 }
 
-/// The proxy's own codes beyond ``SignedProxyProtocol/ErrorCode`` (which client and proxy share).
+/// The proxy's own codes beyond ``SignedProxyConventions/ErrorCode`` (which client and proxy share).
 enum ProxyCode {
     /// 400: a token request whose body is not `{"nonce": "<32 lowercase hex>"}`, or a query
     /// that cannot be forwarded.

@@ -58,7 +58,7 @@ struct ProxyRoute: Sendable {
     }
 
     /// The proxy's routes for the header names and paths of `settings`, one entry per route.
-    static func table(for settings: SignedProxyProtocol) -> [ProxyRoute] {
+    static func table(for settings: SignedProxyConventions) -> [ProxyRoute] {
         [
             ProxyRoute(method: "GET", path: "/healthz", action: .health),
             ProxyRoute(method: "POST", path: settings.authPath, action: .issueToken),

@@ -51,7 +51,7 @@ actor ProxyState {
     static let authBurst = 10.0
     /// Seconds whose worth of a session's rate its share of the replay memory holds: the
     /// replay window, so a session within its rate never fills its share.
-    static let shareSeconds = Double(SignedProxyProtocol.replayWindowSeconds)
+    static let shareSeconds = Double(SignedProxyConventions.replayWindowSeconds)
 
     /// Sessions, issued in expiry order (the lifetime is the same for all): the live ones,
     /// then the expired ones still kept so their requests hear `token_expired`.
@@ -75,7 +75,7 @@ actor ProxyState {
     init(configuration: ProxyConfiguration) {
         self.configuration = configuration
         self.replays = ReplayCache(
-            capacity: configuration.replayCapacity, window: Double(SignedProxyProtocol.replayWindowSeconds))
+            capacity: configuration.replayCapacity, window: Double(SignedProxyConventions.replayWindowSeconds))
         self.authBuckets = RecentlyUsed(capacity: max(1, configuration.trackedClients))
         self.shareCap = max(100, configuration.replayCapacity / 100)
     }
@@ -144,7 +144,7 @@ actor ProxyState {
             }
             expired.append(issue)
         }
-        let grace = Double(SignedProxyProtocol.replayWindowSeconds)
+        let grace = Double(SignedProxyConventions.replayWindowSeconds)
         while let issue = expired.first, Double(issue.expiresAt) + grace <= now {
             expired.removeFirst()
             forget(issue)
@@ -214,8 +214,6 @@ actor ProxyState {
         return wait
     }
 
-    /// Counts, for tests.
-    var sessionCount: Int { sessions.count }
+    /// Signatures remembered, for tests.
     var rememberedSignatures: Int { replays.count }
-    var trackedAddresses: Int { authBuckets.count }
 }

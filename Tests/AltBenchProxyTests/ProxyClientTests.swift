@@ -70,7 +70,7 @@ struct ProxyClientTests {
         _ setup: Setup, appKey: String = appKey, clock: ShiftedClock = ShiftedClock(),
         // These tests check the protocol, not latency: fifty signed requests at once on a machine
         // busy with the whole suite (browser tests included) were seen to take over 10 s.
-        settings: SignedProxyProtocol = .default, timeout: Duration = .seconds(60)
+        settings: SignedProxyConventions = .default, timeout: Duration = .seconds(60)
     ) -> (OpenAIVisionModel, ProxySession) {
         // A pool as large as the tests' concurrency, as `altbench run` makes it.
         let http = sharedClient
@@ -296,7 +296,7 @@ struct ProxyClientTests {
 
     @Test func aProxyWithOtherHeaderNamesStopsTheRunNamingTheSettings() async throws {
         let setup = try await Self.start()
-        var settings = SignedProxyProtocol.default
+        var settings = SignedProxyConventions.default
         settings.sessionHeader = "x-team-session"
         let (model, _) = Self.client(setup, settings: settings)
         let failure = try await #require(throws: ModelFailure.self) { try await model.complete(Self.request()) }

@@ -6,7 +6,7 @@ package struct ProxyConfig: Sendable, Hashable {
     package var url: String?
     /// The environment variable that holds the app key (default `ALTBENCH_PROXY_APP_KEY`).
     package var appKeyEnv: String?
-    package var protocolSettings = SignedProxyProtocol.default
+    package var protocolSettings = SignedProxyConventions.default
 
     package init() {}
 
@@ -21,9 +21,9 @@ package struct ProxySettings: Sendable, Hashable {
     /// `nil` only when nothing is sent (`--offline`).
     package var appKey: Secret?
     package var appKeyVariable: String
-    package var protocolSettings: SignedProxyProtocol
+    package var protocolSettings: SignedProxyConventions
 
-    package init(url: URL, appKey: Secret?, appKeyVariable: String, protocolSettings: SignedProxyProtocol = .default) {
+    package init(url: URL, appKey: Secret?, appKeyVariable: String, protocolSettings: SignedProxyConventions = .default) {
         self.url = url
         self.appKey = appKey
         self.appKeyVariable = appKeyVariable

@@ -85,20 +85,6 @@ enum LanguagePhrases {
 
     // MARK: - Meta labels and chatter
 
-    /// Labels that name the answer, in the languages after English (`meta_label`).
-    static let answerLabels = Phrases([
-        "alt-tekst", "alternatieve tekst", "afbeeldingsbeschrijving", "beschrijving", "bijschrift",
-        "descrizione", "descrizione dell'immagine", "didascalia", "testo alternativo", "bildtext", "alt-text",
-        "texte alt", "descripcion", "descricao", "legenda", "texto alt",
-    ])
-
-    /// Language headings before a version of the text: "English:", "**Deutsch:**".
-    static let languageHeadings: Set<String> = [
-        "english", "german", "french", "spanish", "portuguese", "dutch", "italian", "japanese", "chinese",
-        "deutsch", "francais", "espanol", "portugues", "nederlands", "italiano", "en", "de", "fr", "es", "pt",
-        "nl", "it", "ja", "zh",
-    ]
-
     /// Chatty lead-ins and closing chatter in the languages after English.
     static let chatter = Phrases([
         "ik hoop dat", "laat het me weten", "laat me weten", "hier is een beschrijving", "hier is de beschrijving",

@@ -64,7 +64,7 @@ public enum RequestSigning {
 /// What a signed proxy and its client agree on besides the signing rule: the header names,
 /// the token route, and the error codes. The defaults are the reference protocol's; a team
 /// whose proxy differs sets its own under `proxy:` in altbench.yml.
-public struct SignedProxyProtocol: Sendable, Hashable {
+public struct SignedProxyConventions: Sendable, Hashable {
     public var sessionHeader = "x-session-id"
     public var timestampHeader = "x-timestamp"
     public var signatureHeader = "x-signature"
@@ -81,7 +81,7 @@ public struct SignedProxyProtocol: Sendable, Hashable {
 
     public init() {}
 
-    public static let `default` = SignedProxyProtocol()
+    public static let `default` = SignedProxyConventions()
 
     /// How far a timestamp may be from the proxy's clock, either way.
     public static let clockWindowSeconds: Int64 = 300

@@ -35,11 +35,6 @@ package struct TokenBucket: Sendable, Hashable {
         min(capacity, level + perSecond * max(0, (now - asOf).secondsValue))
     }
 
-    /// Whether the bucket is full at `now`: then it is the same as a fresh one.
-    package func isFull(at now: Duration) -> Bool {
-        available(at: now) >= capacity
-    }
-
     /// How long from `now` until `cost` is in the bucket (a cost above the capacity waits for a
     /// full bucket); nil when it is there now.
     package func wait(for cost: Double, at now: Duration) -> Duration? {
