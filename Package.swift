@@ -114,7 +114,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "altbench-test-server",
-            dependencies: ["AltBenchTesting"],
+            dependencies: ["AltBenchTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .testTarget(
