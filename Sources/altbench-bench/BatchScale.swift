@@ -10,6 +10,7 @@ import AltBenchApp
 import AltBenchCore
 import AltBenchStore
 import AltBenchTesting
+import ArgumentParser
 import Foundation
 import GRDB
 
@@ -34,12 +35,16 @@ final class BatchServerProcess: @unchecked Sendable {
 }
 
 /// The child's side: serves until it is terminated.
-func serveBatches() async throws -> Never {
-    // Each batch completes at its third look, so the run's time is its own work.
-    let server = try await OpenAITestServer.start(
-        recordsBodies: false, handler: OpenAITestServer.compatible(), batches: BatchSimulator(BatchSimulatorOptions(pollsUntilComplete: 2)))
-    FileHandle.standardOutput.write(Data("batch server listening on \(server.baseURL)\n".utf8))
-    while true { try await Task.sleep(for: .seconds(3600)) }
+struct ServeBatches: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: BatchServerProcess.mode, shouldDisplay: false)
+
+    func run() async throws {
+        // Each batch completes at its third look, so the run's time is its own work.
+        let server = try await OpenAITestServer.start(
+            recordsBodies: false, handler: OpenAITestServer.compatible(), batches: BatchSimulator(BatchSimulatorOptions(pollsUntilComplete: 2)))
+        FileHandle.standardOutput.write(Data("batch server listening on \(server.baseURL)\n".utf8))
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
 }
 
 /// The plan: 200 images × 10 prompts × 5 limits × `repeats`, written as a workspace.
@@ -127,7 +132,7 @@ func batchScaleBenchmark(trials requested: Int) async throws {
 
     func run(_ options: RunOptions, expected: Int) async throws -> (outcome: Evaluation.Outcome, lines: [String], seconds: Double, cpu: Double, batchPeakMB: Double) {
         let captured = CapturedLines(expected: expected)
-        let finished = Flag()
+        let finished = SharedFlag()
         let sampler = Task { await captured.sample(until: { finished.isSet }) }
         let console = Console(out: { _ in }, err: { captured.append($0) }, interactive: false)
         let evaluation = Evaluation(

@@ -33,6 +33,7 @@ import AltBenchHTTP
 import AltBenchOpenAI
 import AltBenchStore
 import AltBenchTesting
+import ArgumentParser
 import Foundation
 
 // MARK: - Generated images
@@ -304,7 +305,7 @@ struct HTTPClientHandle {
 // MARK: - The benchmarks
 
 /// The load scenarios `--scenario` can pick.
-enum LoadScenario: String, CaseIterable {
+enum LoadScenario: String, CaseIterable, ExpressibleByArgument {
     case latency, rate, overstated, quantized, silent
 
     /// What the rate-limited server's headers say in this scenario.
@@ -316,6 +317,18 @@ enum LoadScenario: String, CaseIterable {
         case .quantized: return .quantized
         case .silent: return TokenBucketServerLimiter.Announcement.none
         }
+    }
+}
+
+/// The flags of `load` (and of everything at once).
+struct LoadOptions: ParsableArguments {
+    @Option(help: "Runs of each scenario; each is printed and the median reported.") var runs = 3
+    @Option(help: "One scenario alone.") var scenario: LoadScenario?
+    @Flag(help: "Add per-request costs and the pipeline's throughput with no server latency (and the scorers alone).")
+    var diagnose = false
+
+    func benchmark() async throws {
+        try await loadBenchmarks(runs: max(1, runs), diagnose: diagnose, scenarios: scenario.map { [$0] } ?? Set(LoadScenario.allCases))
     }
 }
 

@@ -51,7 +51,7 @@ func proxyAbuseBenchmark() async throws {
         let memory = MemorySampler(pid: proxy.process.processIdentifier)
         let slow = SlowClients(port: port, count: 500)
         slow.start()
-        let floodsDone = Flag()
+        let floodsDone = SharedFlag()
         let floods = Task {
             defer { floodsDone.set() }
             return try await AbuseClient.flood(client: floodClient, base: base)
@@ -109,7 +109,7 @@ func proxyAbuseBenchmark() async throws {
 }
 
 /// A flag one task sets and another reads.
-final class Flag: @unchecked Sendable {
+final class SharedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
     var isSet: Bool { lock.withLock { value } }

@@ -4,6 +4,7 @@
 // the test server share the machine's cores, as they would on one CI runner.
 import AltBenchCore
 import AltBenchProxy
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -89,23 +90,29 @@ struct ProxyProcessError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The child's side: serves until it is terminated. With `abuse`, the proxy's default limits,
-/// and 127.0.0.1 trusted as a reverse proxy so each client names its address in
-/// X-Forwarded-For.
-func serveProxy(upstream: String, abuse: Bool = false) async throws -> Never {
-    guard let upstreamURL = URL(string: upstream) else { throw ProxyProcessError(message: "bad upstream \(upstream)") }
-    let environment = ProcessInfo.processInfo.environment
-    var configuration = ProxyConfiguration(
-        upstream: upstreamURL, upstreamKey: Secret(environment[ProxyProcess.upstreamKeyVariable] ?? ""),
-        appKey: Secret(environment[ProxyProcess.appKeyVariable] ?? ""))
-    configuration.port = 0
-    if abuse {
-        configuration.trustedForwarders = [IPRange("127.0.0.1")!]
-    } else {
-        // The load benchmark measures the proxy's cost, not its rate limit.
-        configuration.requestsPerMinute = 10_000_000
+/// The child's side, `serve-proxy UPSTREAM [--abuse]`: serves until it is terminated. With
+/// `--abuse`, the proxy's default limits, and 127.0.0.1 trusted as a reverse proxy so each
+/// client names its address in X-Forwarded-For.
+struct ServeProxy: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: ProxyProcess.mode, shouldDisplay: false)
+    @Argument var upstream: String
+    @Flag var abuse = false
+
+    func run() async throws {
+        guard let upstreamURL = URL(string: upstream) else { throw ProxyProcessError(message: "bad upstream \(upstream)") }
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ProxyConfiguration(
+            upstream: upstreamURL, upstreamKey: Secret(environment[ProxyProcess.upstreamKeyVariable] ?? ""),
+            appKey: Secret(environment[ProxyProcess.appKeyVariable] ?? ""))
+        configuration.port = 0
+        if abuse {
+            configuration.trustedForwarders = [IPRange("127.0.0.1")!]
+        } else {
+            // The load benchmark measures the proxy's cost, not its rate limit.
+            configuration.requestsPerMinute = 10_000_000
+        }
+        let proxy = try await SignedProxy.start(configuration)
+        FileHandle.standardOutput.write(Data("altbench proxy listening on \(proxy.baseURL)\n".utf8))
+        while true { try await Task.sleep(for: .seconds(3600)) }
     }
-    let proxy = try await SignedProxy.start(configuration)
-    FileHandle.standardOutput.write(Data("altbench proxy listening on \(proxy.baseURL)\n".utf8))
-    while true { try await Task.sleep(for: .seconds(3600)) }
 }

@@ -48,7 +48,7 @@ func realisticAnswers(count: Int, items: [DatasetItem]) -> [(item: DatasetItem, 
     return answers
 }
 
-func scoringBenchmarks(texts: Int) async throws {
+func scoringBenchmarks(texts: Int, diagnose: Bool) async throws {
     let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     let dataset = try DatasetLoader().load(directory: root.appendingPathComponent("datasets/sample"), displayPath: "datasets/sample")
     let answers = realisticAnswers(count: texts, items: dataset.items)
@@ -102,7 +102,7 @@ func scoringBenchmarks(texts: Int) async throws {
     precondition(flagged > 0)
     print("(target: ≥ 10,000 answers/s on one core for the whole per-answer set: a run receives about 50 answers/s, a Batch API file 50,000 at once)\n")
 
-    if CommandLine.arguments.contains("--diagnose") {
+    if diagnose {
         // Where the time goes: building the inputs, then each scorer alone.
         let sample = (0..<min(texts, 20_000)).map(input)
         await measure("  ScoringInput.init", count: sample.count, unit: "answer") {

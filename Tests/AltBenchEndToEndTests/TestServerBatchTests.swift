@@ -127,8 +127,8 @@ struct TestServerBatchTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ended = try await RunningAltbench.testServer(arguments, in: folder).wait()
-        #expect(ended.status == 2)
-        #expect(ended.stderr.hasPrefix("altbench-test-server: \(arguments[0])"), "\(ended.stderr)")
+        #expect(ended.status == 64)
+        #expect(ended.stderr.hasPrefix("Error: The value '\(arguments[1])' is invalid for '\(arguments[0])"), "\(ended.stderr)")
         #expect(ended.stdout.isEmpty)
     }
 }

@@ -76,8 +76,8 @@ struct TestServerRateLimitTests {
             RunningAltbench.testServerExecutable.path, ["--announce-per-minute"], environment: ProcessInfo.processInfo.environment,
             stderr: errors)
         let message = try String(contentsOf: errors, encoding: .utf8)
-        #expect(ended == .exited(2))
+        #expect(ended == .exited(64))
         #expect(message.contains("--announce-per-minute needs --requests-per-second"))
-        #expect(message.contains("usage: altbench-test-server"))
+        #expect(message.contains("Usage: altbench-test-server"))
     }
 }

@@ -187,7 +187,9 @@ struct TestServerScriptTests {
         let server = try RunningAltbench.testServer(["--removed-models", "dall-e-2,,dall-e-3"], in: workspace.root)
         #expect(try await server.baseURL() == nil)
         let ended = try await server.stop()
-        #expect(ended.status == 2)
-        #expect(ended.stderr.contains("--removed-models takes model names separated by commas"), "\(ended.stderr)")
+        #expect(ended.status == 64)
+        #expect(
+            ended.stderr.contains("is invalid for '--removed-models <removed-models>': takes model names separated by commas"),
+            "\(ended.stderr)")
     }
 }

@@ -1,43 +1,16 @@
 // altbench-bench: throughput and memory figures for the hot paths, and load figures for the
-// whole pipeline against the loopback test server. Run in release:
+// whole pipeline against the loopback test server. Run in release; `--help` lists the
+// subcommands and each one's flags, docs/benchmarks.md the figures and targets:
 //
 //     swift build -c release --product altbench-bench
-//     swift run -c release --skip-build altbench-bench [--trials N]    everything: hot paths, then load
-//     swift run -c release --skip-build altbench-bench hot [--trials N]   hot paths only
-//     swift run -c release --skip-build altbench-bench load [--runs N] [--scenario S] [--diagnose]   load only
-//     swift run -c release --skip-build altbench-bench reports [--trials N]   the reports of 2,000 and 100,000 trials
-//     swift run -c release --skip-build altbench-bench scoring [--texts N]   scoring only
-//     swift run -c release --skip-build altbench-bench calibration   quality on right and wrong answers
-//     swift run -c release --skip-build altbench-bench batch [--trials N]   a run through the Batch API, then 4 shards merged
-//     swift run -c release --skip-build altbench-bench proxy-abuse   the signed proxy under hostile load
+//     swift run -c release --skip-build altbench-bench [SUBCOMMAND] [FLAGS]
 //
-// Hot paths: scoring, planning, a mock run into SQLite, loading and rendering the Markdown and
-// HTML reports (target: the HTML report of 20,000 trials in under 2 s) (`--trials`,
-// default 6000). Scoring (Scoring.swift): 100,000 realistic answers (`--texts`) built from the
-// sample dataset's references, scored on one core and on all; target ≥ 10,000 answers/s on one
-// core; and CIDEr-D over 5,000 items × 5 references, target < 2 s; then the quality
-// calibration in one line. Calibration (Calibration.swift): a wrong sentence for every sample
-// image against a correct description, under the built-in defaults (QualityCalibration).
-// Load (Load.swift): 200 generated ~150 KB PNGs sent through Planner,
-// OpenAIVisionModel, Runner and a SQLite store to the in-process test server:
-//   - latency-bound: 2,000 trials at concurrency 50, 100 ms per answer; ideal 4.0 s, target
-//     wall ÷ ideal ≤ 1.10. Run `--runs` times (default 3); each run is printed and the median
-//     is the figure reported, with the best beside it.
-//   - rate-limited: 400 trials at concurrency 50 against a 20 req/s (burst 20) token bucket;
-//     ideal 20 s, targets time ÷ ideal ≤ 1.15 and 429s ≤ 5% of requests, every trial answered.
-//   - overstated burst: the same, but the server's headers announce 1,200 requests a minute;
-//     targets wall ÷ ideal ≤ 1.10, 429s ≤ 5% of requests, no failed trial.
-//     Each run then sends the same load through the signed proxy (AltBenchProxy, in a child
-//     process): target wall through the proxy ÷ wall direct ≤ 1.10; the proxy's own CPU time
-//     per request is printed.
-//   `--scenario latency|rate|overstated|quantized|silent` runs one alone; each runs `--runs` times.
-//   `--diagnose` adds single-threaded per-request costs (base64, JSON body) and the pipeline's
-//   throughput with no server latency, at concurrency 8 and 50.
-//
-// Proxy abuse (ProxyAbuse.swift): the signed proxy, in a child process, while one client floods
-// 20,000 token requests and 5,000 replayed or unsigned requests and holds 500 slow connections;
-// targets: an honest session at 10 requests/s ≥ 99% answered with p99 ≤ 2× its idle p99, the
-// proxy's RSS ≤ 150 MB, ≤ 2 KiB read per unauthenticated request. About a minute and a half.
+// Hot paths (here): scoring, planning, a mock run into SQLite, loading and rendering the
+// Markdown and HTML reports; target: the HTML report of 20,000 trials in under 2 s. Scoring
+// (Scoring.swift): target ≥ 10,000 answers/s on one core, and CIDEr-D over 5,000 items × 5
+// references in under 2 s. Load (Load.swift): each latency-bound run goes through the signed
+// proxy too (ProxyLoad.swift), target wall through the proxy ÷ wall direct ≤ 1.10. Calibration,
+// Validity, Reports, BatchScale and ProxyAbuse.swift state their own targets.
 //
 // It prints figures and judges nothing beyond saying whether a target was met: targets live
 // here, not in timed unit tests, because shared machines are too noisy for a test to fail on
@@ -45,6 +18,7 @@
 import AltBenchCore
 import AltBenchReport
 import AltBenchStore
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -95,39 +69,102 @@ func measure(_ name: String, count: Int, unit: String = "op", _ body: () async t
                 Double(count) / max(cpu, 1e-9), unit))
 }
 
-let arguments = CommandLine.arguments
-// The signed proxy of the latency-bound load runs as a child process of this binary, so that
-// its CPU time is its own (ProxyLoad.swift).
-if (3...4).contains(arguments.count), arguments[1] == ProxyProcess.mode {
-    try await serveProxy(upstream: arguments[2], abuse: arguments.dropFirst(3).contains(ProxyProcess.abuseFlag))
+@main
+struct AltBenchBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "altbench-bench",
+        abstract: "Speed, memory and load figures for altbench; run it in release (docs/benchmarks.md).",
+        subcommands: [
+            AllBench.self, HotBench.self, LoadBench.self, ReportsBench.self, ScoringBench.self, CalibrationBench.self,
+            ValidityBench.self, BatchBench.self, ProxyAbuseBench.self, ServeProxy.self, ServeBatches.self,
+        ],
+        defaultSubcommand: AllBench.self)
 }
-// The Batch API benchmark's server, likewise (BatchScale.swift).
-if arguments.count == 2, arguments[1] == BatchServerProcess.mode {
-    try await serveBatches()
+
+struct AllBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "all", abstract: "The hot paths, the scorers, then the load.")
+    @Option(help: "Trials of the hot paths.") var trials = 6000
+    @Option(help: "Answers the scorers score.") var texts = 100_000
+    @OptionGroup var load: LoadOptions
+
+    func run() async throws {
+        try await hotPaths(trialCount: trials)
+        print("")
+        try await scoringBenchmarks(texts: texts, diagnose: load.diagnose)
+        print(try calibrationFigures().line)
+        print("")
+        try await load.benchmark()
+    }
 }
-func option(_ name: String) -> Int? {
-    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
+
+struct HotBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hot", abstract: "Scoring, planning, a mock run into SQLite, loading and rendering the reports.")
+    @Option(help: "Trials (the HTML report's target is for 20000).") var trials = 6000
+    func run() async throws { try await hotPaths(trialCount: trials) }
 }
-let trialCount = option("--trials") ?? 6000
-let mode = arguments.indices.dropFirst().first {
-    !arguments[$0].hasPrefix("-") && Int(arguments[$0]) == nil && arguments[$0 - 1] != "--scenario"
-        && arguments[$0 - 1] != "--corpus"
-}.map { arguments[$0] }
-let scenarioName = arguments.firstIndex(of: "--scenario").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : "" }
-let scenario = scenarioName.map { LoadScenario(rawValue: $0) }
-let usage = "usage: altbench-bench [hot|load|reports|scoring|calibration|validity|batch|proxy-abuse] [--trials N] [--runs N] [--scenario latency|rate|overstated|quantized|silent] [--texts N] [--diagnose] [--corpus FILE] [--misses] [--with-lang]"
-let known: Set = ["--trials", "--runs", "--scenario", "--texts", "--diagnose", "--corpus", "--misses", "--with-lang"]
-if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
-    print(usage)
-    exit(0)
+
+struct LoadBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "load", abstract: "The whole pipeline against the loopback test server.")
+    @OptionGroup var load: LoadOptions
+
+    func run() async throws {
+        print("altbench-bench \(AltBenchVersion.current): load\n")
+        try await load.benchmark()
+    }
 }
-if let unknown = arguments.dropFirst().first(where: { $0.hasPrefix("-") && !known.contains($0) && Int($0) == nil }) {
-    FileHandle.standardError.write(Data("altbench-bench: unknown option '\(unknown)'\n\(usage)\n".utf8))
-    exit(2)
+
+struct ScoringBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scoring", abstract: "The scorers on realistic answers, and CIDEr-D.")
+    @Option(help: "Answers to score.") var texts = 100_000
+    @Flag(help: "Time building the inputs and each scorer alone too.") var diagnose = false
+
+    func run() async throws {
+        try await scoringBenchmarks(texts: texts, diagnose: diagnose)
+        print(try calibrationFigures().line)
+    }
 }
-guard mode == nil || ["hot", "load", "reports", "scoring", "calibration", "validity", "batch", "proxy-abuse"].contains(mode!), scenario != .some(nil) else {
-    FileHandle.standardError.write(Data("\(usage)\n".utf8))
-    exit(2)
+
+struct ReportsBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reports", abstract: "A run's reports at 2,000 and 100,000 trials.")
+    @Option(help: "One size alone.") var trials: Int?
+    func run() { reportBenchmarks(trials: trials) }
+}
+
+struct CalibrationBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibration", abstract: "Quality of a wrong sentence against a correct one on the bundled sample.")
+    func run() throws { try calibrationReport() }
+}
+
+struct ValidityBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validity", abstract: "Precision and recall of every detector on the development corpus.")
+    @Option(help: "The corpus.") var corpus = "Tests/Corpus/detectors.jsonl"
+    @Flag(help: "List every text a detector got wrong.") var misses = false
+    @Flag(help: "Pass each text's language to the scorers.") var withLang = false
+
+    func run() throws {
+        do {
+            _ = try validityReport(corpusPath: corpus, listMisses: misses, withLanguage: withLang)
+        } catch let error as DetectorCorpus.LoadError {
+            FileHandle.standardError.write(Data("altbench-bench: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct BatchBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch", abstract: "A run through the Batch API of a loopback server, then 4 shards merged.")
+    @Option(help: "Trials.") var trials = 100_000
+    func run() async throws { try await batchScaleBenchmark(trials: trials) }
+}
+
+struct ProxyAbuseBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy-abuse", abstract: "The signed proxy under hostile load (127.0.0.1 only, about a minute and a half).")
+    func run() async throws { try await proxyAbuseBenchmark() }
 }
 
 // Answers of the kinds the scorers meet: short, long, first person, cut off, refusals.
@@ -212,45 +249,4 @@ func hotPaths(trialCount: Int) async throws {
             trials.count < 19_000 ? "run with --trials 20000" : (htmlSeconds < 2 ? "met" : "MISSED"), Double(htmlBytes) / 1e6))
     let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("altbench.sqlite").path)[.size] as? Int) ?? 0
     print(String(format: "\ndatabase: %.1f MB for %d trials; peak resident memory: %.0f MB", Double(size) / 1e6, trials.count * 2, peakResidentMB()))
-}
-
-if mode == nil || mode == "hot" {
-    try await hotPaths(trialCount: trialCount)
-    if mode == nil { print("") }
-}
-if mode == nil || mode == "scoring" {
-    try await scoringBenchmarks(texts: option("--texts") ?? 100_000)
-    print(try calibrationFigures().line)
-    if mode == nil { print("") }
-}
-if mode == "batch" {
-    try await batchScaleBenchmark(trials: option("--trials") ?? 100_000)
-}
-if mode == "proxy-abuse" {
-    try await proxyAbuseBenchmark()
-}
-if mode == "calibration" {
-    try calibrationReport()
-}
-if mode == "reports" {
-    reportBenchmarks(trials: option("--trials"))
-}
-if mode == "validity" {
-    let corpus = arguments.firstIndex(of: "--corpus").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-    do {
-        _ = try validityReport(
-            corpusPath: corpus ?? "Tests/Corpus/detectors.jsonl", listMisses: arguments.contains("--misses"),
-            withLanguage: arguments.contains("--with-lang"))
-    } catch let error as DetectorCorpus.LoadError {
-        FileHandle.standardError.write(Data("altbench-bench: \(error)\n".utf8))
-        exit(2)
-    }
-}
-if mode == "load" {
-    print("altbench-bench \(AltBenchVersion.current): load\n")
-}
-if mode == nil || mode == "load" {
-    try await loadBenchmarks(
-        runs: max(1, option("--runs") ?? 3), diagnose: arguments.contains("--diagnose"),
-        scenarios: scenario.flatMap { $0 }.map { [$0] } ?? Set(LoadScenario.allCases))
 }
