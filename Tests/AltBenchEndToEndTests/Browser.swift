@@ -164,8 +164,8 @@ actor Browser {
     /// Starts chromedriver on a free loopback port and a headless Chromium session in a fresh
     /// profile, window 1280×900, with the browser log enabled. Throws `BrowserUnavailable`
     /// when Chromium or chromedriver is not installed, `BrowserError` when they fail to start.
-    static func start() async throws -> Browser {
-        let (chromium, chromedriver) = try locate()
+    static func start(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Browser {
+        let (chromium, chromedriver) = try locate(environment: environment)
         let browser = Browser(chromium: chromium, chromedriver: chromedriver)
         do {
             try await browser.launch()

@@ -224,6 +224,17 @@ struct BrowserTests {
         await #expect(throws: BrowserError.self) { try await browser.evaluate("return 1;") }
     }
 
+    /// Only a browser that is not installed skips a browser test: one that is installed and
+    /// does not start is an error, so the test fails instead of passing without checking.
+    @Test("an installed chromium that does not start is an error, never a skip")
+    func installedButNotStarting() async throws {
+        guard (try? Browser.locate()) != nil else { return }  // no chromedriver to start it with
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHROMIUM_BINARY"] = "/bin/false"
+        let error = await #expect(throws: BrowserError.self) { _ = try await Browser.start(environment: environment) }
+        print("a chromium that does not start: \(error.map(String.init(describing:)) ?? "no error")")
+    }
+
     @Test("a missing chromium or chromedriver names the packages to install")
     func unavailableMessage() throws {
         let environment = ["CHROMIUM_BINARY": "/nonexistent/chromium", "CHROMEDRIVER": "/nonexistent/chromedriver"]
