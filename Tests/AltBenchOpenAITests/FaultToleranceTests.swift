@@ -180,9 +180,9 @@ struct FaultToleranceTests {
     @Test func slowAnswerTimesOutAndIsRetried() async throws {
         let server = try await OpenAITestServer.start(
             handler: ResponseScript([ScriptedResponse.chatCompletion(content: "slow").delayed(by: .seconds(300))]).handler)
-        // 1 s: far below the server's 300 s, and enough that the fast second answer is not cut
-        // off too on a loaded machine.
-        let recording = RecordingModel(wrapped: model(server, timeout: .seconds(1)))
+        // 3 s: far below the server's 300 s. Only the first answer is slow; a machine loaded
+        // enough to cut off a fast one too only adds a retry, which the checks below allow.
+        let recording = RecordingModel(wrapped: model(server, timeout: .seconds(3)))
         let sink = CollectingSink()
         let runner = Runner(model: recording, sink: sink, retryPolicy: exactRetries, concurrency: 1, clock: VirtualClock())
         let clock = ContinuousClock()
@@ -194,10 +194,10 @@ struct FaultToleranceTests {
 
         let failures = await recording.log.failures
         let result = try #require(await sink.results.first)
-        #expect(failures.map(\.kind) == [.timeout])
-        #expect(failures.first?.severity == .retryable)
-        #expect(count == 2)
-        #expect(result.attempts == 2)
+        #expect(failures.first?.kind == .timeout)
+        #expect(failures.allSatisfy { $0.kind == .timeout && $0.severity == .retryable }, "\(failures)")
+        #expect(result.attempts >= 2 && result.attempts == failures.count + 1)
+        #expect(count == result.attempts, "one request per attempt")
         #expect(result.answer?.content?.hasPrefix("A test description") == true)
         // The client gave up long before the server's 300 s.
         #expect(elapsed < .seconds(150), "gave up before the server's 300 s, with room for a loaded machine")
