@@ -31,6 +31,22 @@ struct BatchRunTests {
     static let key = ["OPENAI_API_KEY": "sk-test-batch-1"]
 
     /// Two prompts and three images of the sample: six trials.
+    /// A simulator that answers after `polls` looks and stops the run, as a SIGINT would, at
+    /// the first look at a batch `when` accepts (by default, any).
+    static func interrupting(
+        _ control: RunControl, polls: Int,
+        when matches: @escaping @Sendable (_ batchID: String, _ status: String) -> Bool = { _, _ in true }
+    ) -> BatchSimulator {
+        BatchSimulator(
+            BatchSimulatorOptions(
+                pollsUntilComplete: polls,
+                onEvent: { event in
+                    if case .polled(let id, let status) = event, matches(id, status) {
+                        _ = control.stop(.interrupted(signal: "SIGINT"))
+                    }
+                }))
+    }
+
     static func workspace() throws -> URL {
         let repository = Repository.root
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("altbench-batch-\(UUID().uuidString)")
@@ -287,12 +303,7 @@ struct BatchRunTests {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
         let control = RunControl()
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 4,
-                onEvent: { event in
-                    if case .polled = event { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 4)
         let server = try await OpenAITestServer.start(batches: batches)
         defer { Task { await server.stop() } }
         let (stopped, capture) = try await Self.run(root, Self.options(server), control: control)
@@ -322,12 +333,7 @@ struct BatchRunTests {
         let root = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
         let control = RunControl()
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 8,
-                onEvent: { event in
-                    if case .polled(_, let status) = event, status == "in_progress" { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 8, when: { _, status in status == "in_progress" })
         let server = try await OpenAITestServer.start(batches: batches)
         defer { Task { await server.stop() } }
         let (stopped, _) = try await Self.run(root, Self.options(server) { $0.batchMaxLines = 3 }, control: control)

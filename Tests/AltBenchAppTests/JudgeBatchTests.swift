@@ -129,12 +129,7 @@ struct JudgeBatchTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let runID = try await Self.mockRun(root)
         let control = RunControl()
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 4,
-                onEvent: { event in
-                    if case .polled = event { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 4)
         let server = try await OpenAITestServer.start(handler: Self.handler(), batches: batches)
         defer { Task { await server.stop() } }
         let stopped = BatchCapture()
@@ -165,12 +160,7 @@ struct JudgeBatchTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let control = RunControl()
         // The run's batch is batch_000001; the judge's is the second.
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 3,
-                onEvent: { event in
-                    if case .polled("batch_000002", _) = event { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 3, when: { id, _ in id == "batch_000002" })
         let server = try await OpenAITestServer.start(handler: Self.handler(), batches: batches)
         defer { Task { await server.stop() } }
         let (stopped, capture) = try await BatchRunTests.run(root, Self.options(server), control: control)
@@ -194,12 +184,7 @@ struct JudgeBatchTests {
         let root = try BatchRunTests.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
         let control = RunControl()
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 3,
-                onEvent: { event in
-                    if case .polled("batch_000001", _) = event { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 3, when: { id, _ in id == "batch_000001" })
         let server = try await OpenAITestServer.start(handler: Self.handler(), batches: batches)
         defer { Task { await server.stop() } }
         let (stopped, capture) = try await BatchRunTests.run(root, Self.options(server), control: control)
@@ -292,12 +277,7 @@ struct JudgeBatchTests {
         let root = try BatchRunTests.workspace()
         defer { try? FileManager.default.removeItem(at: root) }
         let control = RunControl()
-        let batches = BatchSimulator(
-            BatchSimulatorOptions(
-                pollsUntilComplete: 8,
-                onEvent: { event in
-                    if case .polled("batch_000002", "in_progress") = event { _ = control.stop(.interrupted(signal: "SIGINT")) }
-                }))
+        let batches = BatchRunTests.interrupting(control, polls: 8, when: { id, status in id == "batch_000002" && status == "in_progress" })
         let server = try await OpenAITestServer.start(handler: Self.handler(), batches: batches)
         defer { Task { await server.stop() } }
         let (stopped, _) = try await BatchRunTests.run(
